@@ -1,0 +1,66 @@
+//! Growth per snapshot: the live counts a streaming writer piles up, on the axis a person thinks in.
+
+use serde::Serialize;
+
+use crate::model::{LiveCounts, TableHistory};
+
+/// Flink tables are read by checkpoint id; everything else by commit order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XAxis {
+    CommitOrder,
+    CheckpointId,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GrowthPoint {
+    /// Position in commit order (0-based).
+    pub index: usize,
+    /// The checkpoint id, where the snapshot was committed by Flink.
+    pub checkpoint_id: Option<i64>,
+    pub job_id: Option<String>,
+    pub snapshot_id: String,
+    pub committed_at_ms: i64,
+    pub operation: String,
+    pub counts: Option<LiveCounts>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GrowthSeries {
+    pub axis: XAxis,
+    pub points: Vec<GrowthPoint>,
+}
+
+impl GrowthSeries {
+    pub fn of(history: &TableHistory) -> GrowthSeries {
+        let axis = if history.has_flink_commits() { XAxis::CheckpointId } else { XAxis::CommitOrder };
+        let points = history
+            .snapshots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| GrowthPoint {
+                index: i,
+                checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
+                job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
+                snapshot_id: s.snapshot.snapshot_id.to_string(),
+                committed_at_ms: s.snapshot.timestamp_ms,
+                operation: s.snapshot.operation.clone(),
+                counts: history.counts(i),
+            })
+            .collect();
+        GrowthSeries { axis, points }
+    }
+
+    /// Distinct job ids in order of first commit.
+    pub fn job_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for p in &self.points {
+            if let Some(j) = &p.job_id {
+                if !ids.contains(j) {
+                    ids.push(j.clone());
+                }
+            }
+        }
+        ids
+    }
+}

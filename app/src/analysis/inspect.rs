@@ -1,0 +1,119 @@
+//! The `icescope inspect --format json` document. Its names are a contract other tools read.
+
+use serde::Serialize;
+
+use crate::decode::SnapshotId;
+use crate::model::time::rfc3339_ms;
+use crate::model::{Gap, TableHistory};
+
+#[derive(Debug, Serialize)]
+pub struct Inspect {
+    pub table: TableInfo,
+    pub snapshots: Vec<SnapshotRow>,
+    pub gaps: Vec<Gap>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TableInfo {
+    pub location: String,
+    pub format_version: u8,
+    pub metadata_file: String,
+    pub current_snapshot_id: Option<SnapshotId>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SnapshotRow {
+    pub snapshot_id: SnapshotId,
+    pub parent_id: Option<SnapshotId>,
+    pub sequence_number: i64,
+    pub committed_at: String,
+    pub operation: String,
+    pub flink_job_id: Option<String>,
+    pub flink_operator_id: Option<String>,
+    pub flink_checkpoint_id: Option<i64>,
+    pub manifests: Option<u64>,
+    pub manifest_bytes: Option<u64>,
+    pub data_files: Option<u64>,
+    pub position_delete_files: Option<u64>,
+    pub equality_delete_files: Option<u64>,
+    pub deletion_vectors: Option<u64>,
+    pub records: Option<u64>,
+}
+
+pub fn inspect(history: &TableHistory) -> Inspect {
+    let m = &history.metadata;
+    let snapshots = history
+        .snapshots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let c = history.counts(i);
+            let f = s.flink.as_ref();
+            SnapshotRow {
+                snapshot_id: s.snapshot.snapshot_id,
+                parent_id: s.snapshot.parent_snapshot_id,
+                sequence_number: s.snapshot.sequence_number,
+                committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+                operation: s.snapshot.operation.clone(),
+                flink_job_id: f.map(|f| f.job_id.clone()),
+                flink_operator_id: f.and_then(|f| f.operator_id.clone()),
+                flink_checkpoint_id: f.and_then(|f| f.checkpoint_id),
+                manifests: c.as_ref().map(|c| c.manifests),
+                manifest_bytes: c.as_ref().map(|c| c.manifest_bytes),
+                data_files: c.as_ref().map(|c| c.data_files),
+                position_delete_files: c.as_ref().map(|c| c.position_delete_files),
+                equality_delete_files: c.as_ref().map(|c| c.equality_delete_files),
+                deletion_vectors: c.as_ref().map(|c| c.deletion_vectors),
+                records: c.as_ref().map(|c| c.records),
+            }
+        })
+        .collect();
+    Inspect {
+        table: TableInfo {
+            location: m.location.clone(),
+            format_version: m.format_version,
+            metadata_file: history.metadata_file.clone(),
+            current_snapshot_id: m.current_snapshot_id,
+        },
+        snapshots,
+        gaps: history.gaps(),
+    }
+}
+
+/// A fixed-width table for a terminal.
+pub fn text(report: &Inspect) -> String {
+    let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
+    let mut out = format!(
+        "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12}\n",
+        report.table.location,
+        report.table.format_version,
+        report.snapshots.len(),
+        "committed_at",
+        "snapshot_id",
+        "operation",
+        "manifests",
+        "data",
+        "pos",
+        "eq",
+        "dv",
+        "records"
+    );
+    for s in &report.snapshots {
+        out += &format!(
+            "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12}\n",
+            s.committed_at,
+            s.snapshot_id.to_string(),
+            s.operation,
+            n(s.manifests),
+            n(s.data_files),
+            n(s.position_delete_files),
+            n(s.equality_delete_files),
+            n(s.deletion_vectors),
+            n(s.records)
+        );
+    }
+    for g in &report.gaps {
+        out += &format!("gap: {}\n", g.message);
+    }
+    out
+}

@@ -1,0 +1,72 @@
+//! The native CLI over the same layers as the browser app, for automation, tests and tickets.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use icescope::analysis::inspect::inspect;
+use icescope::model::load_table;
+use icescope::source::local::LocalFolder;
+use icescope::source::newest_metadata;
+
+const USAGE: &str = "usage: icescope inspect <table-folder | metadata.json> [--format json|text]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("icescope: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let (command, rest) = args.split_first().ok_or(USAGE)?;
+    if command != "inspect" {
+        return Err(format!("unknown command `{command}`\n{USAGE}"));
+    }
+    let mut target = None;
+    let mut format = "json".to_string();
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--format" => format = it.next().ok_or("--format needs a value")?.clone(),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other if target.is_none() && !other.starts_with("--") => target = Some(PathBuf::from(other)),
+            other => return Err(format!("unexpected argument `{other}`\n{USAGE}")),
+        }
+    }
+    let target = target.ok_or(USAGE)?;
+    let (folder, metadata) = open(&target)?;
+    let history = load_table(&folder, &metadata).map_err(|e| e.to_string())?;
+    let report = inspect(&history);
+    match format.as_str() {
+        "json" => println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?),
+        "text" => print!("{}", icescope::analysis::inspect::text(&report)),
+        other => return Err(format!("unknown format `{other}` (json, text)")),
+    }
+    Ok(())
+}
+
+/// A metadata file is read within its table folder (the parent of `metadata/`), so that the
+/// manifest lists and manifests it names can be found by path suffix.
+fn open(target: &Path) -> Result<(LocalFolder, String), String> {
+    if target.is_dir() {
+        let folder = LocalFolder::open(target).map_err(|e| e.to_string())?;
+        let metadata = newest_metadata(&folder)
+            .ok_or_else(|| format!("{}: no *.metadata.json file in this folder", target.display()))?;
+        return Ok((folder, metadata));
+    }
+    if !target.is_file() {
+        return Err(format!("{}: no such file or folder", target.display()));
+    }
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let root = if dir.file_name().is_some_and(|n| n == "metadata") { dir.parent().unwrap_or(dir) } else { dir };
+    let folder = LocalFolder::open(root).map_err(|e| e.to_string())?;
+    let rel = target.strip_prefix(root).map_err(|e| e.to_string())?.to_string_lossy().replace('\\', "/");
+    Ok((folder, rel))
+}

@@ -1,0 +1,191 @@
+//! Reading Avro object container files into records with field access that reports the field path.
+//! Manifest lists and manifests are written by many engines with different Avro schemas (v1 names,
+//! optional fields as unions), so fields are looked up by name and unions unwrapped here, once.
+
+use std::collections::HashMap;
+
+use apache_avro::types::Value;
+use apache_avro::Reader;
+
+use super::DecodeError;
+
+/// The records and header metadata of one Avro container file.
+pub(crate) struct AvroFile {
+    pub records: Vec<Value>,
+    pub metadata: HashMap<String, String>,
+}
+
+/// Reads every record; a failure part-way reports how many records were read before it.
+pub(crate) fn read_container(file: &str, bytes: &[u8]) -> Result<AvroFile, DecodeError> {
+    if bytes.len() < 4 || &bytes[..4] != b"Obj\x01" {
+        return Err(DecodeError::new(
+            file,
+            "",
+            "not an Avro object container file (the first bytes are not `Obj\\x01`)",
+        ));
+    }
+    let reader = Reader::new(bytes).map_err(|e| DecodeError::new(file, "", format!("Avro header: {e}")))?;
+    let metadata = reader
+        .user_metadata()
+        .iter()
+        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+        .collect();
+    let mut records = Vec::new();
+    for value in reader {
+        match value {
+            Ok(v) => records.push(v),
+            Err(e) => {
+                return Err(DecodeError::new(
+                    file,
+                    "",
+                    format!("Avro data after {} records is unreadable (truncated or corrupt file?): {e}", records.len()),
+                ))
+            }
+        }
+    }
+    Ok(AvroFile { records, metadata })
+}
+
+/// A record being decoded, with its path for error messages (`data_file.record_count`).
+pub(crate) struct Rec<'a> {
+    pub file: &'a str,
+    pub path: String,
+    fields: &'a [(String, Value)],
+}
+
+impl<'a> Rec<'a> {
+    pub fn new(file: &'a str, path: &str, value: &'a Value) -> Result<Self, DecodeError> {
+        match unwrap_union(value) {
+            Value::Record(fields) => Ok(Rec { file, path: path.to_string(), fields }),
+            other => Err(DecodeError::new(file, path, format!("expected a record, found {}", kind(other)))),
+        }
+    }
+
+    fn field_path(&self, name: &str) -> String {
+        if self.path.is_empty() { name.to_string() } else { format!("{}.{}", self.path, name) }
+    }
+
+    pub fn err(&self, name: &str, message: impl Into<String>) -> DecodeError {
+        DecodeError::new(self.file, &self.field_path(name), message)
+    }
+
+    /// The field's value, with a null union branch read as absent.
+    pub fn get(&self, name: &str) -> Option<&'a Value> {
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| unwrap_union(v)).filter(|v| !matches!(v, Value::Null))
+    }
+
+    /// The first of several names that is present: v1 and v2 spell some fields differently.
+    pub fn get_any(&self, names: &[&str]) -> Option<&'a Value> {
+        names.iter().find_map(|n| self.get(n))
+    }
+
+    pub fn required(&self, name: &str) -> Result<&'a Value, DecodeError> {
+        self.get(name).ok_or_else(|| self.err(name, "required field is missing"))
+    }
+
+    pub fn long(&self, name: &str) -> Result<Option<i64>, DecodeError> {
+        self.get(name).map(|v| as_long(v).ok_or_else(|| self.err(name, format!("expected a long, found {}", kind(v))))).transpose()
+    }
+
+    pub fn long_any(&self, names: &[&str]) -> Result<Option<i64>, DecodeError> {
+        for n in names {
+            if let Some(v) = self.long(n)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    pub fn req_long(&self, name: &str) -> Result<i64, DecodeError> {
+        self.long(name)?.ok_or_else(|| self.err(name, "required field is missing"))
+    }
+
+    pub fn string(&self, name: &str) -> Result<Option<String>, DecodeError> {
+        self.get(name)
+            .map(|v| match v {
+                Value::String(s) | Value::Enum(_, s) => Ok(s.clone()),
+                other => Err(self.err(name, format!("expected a string, found {}", kind(other)))),
+            })
+            .transpose()
+    }
+
+    pub fn req_string(&self, name: &str) -> Result<String, DecodeError> {
+        self.string(name)?.ok_or_else(|| self.err(name, "required field is missing"))
+    }
+
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        match self.get(name) {
+            Some(Value::Boolean(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn bytes(&self, name: &str) -> Option<Vec<u8>> {
+        self.get(name).and_then(as_bytes)
+    }
+
+    pub fn array(&self, name: &str) -> Result<&'a [Value], DecodeError> {
+        match self.get(name) {
+            None => Ok(&[]),
+            Some(Value::Array(items)) => Ok(items),
+            Some(other) => Err(self.err(name, format!("expected an array, found {}", kind(other)))),
+        }
+    }
+
+    pub fn record(&self, name: &str) -> Result<Option<Rec<'a>>, DecodeError> {
+        self.get(name).map(|v| Rec::new(self.file, &self.field_path(name), v)).transpose()
+    }
+
+    pub fn fields(&self) -> &'a [(String, Value)] {
+        self.fields
+    }
+}
+
+pub(crate) fn unwrap_union(value: &Value) -> &Value {
+    match value {
+        Value::Union(_, inner) => unwrap_union(inner),
+        other => other,
+    }
+}
+
+pub(crate) fn as_long(value: &Value) -> Option<i64> {
+    match unwrap_union(value) {
+        Value::Long(v)
+        | Value::TimeMicros(v)
+        | Value::TimestampMillis(v)
+        | Value::TimestampMicros(v)
+        | Value::TimestampNanos(v)
+        | Value::LocalTimestampMillis(v)
+        | Value::LocalTimestampMicros(v)
+        | Value::LocalTimestampNanos(v) => Some(*v),
+        Value::Int(v) | Value::Date(v) | Value::TimeMillis(v) => Some(i64::from(*v)),
+        _ => None,
+    }
+}
+
+pub(crate) fn as_bytes(value: &Value) -> Option<Vec<u8>> {
+    match unwrap_union(value) {
+        Value::Bytes(b) | Value::Fixed(_, b) => Some(b.clone()),
+        _ => None,
+    }
+}
+
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Boolean(_) => "boolean",
+        Value::Int(_) => "int",
+        Value::Long(_) => "long",
+        Value::Float(_) => "float",
+        Value::Double(_) => "double",
+        Value::Bytes(_) => "bytes",
+        Value::String(_) => "string",
+        Value::Fixed(..) => "fixed",
+        Value::Enum(..) => "enum",
+        Value::Union(..) => "union",
+        Value::Array(_) => "array",
+        Value::Map(_) => "map",
+        Value::Record(_) => "record",
+        _ => "logical value",
+    }
+}

@@ -1,0 +1,28 @@
+use std::fmt;
+
+/// Every decode failure names the file it came from and the field that was wrong, because the
+/// person reading it has to find that file in a bucket and open it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    pub file: String,
+    pub field: String,
+    pub message: String,
+}
+
+impl DecodeError {
+    pub fn new(file: &str, field: &str, message: impl Into<String>) -> Self {
+        DecodeError { file: file.to_string(), field: field.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: field `{}`: {}", self.file, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}

@@ -1,0 +1,181 @@
+//! Manifests (`*-m0.avro`): the data and delete files a snapshot added, kept or removed.
+
+use serde::Serialize;
+
+use apache_avro::types::Value;
+
+use super::avro::{as_bytes, as_long, read_container, unwrap_union, Rec};
+use super::DecodeError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ManifestStatus {
+    Existing,
+    Added,
+    Deleted,
+}
+
+impl ManifestStatus {
+    pub fn is_live(self) -> bool {
+        self != ManifestStatus::Deleted
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataContent {
+    Data,
+    PositionDeletes,
+    EqualityDeletes,
+}
+
+/// A partition value as stored: the transform's result, not the source column's value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PartitionValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl std::fmt::Display for PartitionValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartitionValue::Null => write!(f, "null"),
+            PartitionValue::Bool(b) => write!(f, "{b}"),
+            PartitionValue::Int(i) => write!(f, "{i}"),
+            PartitionValue::Float(x) => write!(f, "{x}"),
+            PartitionValue::Text(s) => write!(f, "{s}"),
+            PartitionValue::Bytes(b) => write!(f, "0x{}", b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataFile {
+    pub content: DataContent,
+    pub file_path: String,
+    pub file_format: String,
+    /// (partition field name, value) in the manifest's partition spec order.
+    pub partition: Vec<(String, PartitionValue)>,
+    pub record_count: i64,
+    pub file_size_in_bytes: i64,
+    pub equality_ids: Vec<i32>,
+    pub sort_order_id: Option<i32>,
+    pub referenced_data_file: Option<String>,
+    pub first_row_id: Option<i64>,
+    pub content_offset: Option<i64>,
+    pub content_size_in_bytes: Option<i64>,
+}
+
+impl DataFile {
+    /// A deletion vector is a position delete stored as a blob in a Puffin file (format v3).
+    pub fn is_deletion_vector(&self) -> bool {
+        self.content == DataContent::PositionDeletes && self.file_format.eq_ignore_ascii_case("puffin")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestEntry {
+    pub status: ManifestStatus,
+    /// None where the writer left it to be inherited from the manifest list (v2+).
+    pub snapshot_id: Option<i64>,
+    pub sequence_number: Option<i64>,
+    pub file_sequence_number: Option<i64>,
+    pub data_file: DataFile,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Manifest {
+    /// From the Avro header: `data` or `deletes`, when the writer recorded it.
+    pub content: Option<String>,
+    pub partition_spec_id: Option<i32>,
+    pub format_version: Option<u8>,
+    pub entries: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Manifest, DecodeError> {
+        let avro = read_container(file, bytes)?;
+        let entries = avro
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| entry(&Rec::new(file, &format!("entry[{i}]"), r)?))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Manifest {
+            content: avro.metadata.get("content").cloned(),
+            partition_spec_id: avro.metadata.get("partition-spec-id").and_then(|s| s.parse().ok()),
+            format_version: avro.metadata.get("format-version").and_then(|s| s.parse().ok()),
+            entries,
+        })
+    }
+}
+
+fn entry(r: &Rec<'_>) -> Result<ManifestEntry, DecodeError> {
+    let status = match r.req_long("status")? {
+        0 => ManifestStatus::Existing,
+        1 => ManifestStatus::Added,
+        2 => ManifestStatus::Deleted,
+        other => return Err(r.err("status", format!("unknown entry status {other} (0 existing, 1 added, 2 deleted)"))),
+    };
+    let data_file = r.record("data_file")?.ok_or_else(|| r.err("data_file", "required field is missing"))?;
+    Ok(ManifestEntry {
+        status,
+        snapshot_id: r.long("snapshot_id")?,
+        sequence_number: r.long("sequence_number")?,
+        file_sequence_number: r.long("file_sequence_number")?,
+        data_file: data_file_of(&data_file)?,
+    })
+}
+
+fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
+    let content = match r.long("content")? {
+        None | Some(0) => DataContent::Data,
+        Some(1) => DataContent::PositionDeletes,
+        Some(2) => DataContent::EqualityDeletes,
+        Some(other) => return Err(r.err("content", format!("unknown file content {other} (0 data, 1 position deletes, 2 equality deletes)"))),
+    };
+    let partition = match r.record("partition")? {
+        Some(p) => p.fields().iter().map(|(name, v)| (name.clone(), partition_value(v))).collect(),
+        None => Vec::new(),
+    };
+    let equality_ids = r
+        .array("equality_ids")?
+        .iter()
+        .map(|v| as_long(v).map(|x| x as i32).ok_or_else(|| r.err("equality_ids", "expected int elements")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(DataFile {
+        content,
+        file_path: r.req_string("file_path")?,
+        file_format: r.string("file_format")?.unwrap_or_default(),
+        partition,
+        record_count: r.req_long("record_count")?,
+        file_size_in_bytes: r.req_long("file_size_in_bytes")?,
+        equality_ids,
+        sort_order_id: r.long("sort_order_id")?.map(|x| x as i32),
+        referenced_data_file: r.string("referenced_data_file")?,
+        first_row_id: r.long("first_row_id")?,
+        content_offset: r.long("content_offset")?,
+        content_size_in_bytes: r.long("content_size_in_bytes")?,
+    })
+}
+
+fn partition_value(v: &Value) -> PartitionValue {
+    let v = unwrap_union(v);
+    if let Some(i) = as_long(v) {
+        return PartitionValue::Int(i);
+    }
+    match v {
+        Value::Null => PartitionValue::Null,
+        Value::Boolean(b) => PartitionValue::Bool(*b),
+        Value::Float(x) => PartitionValue::Float(f64::from(*x)),
+        Value::Double(x) => PartitionValue::Float(*x),
+        Value::String(s) | Value::Enum(_, s) => PartitionValue::Text(s.clone()),
+        Value::Uuid(u) => PartitionValue::Text(u.to_string()),
+        other => as_bytes(other).map(PartitionValue::Bytes).unwrap_or(PartitionValue::Text(format!("{other:?}"))),
+    }
+}

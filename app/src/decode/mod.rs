@@ -1,0 +1,17 @@
+//! decode: spec types from bytes (table metadata JSON, Avro manifest lists and manifests).
+//! Owns the wire formats and their version differences; imports nothing from model, analysis or view.
+
+mod avro;
+mod error;
+pub mod manifest;
+pub mod manifest_list;
+pub mod schema;
+pub mod snapshot;
+pub mod table_metadata;
+
+pub use error::DecodeError;
+pub use manifest::{DataContent, DataFile, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
+pub use manifest_list::{ManifestContent, ManifestFile, ManifestList};
+pub use schema::{NestedField, PartitionField, PartitionSpec, Schema, SortOrder, Type};
+pub use snapshot::{Snapshot, SnapshotId, SnapshotRef};
+pub use table_metadata::{MetadataLogEntry, SnapshotLogEntry, StatisticsFile, TableMetadata};

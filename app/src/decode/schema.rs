@@ -1,0 +1,127 @@
+//! Schemas, partition specs and sort orders from table metadata.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    #[serde(rename = "schema-id", default)]
+    pub schema_id: i32,
+    #[serde(default)]
+    pub fields: Vec<NestedField>,
+    #[serde(rename = "identifier-field-ids", default)]
+    pub identifier_field_ids: Vec<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NestedField {
+    pub id: i32,
+    pub name: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(rename = "type")]
+    pub field_type: Type,
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+/// A field type: a primitive name (`long`, `decimal(9,2)`, …) or a nested struct, list or map.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Type {
+    Primitive(String),
+    Nested(Box<NestedType>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum NestedType {
+    Struct {
+        #[serde(default)]
+        fields: Vec<NestedField>,
+    },
+    List {
+        #[serde(rename = "element-id")]
+        element_id: i32,
+        element: Type,
+        #[serde(rename = "element-required", default)]
+        element_required: bool,
+    },
+    Map {
+        #[serde(rename = "key-id")]
+        key_id: i32,
+        key: Type,
+        #[serde(rename = "value-id")]
+        value_id: i32,
+        value: Type,
+        #[serde(rename = "value-required", default)]
+        value_required: bool,
+    },
+}
+
+impl Type {
+    pub fn describe(&self) -> String {
+        match self {
+            Type::Primitive(p) => p.clone(),
+            Type::Nested(n) => match n.as_ref() {
+                NestedType::Struct { fields } => format!(
+                    "struct<{}>",
+                    fields.iter().map(|f| format!("{}: {}", f.name, f.field_type.describe())).collect::<Vec<_>>().join(", ")
+                ),
+                NestedType::List { element, .. } => format!("list<{}>", element.describe()),
+                NestedType::Map { key, value, .. } => format!("map<{}, {}>", key.describe(), value.describe()),
+            },
+        }
+    }
+}
+
+impl Schema {
+    /// Every field at any depth with its dotted name, so that a dropped nested column is seen too.
+    pub fn all_fields(&self) -> Vec<(String, &NestedField)> {
+        let mut out = Vec::new();
+        collect(&self.fields, "", &mut out);
+        out
+    }
+
+    pub fn field_by_id(&self, id: i32) -> Option<&NestedField> {
+        self.all_fields().into_iter().map(|(_, f)| f).find(|f| f.id == id)
+    }
+}
+
+fn collect<'a>(fields: &'a [NestedField], prefix: &str, out: &mut Vec<(String, &'a NestedField)>) {
+    for f in fields {
+        let name = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
+        out.push((name.clone(), f));
+        if let Type::Nested(n) = &f.field_type {
+            if let NestedType::Struct { fields } = n.as_ref() {
+                collect(fields, &name, out);
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionSpec {
+    #[serde(rename = "spec-id", default)]
+    pub spec_id: i32,
+    #[serde(default)]
+    pub fields: Vec<PartitionField>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionField {
+    #[serde(rename = "source-id", default)]
+    pub source_id: i32,
+    /// v1 specs may omit field ids; they are then assigned from 1000 in order.
+    #[serde(rename = "field-id", default)]
+    pub field_id: Option<i32>,
+    pub name: String,
+    pub transform: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SortOrder {
+    #[serde(rename = "order-id", default)]
+    pub order_id: i32,
+    #[serde(default)]
+    pub fields: Vec<serde_json::Value>,
+}

@@ -1,0 +1,9 @@
+//! icescope: how a streaming writer grows an Iceberg table, checkpoint by checkpoint.
+//! Layers, left to right; none imports one to its right: source → decode → model → analysis → view.
+
+pub mod decode;
+pub mod source;
+pub mod model;
+pub mod analysis;
+#[cfg(target_arch = "wasm32")]
+pub mod view;

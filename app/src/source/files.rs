@@ -1,0 +1,85 @@
+//! A set of files a table can be read from, addressed by the paths inside its metadata.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::resolve::PathIndex;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceError {
+    /// No available file matches the path the metadata names.
+    NotFound { reference: String },
+    Io { path: String, message: String },
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceError::NotFound { reference } => write!(f, "{reference}: file not found among the table's files"),
+            SourceError::Io { path, message } => write!(f, "{path}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// Files addressable by the references written inside metadata.
+pub trait FileSet {
+    fn index(&self) -> &PathIndex;
+    /// Bytes of an available path (one that `index()` lists).
+    fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError>;
+    fn size_of(&self, path: &str) -> Option<u64>;
+
+    /// Bytes of the file a metadata reference points at, with the path it resolved to.
+    fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {
+        let path = self
+            .index()
+            .resolve(reference)
+            .ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?
+            .to_string();
+        let bytes = self.read_path(&path)?;
+        Ok((path, bytes))
+    }
+}
+
+/// Files held in memory: dropped in the browser, or fetched bundled examples.
+#[derive(Debug, Default, Clone)]
+pub struct MemoryFiles {
+    index: PathIndex,
+    bytes: HashMap<String, Vec<u8>>,
+}
+
+impl MemoryFiles {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, path: String, bytes: Vec<u8>) {
+        if !self.bytes.contains_key(&path) {
+            self.index.insert(path.clone());
+        }
+        self.bytes.insert(path, bytes);
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl FileSet for MemoryFiles {
+    fn index(&self) -> &PathIndex {
+        &self.index
+    }
+
+    fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        self.bytes.get(path).cloned().ok_or_else(|| SourceError::NotFound { reference: path.to_string() })
+    }
+
+    fn size_of(&self, path: &str) -> Option<u64> {
+        self.bytes.get(path).map(|b| b.len() as u64)
+    }
+}

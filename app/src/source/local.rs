@@ -1,0 +1,52 @@
+//! A table folder on the local disk (native CLI and tests only).
+
+use std::path::{Path, PathBuf};
+
+use super::files::{FileSet, SourceError};
+use super::resolve::PathIndex;
+
+pub struct LocalFolder {
+    root: PathBuf,
+    index: PathIndex,
+}
+
+impl LocalFolder {
+    /// Lists every file below `root` (hidden `.crc` checksums included: they are harmless).
+    pub fn open(root: &Path) -> Result<Self, SourceError> {
+        let mut paths = Vec::new();
+        walk(root, root, &mut paths)?;
+        paths.sort();
+        Ok(LocalFolder { root: root.to_path_buf(), index: PathIndex::new(paths) })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), SourceError> {
+    let io = |e: std::io::Error| SourceError::Io { path: dir.display().to_string(), message: e.to_string() };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    Ok(())
+}
+
+impl FileSet for LocalFolder {
+    fn index(&self) -> &PathIndex {
+        &self.index
+    }
+
+    fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        std::fs::read(self.root.join(path)).map_err(|e| SourceError::Io { path: path.to_string(), message: e.to_string() })
+    }
+
+    fn size_of(&self, path: &str) -> Option<u64> {
+        std::fs::metadata(self.root.join(path)).ok().map(|m| m.len())
+    }
+}

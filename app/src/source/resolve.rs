@@ -1,0 +1,89 @@
+//! Resolving the paths written inside metadata (`s3://bucket/wh/db/t/metadata/x.avro`,
+//! `file:///tmp/wh/...`, relative paths) against the files a user actually has.
+//!
+//! A table copied out of its bucket keeps its relative layout but loses the prefix, so the
+//! file whose path shares the longest run of trailing components with the reference wins.
+
+/// Path components of a reference, without scheme, authority or empty parts.
+pub fn components(reference: &str) -> Vec<&str> {
+    let rest = match reference.find("://") {
+        // The authority (bucket or host) is dropped; file:/// has an empty one.
+        Some(i) => {
+            let after = &reference[i + 3..];
+            match after.find('/') {
+                Some(j) => &after[j..],
+                None => "",
+            }
+        }
+        None => reference.strip_prefix("file:").unwrap_or(reference),
+    };
+    rest.split(['/', '\\']).filter(|c| !c.is_empty() && *c != ".").collect()
+}
+
+/// An index of the available files by their relative paths.
+#[derive(Debug, Default, Clone)]
+pub struct PathIndex {
+    paths: Vec<String>,
+    by_name: std::collections::HashMap<String, Vec<usize>>,
+}
+
+impl PathIndex {
+    pub fn new(paths: impl IntoIterator<Item = String>) -> Self {
+        let mut index = PathIndex::default();
+        for p in paths {
+            index.insert(p);
+        }
+        index
+    }
+
+    pub fn insert(&mut self, path: String) {
+        if let Some(name) = components(&path).last() {
+            self.by_name.entry(name.to_string()).or_default().push(self.paths.len());
+        }
+        self.paths.push(path);
+    }
+
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// The available path that best matches `reference`, or None when no file has its name.
+    pub fn resolve(&self, reference: &str) -> Option<&str> {
+        let wanted = components(reference);
+        let name = wanted.last()?;
+        let candidates = self.by_name.get(*name)?;
+        candidates
+            .iter()
+            .map(|&i| (shared_suffix(&wanted, &components(&self.paths[i])), i))
+            .max_by_key(|&(n, i)| (n, std::cmp::Reverse(i)))
+            .map(|(_, i)| self.paths[i].as_str())
+    }
+}
+
+fn shared_suffix(a: &[&str], b: &[&str]) -> usize {
+    a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_suffix_wins_over_same_file_name() {
+        let index = PathIndex::new([
+            "a/metadata/snap-1.avro".to_string(),
+            "t/metadata/snap-1.avro".to_string(),
+            "t/metadata/m0.avro".to_string(),
+        ]);
+        assert_eq!(index.resolve("s3://bucket/wh/db/t/metadata/snap-1.avro"), Some("t/metadata/snap-1.avro"));
+        assert_eq!(index.resolve("file:///tmp/x/t/metadata/m0.avro"), Some("t/metadata/m0.avro"));
+        assert_eq!(index.resolve("metadata/other.avro"), None);
+    }
+
+    #[test]
+    fn scheme_and_bucket_are_not_path() {
+        assert_eq!(components("s3a://bucket/x/y.avro"), vec!["x", "y.avro"]);
+        assert_eq!(components("file:/tmp/y.avro"), vec!["tmp", "y.avro"]);
+        assert_eq!(components("data/y.avro"), vec!["data", "y.avro"]);
+    }
+}

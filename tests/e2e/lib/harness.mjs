@@ -1,0 +1,315 @@
+// Shared plumbing for the e2e tests: the browser, the server, the DOM contract, error capture.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer, REPO, DEFAULT_DIST } from '../serve.mjs';
+import { parseJsonBig, metadataText, isMetadataName, newestOf, snapshotIds, snapshotIdsByRegex } from './iceberg.mjs';
+
+export { REPO };
+export const OUT_DIR = path.join(REPO, 'tests', 'out');
+export const SCREENSHOT_DIR = path.join(OUT_DIR, 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+export const VIEWPORT = { width: 1280, height: 800 };
+export const TIMEOUT_MS = Number(process.env.ICESCOPE_E2E_TIMEOUT_MS || 30000);
+/** Share of the chart's pixels that must differ from its top-left (background) pixel. */
+export const MIN_PAINTED_FRACTION = 0.02;
+
+export const sel = {
+  gallery: '[data-testid="gallery"]',
+  card: '[data-testid="example-card"]',
+  tableView: '[data-testid="table-view"]',
+  ready: '[data-testid="table-view"][data-state="ready"]',
+  location: '[data-testid="table-location"]',
+  count: '[data-testid="snapshot-count"]',
+  row: 'tr[data-testid="snapshot-row"]',
+  chart: 'canvas[data-testid="growth-chart"]',
+  loadError: '[data-testid="load-error"]',
+  dropzone: '[data-testid="dropzone"]',
+  folderInput: 'input[type=file][data-testid="folder-input"]',
+  fileInput: 'input[type=file][data-testid="file-input"]',
+  savePng: 'button[data-testid="save-png"]',
+  back: 'button[data-testid="back"]',
+};
+
+/**
+ * Launch the system Chromium. Playwright refuses `--user-data-dir` in `args` for launch();
+ * it creates a fresh temporary profile per launch itself and removes it on close().
+ */
+export async function launchBrowser() {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
+}
+
+/**
+ * Where the app is: ICESCOPE_URL if set, else a server of our own over ICESCOPE_DIST (default <repo>/dist).
+ * Resolves to { url (ends with '/'), dist (null for ICESCOPE_URL), close() }.
+ */
+export async function appTarget() {
+  if (process.env.ICESCOPE_URL) {
+    const url = process.env.ICESCOPE_URL.endsWith('/') ? process.env.ICESCOPE_URL : `${process.env.ICESCOPE_URL}/`;
+    return { url, dist: null, close: async () => {} };
+  }
+  const dist = path.resolve(process.env.ICESCOPE_DIST || DEFAULT_DIST);
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    throw new Error(
+      `no built app at ${dist} (index.html missing): run \`trunk build --release\` first, ` +
+        'or set ICESCOPE_DIST to a built dist/, or ICESCOPE_URL to a running server',
+    );
+  }
+  const srv = await startServer({ root: dist });
+  return { url: srv.url, dist, close: srv.close };
+}
+
+/** Records page errors and console errors (a wasm panic lands in one of them). */
+export function collectErrors(page) {
+  const c = { pageErrors: [], consoleErrors: [], all: [] };
+  page.on('pageerror', (e) => {
+    const t = `pageerror: ${e?.stack || e?.message || e}`;
+    c.pageErrors.push(t);
+    c.all.push(t);
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') {
+      const loc = m.location();
+      const t = `console.error: ${m.text()}${loc?.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`;
+      c.consoleErrors.push(t);
+      c.all.push(t);
+    }
+  });
+  page.on('crash', () => {
+    c.pageErrors.push('page crashed');
+    c.all.push('page crashed');
+  });
+  c.panics = () => c.all.filter((t) => /panicked at|RuntimeError|unreachable/i.test(t));
+  return c;
+}
+
+/** A fresh context + page at 1280x800 with downloads accepted and errors collected. */
+export async function newPage(browser) {
+  const context = await browser.newContext({ viewport: VIEWPORT, acceptDownloads: true, deviceScaleFactor: 1 });
+  context.setDefaultTimeout(TIMEOUT_MS);
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  return { context, page, errors };
+}
+
+export async function openGallery(page, url) {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.locator(sel.gallery).waitFor({ state: 'visible' });
+}
+
+/** Wait for data-state=ready; on failure say what the page showed instead. */
+export async function waitReady(page, errors) {
+  try {
+    await page.locator(sel.ready).waitFor({ state: 'attached' });
+  } catch (e) {
+    const state = await page
+      .locator(sel.tableView)
+      .first()
+      .getAttribute('data-state', { timeout: 1000 })
+      .catch(() => '(no table-view)');
+    const loadErrors = await page.locator(sel.loadError).allTextContents().catch(() => []);
+    throw new Error(
+      `table view never reached data-state=ready (state: ${state}); ` +
+        `load-errors: ${JSON.stringify(loadErrors)}; page errors: ${JSON.stringify(errors?.all ?? [])}\n${e.message}`,
+    );
+  }
+}
+
+/** Everything the table view shows, read from the DOM contract. */
+export async function readTableView(page) {
+  return page.evaluate((s) => {
+    const text = (q) => document.querySelector(q)?.textContent?.trim() ?? null;
+    const rows = [...document.querySelectorAll(s.row)].map((tr) => ({
+      id: tr.getAttribute('data-snapshot-id'),
+      records: tr.getAttribute('data-records'),
+      dataFiles: tr.getAttribute('data-data-files'),
+      manifests: tr.getAttribute('data-manifests'),
+    }));
+    const chart = document.querySelector(s.chart);
+    return {
+      location: text(s.location),
+      count: text(s.count),
+      rows,
+      chartPoints: chart ? chart.getAttribute('data-points') : null,
+      chartSize: chart ? [chart.width, chart.height] : null,
+      loadErrors: [...document.querySelectorAll(s.loadError)].map((e) => e.textContent.trim()),
+    };
+  }, sel);
+}
+
+/** Fraction of the chart canvas's pixels whose colour differs from the top-left pixel. */
+export async function chartPaintedFraction(page) {
+  return page.evaluate((q) => {
+    const c = document.querySelector(q);
+    if (!c || !c.width || !c.height) return { fraction: 0, width: c?.width ?? 0, height: c?.height ?? 0 };
+    const ctx = c.getContext('2d');
+    if (!ctx) return { fraction: 0, width: c.width, height: c.height, note: 'no 2d context' };
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const [r0, g0, b0, a0] = [data[0], data[1], data[2], data[3]];
+    let differ = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const d = Math.abs(data[i] - r0) + Math.abs(data[i + 1] - g0) + Math.abs(data[i + 2] - b0) + Math.abs(data[i + 3] - a0);
+      if (d > 24) differ++;
+    }
+    return { fraction: differ / (data.length / 4), width: c.width, height: c.height };
+  }, sel.chart);
+}
+
+/** Poll until the chart is painted past the threshold (it may be drawn a frame or two after ready). */
+export async function waitChartPainted(page, minFraction = MIN_PAINTED_FRACTION, ms = 5000) {
+  const end = Date.now() + ms;
+  let last;
+  do {
+    last = await chartPaintedFraction(page);
+    if (last.fraction > minFraction) return last;
+    await page.waitForTimeout(100);
+  } while (Date.now() < end);
+  return last;
+}
+
+/**
+ * Synthesize a drag-and-drop of files onto the dropzone: dragenter, dragover, drop, each carrying
+ * a DataTransfer built in the page from the bytes given. Returns whether the page called
+ * preventDefault() on dragover (a real browser only fires drop when it did) and on drop.
+ * files: [{ name, bytes (Buffer|Uint8Array|string), type? }]
+ */
+export async function dropFiles(page, files, target = sel.dropzone) {
+  const payload = files.map((f) => ({
+    name: f.name,
+    type: f.type ?? '',
+    b64: Buffer.from(f.bytes).toString('base64'),
+  }));
+  await page.locator(target).first().waitFor({ state: 'attached' });
+  return page.evaluate(
+    ({ payload, target }) => {
+      const el = document.querySelector(target);
+      const dt = new DataTransfer();
+      for (const f of payload) {
+        const bin = atob(f.b64);
+        const u8 = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+        dt.items.add(new File([u8], f.name, { type: f.type, lastModified: Date.now() }));
+      }
+      const fire = (type) => {
+        const ev = new DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: dt });
+        el.dispatchEvent(ev);
+        return ev.defaultPrevented;
+      };
+      fire('dragenter');
+      const overPrevented = fire('dragover');
+      const dropPrevented = fire('drop');
+      return { overPrevented, dropPrevented, files: dt.files.length };
+    },
+    { payload, target },
+  );
+}
+
+async function fetchOk(url) {
+  const r = await fetch(url);
+  if (!r.ok) return null;
+  return Buffer.from(await r.arrayBuffer());
+}
+
+/**
+ * The examples the app should offer, straight from <app>/examples/index.json, each with its newest
+ * metadata parsed here: [{ name, title, entry, newestUrl, meta, text, ids }].
+ * Paths in index.json are tried relative to examples/, examples/<name>/, then the site root.
+ */
+export async function loadExamples(appUrl) {
+  const indexUrl = new URL('examples/index.json', appUrl).href;
+  const raw = await fetchOk(indexUrl);
+  if (!raw) throw new Error(`${indexUrl} not served`);
+  const index = JSON.parse(raw.toString('utf8'));
+  if (!Array.isArray(index.examples)) throw new Error(`${indexUrl}: no "examples" array`);
+  const out = [];
+  for (const ex of index.examples) {
+    const bases = [new URL('examples/', appUrl), new URL(`examples/${encodeURIComponent(ex.name)}/`, appUrl), new URL(appUrl)];
+    const resolve = async (p) => {
+      for (const b of bases) {
+        const u = new URL(p, b).href;
+        const bytes = await fetchOk(u);
+        if (bytes) return { url: u, bytes };
+      }
+      return null;
+    };
+    const names = new Set([...(ex.metadata ? [ex.metadata] : []), ...(ex.files ?? []).filter((f) => isMetadataName(f))]);
+    const metas = [];
+    for (const n of names) {
+      const hit = await resolve(n);
+      if (!hit) throw new Error(`example ${ex.name}: ${n} listed in index.json but not served`);
+      const text = metadataText(hit.bytes, n);
+      metas.push({ name: n, url: hit.url, text, meta: parseJsonBig(text) });
+    }
+    if (metas.length === 0) throw new Error(`example ${ex.name}: no metadata.json in index.json`);
+    const newest = newestOf(metas);
+    out.push({
+      name: ex.name,
+      title: ex.title,
+      entry: ex,
+      newestUrl: newest.url,
+      meta: newest.meta,
+      text: newest.text,
+      ids: snapshotIds(newest.meta),
+      idsByRegex: snapshotIdsByRegex(newest.text),
+    });
+  }
+  return out;
+}
+
+/** PNG signature + IHDR + IDAT consistency; throws on anything malformed. */
+export function inspectPng(buf) {
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (buf.length < 33 || !buf.subarray(0, 8).equals(sig)) throw new Error('not a PNG (bad signature)');
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (b) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  let p = 8;
+  let ihdr = null;
+  const idat = [];
+  let sawEnd = false;
+  while (p + 8 <= buf.length) {
+    const len = buf.readUInt32BE(p);
+    const type = buf.toString('latin1', p + 4, p + 8);
+    if (p + 12 + len > buf.length) throw new Error(`PNG chunk ${type} truncated`);
+    const data = buf.subarray(p + 8, p + 8 + len);
+    if (crc32(buf.subarray(p + 4, p + 8 + len)) !== buf.readUInt32BE(p + 8 + len)) throw new Error(`PNG chunk ${type}: bad CRC`);
+    if (type === 'IHDR') {
+      ihdr = {
+        width: data.readUInt32BE(0),
+        height: data.readUInt32BE(4),
+        bitDepth: data[8],
+        colorType: data[9],
+        interlace: data[12],
+      };
+    } else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') {
+      sawEnd = true;
+      break;
+    }
+    p += 12 + len;
+  }
+  if (!ihdr) throw new Error('PNG without IHDR');
+  if (!sawEnd) throw new Error('PNG without IEND');
+  return { ...ihdr, idat: Buffer.concat(idat) };
+}

@@ -1,0 +1,54 @@
+// "Save PNG" downloads a real, full-size PNG of the growth chart.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, loadExamples, inspectPng, sel, OUT_DIR } from './lib/harness.mjs';
+
+let target;
+let browser;
+let examples;
+
+before(async () => {
+  target = await appTarget();
+  browser = await launchBrowser();
+  examples = await loadExamples(target.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await target?.close();
+});
+
+test('save-png downloads a decodable PNG at least 1200 px wide', { timeout: 120000 }, async () => {
+  assert.ok(examples.length > 0, 'no examples to open');
+  const ex = examples[0];
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await openGallery(page, target.url);
+    await page.locator(`${sel.card}[data-example="${ex.name}"]`).click();
+    await waitReady(page, errors);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(sel.savePng).click()]);
+    assert.equal(await download.failure(), null, 'download failed');
+    const name = download.suggestedFilename();
+    assert.match(name, /\.png$/i, `download file name ${name}`);
+    const bytes = fs.readFileSync(await download.path());
+    fs.mkdirSync(OUT_DIR, { recursive: true });
+    fs.writeFileSync(path.join(OUT_DIR, `save-png-${ex.name}.png`), bytes);
+
+    const png = inspectPng(bytes); // signature, chunk CRCs, IHDR, IEND
+    assert.ok(png.width >= 1200, `PNG is ${png.width}x${png.height}, want >= 1200 px wide`);
+    assert.ok(png.height >= 300, `PNG is ${png.width}x${png.height}, want a usable height`);
+    // the pixel data must inflate to exactly height rows of (filter byte + width pixels)
+    const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[png.colorType];
+    assert.ok(channels, `unknown PNG colour type ${png.colorType}`);
+    assert.equal(png.interlace, 0, 'interlaced PNG not expected from a canvas');
+    const raw = zlib.inflateSync(png.idat);
+    const stride = 1 + Math.ceil((png.width * channels * png.bitDepth) / 8);
+    assert.equal(raw.length, stride * png.height, 'inflated IDAT size vs IHDR');
+    assert.deepEqual(errors.all, [], 'page or console errors');
+  } finally {
+    await context.close();
+  }
+});
