@@ -5,5 +5,4 @@ pub mod decode;
 pub mod source;
 pub mod model;
 pub mod analysis;
-#[cfg(target_arch = "wasm32")]
 pub mod view;

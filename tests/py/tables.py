@@ -35,10 +35,12 @@ class Table:
 
 def corpus_root() -> Path | None:
     """The public corpus: `<repo>/../shared/corpus/public` (CI lays shared/ beside the clone),
-    else `$ICESCOPE_CORPUS`. None when neither exists, so callers can skip loudly."""
+    else `$ICESCOPE_CORPUS` (the corpus/public folder itself, or a shared/ holding it).
+    None when neither exists, so callers can skip loudly."""
     candidates = [REPO.parent / "shared" / "corpus" / "public"]
     if os.environ.get("ICESCOPE_CORPUS"):
-        candidates.append(Path(os.environ["ICESCOPE_CORPUS"]))
+        given = Path(os.environ["ICESCOPE_CORPUS"])
+        candidates += [given / "corpus" / "public", given]
     return next((c for c in candidates if c.is_dir()), None)
 
 

@@ -64,3 +64,49 @@ impl GrowthSeries {
         ids
     }
 }
+
+/// Where each point sits on the x axis, and how that position is labelled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct XPosition {
+    pub x: f64,
+    pub label: String,
+}
+
+impl GrowthSeries {
+    /// Checkpoint tables: x = checkpoint id; a commit without one (a Spark rewrite, say) sits just
+    /// after the checkpoint before it, and the end-of-input commit (Long.MAX_VALUE) one step past
+    /// the last real checkpoint, so that it is labelled rather than stretching the axis to 9.2e18.
+    pub fn x_positions(&self) -> Vec<XPosition> {
+        if self.axis == XAxis::CommitOrder {
+            return self.points.iter().map(|p| XPosition { x: p.index as f64 + 1.0, label: format!("#{}", p.index + 1) }).collect();
+        }
+        let last_real = self
+            .points
+            .iter()
+            .filter_map(|p| p.checkpoint_id)
+            .filter(|&c| c != crate::model::flink::END_OF_INPUT_CHECKPOINT)
+            .max()
+            .unwrap_or(0);
+        let mut prev = 0.0_f64;
+        let mut between = 0;
+        self.points
+            .iter()
+            .map(|p| match p.checkpoint_id {
+                Some(crate::model::flink::END_OF_INPUT_CHECKPOINT) => {
+                    prev = last_real as f64 + 1.0;
+                    between = 0;
+                    XPosition { x: prev, label: "end of input".into() }
+                }
+                Some(c) => {
+                    prev = c as f64;
+                    between = 0;
+                    XPosition { x: prev, label: format!("cp {c}") }
+                }
+                None => {
+                    between += 1;
+                    XPosition { x: prev + 0.25 * f64::from(between.min(3)), label: format!("{} after cp {}", p.operation, prev) }
+                }
+            })
+            .collect()
+    }
+}

@@ -6,14 +6,14 @@ use crate::decode::SnapshotId;
 use crate::model::time::rfc3339_ms;
 use crate::model::{Gap, TableHistory};
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Inspect {
     pub table: TableInfo,
     pub snapshots: Vec<SnapshotRow>,
     pub gaps: Vec<Gap>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct TableInfo {
     pub location: String,
     pub format_version: u8,
@@ -21,7 +21,7 @@ pub struct TableInfo {
     pub current_snapshot_id: Option<SnapshotId>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SnapshotRow {
     pub snapshot_id: SnapshotId,
     pub parent_id: Option<SnapshotId>,

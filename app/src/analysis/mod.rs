@@ -4,4 +4,4 @@
 pub mod growth;
 pub mod inspect;
 
-pub use growth::{GrowthPoint, GrowthSeries, XAxis};
+pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

@@ -1,5 +1,6 @@
 //! The native CLI over the same layers as the browser app, for automation, tests and tickets.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -44,11 +45,13 @@ fn run(args: &[String]) -> Result<(), String> {
     let (folder, metadata) = open(&target)?;
     let history = load_table(&folder, &metadata).map_err(|e| e.to_string())?;
     let report = inspect(&history);
-    match format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?),
-        "text" => print!("{}", icescope::analysis::inspect::text(&report)),
+    let out = match format.as_str() {
+        "json" => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n",
+        "text" => icescope::analysis::inspect::text(&report),
         other => return Err(format!("unknown format `{other}` (json, text)")),
-    }
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(())
 }
 

@@ -74,15 +74,6 @@ impl<'a> Rec<'a> {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| unwrap_union(v)).filter(|v| !matches!(v, Value::Null))
     }
 
-    /// The first of several names that is present: v1 and v2 spell some fields differently.
-    pub fn get_any(&self, names: &[&str]) -> Option<&'a Value> {
-        names.iter().find_map(|n| self.get(n))
-    }
-
-    pub fn required(&self, name: &str) -> Result<&'a Value, DecodeError> {
-        self.get(name).ok_or_else(|| self.err(name, "required field is missing"))
-    }
-
     pub fn long(&self, name: &str) -> Result<Option<i64>, DecodeError> {
         self.get(name).map(|v| as_long(v).ok_or_else(|| self.err(name, format!("expected a long, found {}", kind(v))))).transpose()
     }
@@ -111,17 +102,6 @@ impl<'a> Rec<'a> {
 
     pub fn req_string(&self, name: &str) -> Result<String, DecodeError> {
         self.string(name)?.ok_or_else(|| self.err(name, "required field is missing"))
-    }
-
-    pub fn bool(&self, name: &str) -> Option<bool> {
-        match self.get(name) {
-            Some(Value::Boolean(b)) => Some(*b),
-            _ => None,
-        }
-    }
-
-    pub fn bytes(&self, name: &str) -> Option<Vec<u8>> {
-        self.get(name).and_then(as_bytes)
     }
 
     pub fn array(&self, name: &str) -> Result<&'a [Value], DecodeError> {

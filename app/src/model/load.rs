@@ -98,7 +98,7 @@ impl TableHistory {
     }
 
     /// v1 snapshots may list their manifests inline rather than in a manifest list.
-    pub(crate) fn adopt_inline_manifests(&mut self) {
+    pub fn adopt_inline_manifests(&mut self) {
         for i in 0..self.snapshots.len() {
             let s = &self.snapshots[i].snapshot;
             if s.manifest_list.is_none() && self.snapshots[i].list == ListState::Pending {

@@ -1,0 +1,150 @@
+//! Dropped files and folders, and the two pickers, all turned into one in-memory file set.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
+
+use crate::source::MemoryFiles;
+
+use super::loader::{open_table, TableFiles};
+use super::AppState;
+
+#[component]
+pub fn DropZone() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let hovering = RwSignal::new(false);
+    let on_drop = move |ev: web_sys::DragEvent| {
+        ev.prevent_default();
+        hovering.set(false);
+        // Entries must be taken while the event is being dispatched; reading them may wait.
+        let Some(dt) = ev.data_transfer() else { return };
+        let items = dt.items();
+        let mut entries = Vec::new();
+        for i in 0..items.length() {
+            if let Some(Ok(Some(entry))) = items.get(i).map(|it| it.webkit_get_as_entry()) {
+                entries.push(entry);
+            }
+        }
+        let files: Vec<File> = if entries.is_empty() { file_list(dt.files()) } else { Vec::new() };
+        spawn_local(async move {
+            let mut set = MemoryFiles::new();
+            for entry in entries {
+                if let Err(e) = read_entry(&entry, &mut set).await {
+                    state.error(format!("{}: {}", entry.full_path(), e));
+                }
+            }
+            for f in files {
+                let name = f.name();
+                add_file(&mut set, name, &f).await.unwrap_or_else(|e| state.error(e));
+            }
+            open_set(state, set).await;
+        });
+    };
+    let on_pick = move |ev: web_sys::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let files = file_list(input.files());
+        input.set_value("");
+        spawn_local(async move {
+            let mut set = MemoryFiles::new();
+            for f in files {
+                // Not in web-sys's File bindings; every engine with folder pickers has it.
+                let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+                let path = if rel.is_empty() { f.name() } else { rel };
+                add_file(&mut set, path, &f).await.unwrap_or_else(|e| state.error(e));
+            }
+            open_set(state, set).await;
+        });
+    };
+    let folder_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    view! {
+        <section class="dropzone" class:hover=move || hovering.get() data-testid="dropzone"
+            on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); hovering.set(true); }
+            on:dragleave=move |_| hovering.set(false)
+            on:drop=on_drop>
+            <p><strong>"Drop a table folder here"</strong>" (the folder holding "<code>"metadata/"</code>"), or a "<code>"*.metadata.json"</code>"."</p>
+            <p class="pickers">
+                <label class="button">"Choose folder…"
+                    <input type="file" data-testid="folder-input" node_ref=folder_input multiple on:change=on_pick/>
+                </label>
+                <label class="button">"Choose files…"
+                    <input type="file" data-testid="file-input" multiple accept=".json,.gz,.avro,.text" on:change=on_pick/>
+                </label>
+                <span class="hint">"Files stay in this tab: nothing is uploaded."</span>
+            </p>
+        </section>
+    }
+}
+
+async fn open_set(state: AppState, set: MemoryFiles) {
+    if set.is_empty() {
+        return;
+    }
+    state.errors.set(Vec::new());
+    let name = crate::source::newest_metadata(&set).map(|m| table_name(&m)).unwrap_or_else(|| "dropped files".into());
+    open_table(state, name, TableFiles::Memory(set), None).await;
+}
+
+/// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
+fn table_name(metadata_path: &str) -> String {
+    let parts: Vec<&str> = metadata_path.split('/').collect();
+    let n = parts.len();
+    if n >= 3 && parts[n - 2] == "metadata" {
+        parts[..n - 2].iter().rev().take(2).rev().copied().collect::<Vec<_>>().join("/")
+    } else {
+        parts.last().copied().unwrap_or("table").to_string()
+    }
+}
+
+fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+async fn add_file(set: &mut MemoryFiles, path: String, file: &File) -> Result<(), String> {
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{path}: cannot be read: {e:?}"))?;
+    set.insert(path.trim_start_matches('/').to_string(), js_sys::Uint8Array::new(&buffer).to_vec());
+    Ok(())
+}
+
+/// Walks a dropped folder. The entries API is callback-based; each call is wrapped in a promise.
+async fn read_entry(entry: &FileSystemEntry, set: &mut MemoryFiles) -> Result<(), String> {
+    let mut stack = vec![entry.clone()];
+    while let Some(e) = stack.pop() {
+        if e.is_directory() {
+            let dir: FileSystemDirectoryEntry = e.unchecked_into();
+            let reader = dir.create_reader();
+            // readEntries returns at most ~100 entries per call: call until it returns none.
+            loop {
+                let batch = JsFuture::from(js_sys::Promise::new(&mut |resolve, reject| {
+                    if let Err(e) = reader.read_entries_with_callback_and_callback(&resolve, &reject) {
+                        let _ = reject.call1(&wasm_bindgen::JsValue::NULL, &e);
+                    }
+                }))
+                .await
+                .map_err(|err| format!("folder cannot be listed: {err:?}"))?;
+                let batch: js_sys::Array = batch.unchecked_into();
+                if batch.length() == 0 {
+                    break;
+                }
+                stack.extend(batch.iter().map(|v| v.unchecked_into::<FileSystemEntry>()));
+            }
+        } else if e.is_file() {
+            let fe: FileSystemFileEntry = e.clone().unchecked_into();
+            let file = JsFuture::from(js_sys::Promise::new(&mut |resolve, reject| {
+                fe.file_with_callback_and_callback(&resolve, &reject);
+            }))
+            .await
+            .map_err(|err| format!("{}: cannot be opened: {err:?}", e.full_path()))?;
+            add_file(set, e.full_path(), &file.unchecked_into()).await?;
+        }
+    }
+    Ok(())
+}
+

@@ -1,0 +1,46 @@
+//! An opened table: what it is, how complete the reading is, the growth chart and its snapshots.
+
+use leptos::prelude::*;
+
+use super::growth_canvas::GrowthCanvas;
+use super::snapshot_table::SnapshotTable;
+use super::{AppState, Opened};
+
+#[component]
+pub fn TableView(opened: Opened) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let t = &opened.report.table;
+    let (done, total) = opened.progress;
+    let state_attr = if opened.loading { "loading" } else { "ready" };
+    let gaps = opened.report.gaps.clone();
+    let jobs = opened.series.job_ids();
+    view! {
+        <section class="table-view" data-testid="table-view" data-state=state_attr>
+            <div class="table-head">
+                <button class="link" data-testid="back" on:click=move |_| { state.opened.set(None); state.errors.set(Vec::new()); }>"← examples"</button>
+                <h2 data-testid="table-name">{opened.name.clone()}</h2>
+                <dl class="facts">
+                    <dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd>
+                    <dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd>
+                    <dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd>
+                    <dt>"snapshots"</dt><dd data-testid="snapshot-count">{opened.report.snapshots.len()}</dd>
+                    <dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd>
+                </dl>
+                <Show when=move || opened.loading>
+                    <p class="progress">
+                        <progress max=total value=done></progress>
+                        {format!(" {done} of {total} metadata files read")}
+                    </p>
+                </Show>
+            </div>
+            {(!gaps.is_empty()).then(|| view! {
+                <details class="gaps" open>
+                    <summary>{format!("{} file(s) could not be read — their snapshots show no counts", gaps.len())}</summary>
+                    <ul>{gaps.into_iter().map(|g| view! { <li class="mono">{g.message}</li> }).collect_view()}</ul>
+                </details>
+            })}
+            <GrowthCanvas opened=opened.clone()/>
+            <SnapshotTable opened=opened.clone()/>
+        </section>
+    }
+}

@@ -1,0 +1,154 @@
+//! The growth chart: live manifests, data files, delete files and deletion vectors per snapshot
+//! (left axis) and records (right axis), on checkpoint ids when Flink wrote the table.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::analysis::{GrowthSeries, XAxis};
+
+use super::palette::{self, job_band};
+use super::Stamp;
+
+type Count = fn(&crate::model::LiveCounts) -> u64;
+
+const SERIES: [(&str, RGBColor, Count); 5] = [
+    ("manifests", palette::MANIFESTS, |c| c.manifests),
+    ("data files", palette::DATA_FILES, |c| c.data_files),
+    ("position-delete files", palette::POSITION_DELETES, |c| c.position_delete_files),
+    ("equality-delete files", palette::EQUALITY_DELETES, |c| c.equality_delete_files),
+    ("deletion vectors", palette::DELETION_VECTORS, |c| c.deletion_vectors),
+];
+
+/// Draws the chart and returns how many x positions it drew.
+pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, String> {
+    draw(root, series, stamp).map_err(|e| format!("chart could not be drawn: {e:?}"))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    series: &GrowthSeries,
+    stamp: &Stamp,
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let (_, height) = root.dim_in_pixel();
+    let (main, footer) = root.split_vertically(height.saturating_sub(26));
+    footer.draw(&Text::new(stamp.line(), (12, 6), ("sans-serif", 14).into_font().color(&palette::FAINT)))?;
+
+    let xs = series.x_positions();
+    let known: Vec<(f64, &crate::model::LiveCounts)> =
+        series.points.iter().zip(&xs).filter_map(|(p, x)| p.counts.as_ref().map(|c| (x.x, c))).collect();
+    let x_min = xs.iter().map(|x| x.x).fold(f64::INFINITY, f64::min);
+    let x_max = xs.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max);
+    let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min - 0.5, x_max + 0.5) };
+    let y_max = known.iter().flat_map(|(_, c)| SERIES.iter().map(move |(_, _, f)| f(c))).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let r_max = known.iter().map(|(_, c)| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+
+    let x_desc = match series.axis {
+        XAxis::CheckpointId => "Flink checkpoint id (flink.max-committed-checkpoint-id)",
+        XAxis::CommitOrder => "snapshot, in commit order",
+    };
+    let mut chart = ChartBuilder::on(&main)
+        .caption("Live table contents per snapshot", ("sans-serif", 22).into_font().color(&palette::INK))
+        .margin(14)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .right_y_label_area_size(78)
+        .build_cartesian_2d(x_min..x_max, 0.0..y_max)?
+        .set_secondary_coord(x_min..x_max, 0.0..r_max);
+
+    for (lo, hi, colour, label) in job_bands(series, &xs) {
+        chart
+            .draw_series(std::iter::once(Rectangle::new([(lo, 0.0), (hi, y_max)], colour.mix(0.55).filled())))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], colour.filled()));
+    }
+
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(238, 240, 243))
+        .bold_line_style(RGBColor(220, 223, 228))
+        .x_desc(x_desc)
+        .y_desc("live files / manifests")
+        .x_label_formatter(&|x| format_x(*x, series.axis))
+        .y_label_formatter(&|y| format_count(*y))
+        .label_style(("sans-serif", 13).into_font().color(&palette::INK))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
+        .draw()?;
+    chart
+        .configure_secondary_axes()
+        .y_desc("live records")
+        .y_label_formatter(&|y| format_count(*y))
+        .label_style(("sans-serif", 13).into_font().color(&palette::RECORDS))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::RECORDS))
+        .draw()?;
+
+    for (name, colour, count) in SERIES {
+        if known.iter().all(|(_, c)| count(c) == 0) && name != "manifests" && name != "data files" {
+            continue;
+        }
+        let pts: Vec<(f64, f64)> = known.iter().map(|(x, c)| (*x, count(c) as f64)).collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+    }
+    let records: Vec<(f64, f64)> = known.iter().map(|(x, c)| (*x, c.records as f64)).collect();
+    chart
+        .draw_secondary_series(LineSeries::new(records, palette::RECORDS.stroke_width(1)))?
+        .label("records (right axis)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], palette::RECORDS.stroke_width(1)));
+
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
+        .background_style(WHITE.mix(0.88))
+        .border_style(RGBColor(200, 204, 210))
+        .draw()?;
+    root.present()?;
+    Ok(xs.len())
+}
+
+/// Shaded x ranges, one colour per Flink job, so that a second or third job id is seen at once.
+fn job_bands(series: &GrowthSeries, xs: &[crate::analysis::XPosition]) -> Vec<(f64, f64, RGBColor, String)> {
+    let jobs = series.job_ids();
+    if jobs.len() < 2 {
+        return Vec::new();
+    }
+    jobs.iter()
+        .enumerate()
+        .filter_map(|(j, job)| {
+            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_ref() == Some(job)).map(|(_, x)| x.x);
+            let (lo, hi) = mine.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+            let short: String = job.chars().take(8).collect();
+            lo.is_finite().then(|| (lo - 0.4, hi + 0.4, job_band(j), format!("job {short}…")))
+        })
+        .collect()
+}
+
+fn format_x(x: f64, axis: XAxis) -> String {
+    if (x - x.round()).abs() > 1e-9 {
+        return String::new();
+    }
+    match axis {
+        XAxis::CheckpointId => format!("{}", x.round() as i64),
+        XAxis::CommitOrder => format!("#{}", x.round() as i64),
+    }
+}
+
+/// 1234567 → 1.2M: axis labels must stay short at 1280 px.
+pub fn format_count(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        String::new()
+    }
+}

@@ -1,0 +1,26 @@
+//! Colours that stay distinguishable when a chart is pasted into a ticket and printed in grey.
+
+use plotters::style::RGBColor;
+
+pub const MANIFESTS: RGBColor = RGBColor(31, 119, 180);
+pub const DATA_FILES: RGBColor = RGBColor(44, 160, 44);
+pub const POSITION_DELETES: RGBColor = RGBColor(214, 39, 40);
+pub const EQUALITY_DELETES: RGBColor = RGBColor(255, 127, 14);
+pub const DELETION_VECTORS: RGBColor = RGBColor(148, 103, 189);
+pub const RECORDS: RGBColor = RGBColor(90, 90, 90);
+pub const INK: RGBColor = RGBColor(30, 34, 40);
+pub const FAINT: RGBColor = RGBColor(110, 118, 129);
+
+/// Light background bands, one per Flink job id, in order of first commit.
+pub const JOB_BANDS: [RGBColor; 6] = [
+    RGBColor(222, 235, 247),
+    RGBColor(254, 230, 206),
+    RGBColor(229, 245, 224),
+    RGBColor(242, 240, 247),
+    RGBColor(255, 247, 188),
+    RGBColor(253, 224, 221),
+];
+
+pub fn job_band(i: usize) -> RGBColor {
+    JOB_BANDS[i % JOB_BANDS.len()]
+}
