@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every test: native (cargo test), independent readers (pytest: DuckDB, fastavro), wasm in headless
+# Chromium (wasm-bindgen-test), and the built app end to end (node --test + playwright-core).
+# Installs what is missing first; starts and stops every server it needs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tests/setup.sh all
+export PATH="$PWD/tests/tools/node_modules/.bin:$PATH"
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+failed=()
+run() { local name="$1"; shift; step "$name"; "$@" || failed+=("$name"); }
+
+run "native tests (cargo test)" cargo test --quiet
+run "CLI build for the reader comparisons" cargo build --quiet --bin icescope
+run "independent readers (pytest)" tests/.venv/bin/python -m pytest -q tests/py
+run "wasm in headless Chromium (wasm-bindgen-test)" env \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/tests/wasm/runner.sh" \
+  CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
+  cargo test --quiet --target wasm32-unknown-unknown --test wasm_browser
+run "app build (trunk build --release)" trunk build --release
+run "end to end in headless Chromium (node --test)" node --test tests/e2e/
+
+step "summary"
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "all test groups passed"
