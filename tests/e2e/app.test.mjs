@@ -12,6 +12,8 @@ import {
   readTableView,
   waitChartPainted,
   loadExamples,
+  screenshotOnFailure,
+  waitCount,
   sel,
   SCREENSHOT_DIR,
   MIN_PAINTED_FRACTION,
@@ -45,6 +47,7 @@ test('page loads without errors and the gallery shows one card per example', { t
   const { context, page, errors } = await newPage(browser);
   try {
     await openGallery(page, target.url);
+    await waitCount(page, sel.card, examples.length).catch(() => {}); // the count is asserted below
     await page.waitForTimeout(500); // let late async work (fetches, panics) surface
     const cards = await page.locator(sel.card).evaluateAll((els) => els.map((e) => e.getAttribute('data-example')));
     assert.equal(cards.length, examples.length, `cards ${JSON.stringify(cards)} vs index.json`);
@@ -64,7 +67,7 @@ test('each example opens with the snapshots of its newest metadata.json and a pa
   try {
     await openGallery(page, target.url);
     for (const ex of examples) {
-      await t.test(ex.name, async () => {
+      await t.test(ex.name, () => screenshotOnFailure(page, ex.name, async () => {
         const e0 = errors.all.length;
         if (!(await page.locator(sel.gallery).isVisible())) await openGallery(page, target.url); // after a failed example
         await page.locator(sel.gallery).waitFor({ state: 'visible' });
@@ -90,7 +93,7 @@ test('each example opens with the snapshots of its newest metadata.json and a pa
 
         await page.locator(sel.back).click();
         await page.locator(sel.gallery).waitFor({ state: 'visible' });
-      });
+      }));
     }
   } finally {
     await context.close();

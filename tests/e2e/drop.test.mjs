@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, readTableView, dropFiles, sel, REPO } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, readTableView, dropFiles, screenshotOnFailure, sel, REPO } from './lib/harness.mjs';
 import { tableFacts, listFiles, snapshotIdsByRegex } from './lib/iceberg.mjs';
 
 const CORPUS = path.resolve(process.env.ICESCOPE_CORPUS || path.join(REPO, '..', 'shared', 'corpus'));
@@ -102,13 +102,15 @@ for (const rel of TABLES) {
     const { dir, facts } = factsFor(rel);
     const { context, page, errors } = await newPage(browser);
     try {
-      await openGallery(page, target.url);
-      await page.locator(sel.folderInput).setInputFiles(dir);
-      await waitReady(page, errors);
-      const view = await readTableView(page);
-      assertViewMatches(view, facts, rel);
-      assert.deepEqual(errors.pageErrors, [], 'page errors');
-      assert.deepEqual(errors.panics(), [], 'wasm panic');
+      await screenshotOnFailure(page, `folder-${path.basename(rel)}`, async () => {
+        await openGallery(page, target.url);
+        await page.locator(sel.folderInput).setInputFiles(dir);
+        await waitReady(page, errors);
+        const view = await readTableView(page);
+        assertViewMatches(view, facts, rel);
+        assert.deepEqual(errors.pageErrors, [], 'page errors');
+        assert.deepEqual(errors.panics(), [], 'wasm panic');
+      });
     } finally {
       await context.close();
     }
@@ -119,16 +121,18 @@ for (const rel of TABLES) {
     const files = listFiles(dir).map((f) => ({ name: path.basename(f), bytes: fs.readFileSync(f) }));
     const { context, page, errors } = await newPage(browser);
     try {
-      await openGallery(page, target.url);
-      const r = await dropFiles(page, files);
-      assert.equal(r.files, files.length, 'DataTransfer built in the page');
-      assert.ok(r.overPrevented, 'dropzone did not preventDefault() on dragover: a real browser would never fire drop');
-      assert.ok(r.dropPrevented, 'dropzone did not preventDefault() on drop: the browser would navigate to the file');
-      await waitReady(page, errors);
-      const view = await readTableView(page);
-      assertViewMatches(view, facts, rel);
-      assert.deepEqual(errors.pageErrors, [], 'page errors');
-      assert.deepEqual(errors.panics(), [], 'wasm panic');
+      await screenshotOnFailure(page, `drop-${path.basename(rel)}`, async () => {
+        await openGallery(page, target.url);
+        const r = await dropFiles(page, files);
+        assert.equal(r.files, files.length, 'DataTransfer built in the page');
+        assert.ok(r.overPrevented, 'dropzone did not preventDefault() on dragover: a real browser would never fire drop');
+        assert.ok(r.dropPrevented, 'dropzone did not preventDefault() on drop: the browser would navigate to the file');
+        await waitReady(page, errors);
+        const view = await readTableView(page);
+        assertViewMatches(view, facts, rel);
+        assert.deepEqual(errors.pageErrors, [], 'page errors');
+        assert.deepEqual(errors.panics(), [], 'wasm panic');
+      });
     } finally {
       await context.close();
     }

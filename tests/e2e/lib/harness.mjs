@@ -111,6 +111,31 @@ export async function openGallery(page, url) {
   await page.locator(sel.gallery).waitFor({ state: 'visible' });
 }
 
+/**
+ * Run fn(); if it throws, keep a screenshot of the page as tests/out/screenshots/<label>-FAILED.png
+ * (the path is appended to the error) before rethrowing.
+ */
+export async function screenshotOnFailure(page, label, fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    const file = path.join(SCREENSHOT_DIR, `${label.replace(/[^\w.-]+/g, '_')}-FAILED.png`);
+    try {
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: file, timeout: 5000 });
+      e.message += `\n(screenshot: ${file})`;
+    } catch {
+      // the page may be gone or hung; the original error matters more
+    }
+    throw e;
+  }
+}
+
+/** Wait until at least n elements match (the gallery fills in after index.json arrives). */
+export async function waitCount(page, selector, n) {
+  await page.waitForFunction(({ selector, n }) => document.querySelectorAll(selector).length >= n, { selector, n }, { timeout: TIMEOUT_MS });
+}
+
 /** Wait for data-state=ready; on failure say what the page showed instead. */
 export async function waitReady(page, errors) {
   try {
@@ -129,9 +154,24 @@ export async function waitReady(page, errors) {
   }
 }
 
+/**
+ * page.evaluate has no timeout of its own: a page stuck in a loop (or a wasm busy-wait) would hang
+ * the test until the runner kills it, with no hint why. This says so instead.
+ */
+export function inPage(page, fn, arg, what = 'page.evaluate', ms = TIMEOUT_MS) {
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what}: page did not answer within ${ms} ms (main thread blocked? infinite loop?)`)),
+      ms,
+    );
+  });
+  return Promise.race([page.evaluate(fn, arg), limit]).finally(() => clearTimeout(timer));
+}
+
 /** Everything the table view shows, read from the DOM contract. */
 export async function readTableView(page) {
-  return page.evaluate((s) => {
+  return inPage(page, (s) => {
     const text = (q) => document.querySelector(q)?.textContent?.trim() ?? null;
     const rows = [...document.querySelectorAll(s.row)].map((tr) => ({
       id: tr.getAttribute('data-snapshot-id'),
@@ -148,12 +188,12 @@ export async function readTableView(page) {
       chartSize: chart ? [chart.width, chart.height] : null,
       loadErrors: [...document.querySelectorAll(s.loadError)].map((e) => e.textContent.trim()),
     };
-  }, sel);
+  }, sel, 'reading the table view');
 }
 
 /** Fraction of the chart canvas's pixels whose colour differs from the top-left pixel. */
 export async function chartPaintedFraction(page) {
-  return page.evaluate((q) => {
+  return inPage(page, (q) => {
     const c = document.querySelector(q);
     if (!c || !c.width || !c.height) return { fraction: 0, width: c?.width ?? 0, height: c?.height ?? 0 };
     const ctx = c.getContext('2d');
@@ -166,7 +206,7 @@ export async function chartPaintedFraction(page) {
       if (d > 24) differ++;
     }
     return { fraction: differ / (data.length / 4), width: c.width, height: c.height };
-  }, sel.chart);
+  }, sel.chart, 'reading the chart pixels');
 }
 
 /** Poll until the chart is painted past the threshold (it may be drawn a frame or two after ready). */
@@ -194,7 +234,8 @@ export async function dropFiles(page, files, target = sel.dropzone) {
     b64: Buffer.from(f.bytes).toString('base64'),
   }));
   await page.locator(target).first().waitFor({ state: 'attached' });
-  return page.evaluate(
+  return inPage(
+    page,
     ({ payload, target }) => {
       const el = document.querySelector(target);
       const dt = new DataTransfer();
@@ -215,6 +256,7 @@ export async function dropFiles(page, files, target = sel.dropzone) {
       return { overPrevented, dropPrevented, files: dt.files.length };
     },
     { payload, target },
+    'dispatching the drop',
   );
 }
 
@@ -227,7 +269,7 @@ async function fetchOk(url) {
 /**
  * The examples the app should offer, straight from <app>/examples/index.json, each with its newest
  * metadata parsed here: [{ name, title, entry, newestUrl, meta, text, ids }].
- * Paths in index.json are tried relative to examples/, examples/<name>/, then the site root.
+ * Paths in index.json are tried relative to examples/<name>/, examples/, then the site root.
  */
 export async function loadExamples(appUrl) {
   const indexUrl = new URL('examples/index.json', appUrl).href;
@@ -237,7 +279,7 @@ export async function loadExamples(appUrl) {
   if (!Array.isArray(index.examples)) throw new Error(`${indexUrl}: no "examples" array`);
   const out = [];
   for (const ex of index.examples) {
-    const bases = [new URL('examples/', appUrl), new URL(`examples/${encodeURIComponent(ex.name)}/`, appUrl), new URL(appUrl)];
+    const bases = [new URL(`examples/${encodeURIComponent(ex.name)}/`, appUrl), new URL('examples/', appUrl), new URL(appUrl)];
     const resolve = async (p) => {
       for (const b of bases) {
         const u = new URL(p, b).href;

@@ -22,12 +22,18 @@ pub fn DropZone() -> impl IntoView {
         let Some(dt) = ev.data_transfer() else { return };
         let items = dt.items();
         let mut entries = Vec::new();
+        let mut files = Vec::new();
         for i in 0..items.length() {
-            if let Some(Ok(Some(entry))) = items.get(i).map(|it| it.webkit_get_as_entry()) {
-                entries.push(entry);
+            let Some(item) = items.get(i) else { continue };
+            // A folder only comes as an entry; files built by a script come without one.
+            match item.webkit_get_as_entry() {
+                Ok(Some(entry)) => entries.push(entry),
+                _ => files.extend(item.get_as_file().ok().flatten()),
             }
         }
-        let files: Vec<File> = if entries.is_empty() { file_list(dt.files()) } else { Vec::new() };
+        if entries.is_empty() && files.is_empty() {
+            files = file_list(dt.files());
+        }
         spawn_local(async move {
             let mut set = MemoryFiles::new();
             for entry in entries {
@@ -64,7 +70,7 @@ pub fn DropZone() -> impl IntoView {
         }
     });
     view! {
-        <section class="dropzone" class:hover=move || hovering.get() data-testid="dropzone"
+        <section class="dropzone" class:hover=move || hovering.get() class:compact=move || state.opened.with(|o| o.is_some()) data-testid="dropzone"
             on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); hovering.set(true); }
             on:dragleave=move |_| hovering.set(false)
             on:drop=on_drop>
@@ -76,7 +82,7 @@ pub fn DropZone() -> impl IntoView {
                 <label class="button">"Choose files…"
                     <input type="file" data-testid="file-input" multiple accept=".json,.gz,.avro,.text" on:change=on_pick/>
                 </label>
-                <span class="hint">"Files stay in this tab: nothing is uploaded."</span>
+                <span class="hint">"Drop a table folder anywhere here. Files stay in this tab: nothing is uploaded."</span>
             </p>
         </section>
     }

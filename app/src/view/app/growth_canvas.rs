@@ -14,7 +14,7 @@ use super::Opened;
 use super::AppState;
 
 pub const WIDTH: u32 = 1280;
-pub const HEIGHT: u32 = 560;
+pub const HEIGHT: u32 = 520;
 
 #[component]
 pub fn GrowthCanvas(opened: Opened) -> impl IntoView {

@@ -20,11 +20,11 @@ pub fn TableView(opened: Opened) -> impl IntoView {
                 <button class="link" data-testid="back" on:click=move |_| { state.opened.set(None); state.errors.set(Vec::new()); }>"← examples"</button>
                 <h2 data-testid="table-name">{opened.name.clone()}</h2>
                 <dl class="facts">
-                    <dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd>
-                    <dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd>
-                    <dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd>
-                    <dt>"snapshots"</dt><dd data-testid="snapshot-count">{opened.report.snapshots.len()}</dd>
-                    <dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd>
+                    <div><dt>"snapshots"</dt><dd data-testid="snapshot-count">{opened.report.snapshots.len()}</dd></div>
+                    <div><dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd></div>
+                    <div><dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd></div>
+                    <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd></div>
+                    <div class="wide"><dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd></div>
                 </dl>
                 <Show when=move || opened.loading>
                     <p class="progress">
@@ -36,7 +36,7 @@ pub fn TableView(opened: Opened) -> impl IntoView {
             {(!gaps.is_empty()).then(|| view! {
                 <details class="gaps" open>
                     <summary>{format!("{} file(s) could not be read — their snapshots show no counts", gaps.len())}</summary>
-                    <ul>{gaps.into_iter().map(|g| view! { <li class="mono">{g.message}</li> }).collect_view()}</ul>
+                    <ul>{gaps.into_iter().map(|g| view! { <li class="mono" data-testid="load-error">{g.message}</li> }).collect_view()}</ul>
                 </details>
             })}
             <GrowthCanvas opened=opened.clone()/>

@@ -48,7 +48,7 @@ fn draw<DB: DrawingBackend>(
         XAxis::CommitOrder => "snapshot, in commit order",
     };
     let mut chart = ChartBuilder::on(&main)
-        .caption("Live table contents per snapshot", ("sans-serif", 22).into_font().color(&palette::INK))
+        .caption(format!("{} — live contents per snapshot", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
         .margin(14)
         .x_label_area_size(44)
         .y_label_area_size(64)
@@ -82,6 +82,15 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style(("sans-serif", 14).into_font().color(&palette::RECORDS))
         .draw()?;
 
+    // Commits that are not appends (deletes, overwrites, rewrites) explain most drops in a line.
+    for (p, x) in series.points.iter().zip(&xs).filter(|(p, _)| p.operation != "append") {
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x.x, 0.0), (x.x, y_max)], palette::FAINT.mix(0.6).stroke_width(1))))?;
+        chart.draw_series(std::iter::once(Text::new(
+            p.operation.clone(),
+            (x.x, y_max * 0.985),
+            ("sans-serif", 12).into_font().color(&palette::FAINT).transform(FontTransform::Rotate90),
+        )))?;
+    }
     for (name, colour, count) in SERIES {
         if known.iter().all(|(_, c)| count(c) == 0) && name != "manifests" && name != "data files" {
             continue;

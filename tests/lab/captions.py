@@ -1,0 +1,121 @@
+"""One paragraph per fixture, written from its facts.json (every number is read from the facts)."""
+
+
+def _jobs(f):
+    return f["final_table"]["flink_jobs_in_snapshot_log"]
+
+
+def _n(x):
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def append_stream(f):
+    j = f["jobs"][0]
+    t = f["final_table"]
+    data = sum(p["files"] for p in t["files_by_partition"] if p["content"] == "data")
+    parts = len([p for p in t["files_by_partition"] if p["content"] == "data"])
+    cps = j["checkpoints"]["counts"]
+    return (f"A Flink {f['versions']['flink']} job (Iceberg {f['versions']['iceberg']} FlinkSink) streamed generated "
+            f"order events at 200 rows/s into a day-partitioned table through the SeaweedFS REST catalog, with a "
+            f"checkpoint every 5 s, and was cancelled after {j['duration_ms'] // 1000} s. Flink completed "
+            f"{cps['completed']} checkpoints and the table has {len(t['snapshots'])} snapshots, one per committed "
+            f"checkpoint, each an append from job {j['job_id'][:8]}… with its flink.max-committed-checkpoint-id; "
+            f"{_n(t['rows'])} rows live in {data} data files across {parts} day partitions, a file per partition "
+            f"touched per checkpoint. The rows written after the last completed checkpoint are on the store as "
+            f"{len(f['store']['orphans'])} uncommitted (orphan) files.")
+
+
+def savepoint_twice(f):
+    a, b, c = f["jobs"][:3]
+    return (f"A bounded Flink job of {_n(a['checkpoints']['counts'].get('total', 0) and 100000)} rows was stopped "
+            f"with a savepoint once it had emitted {_n(a['source_records_emitted'])} rows "
+            f"({_n(f['after_stop']['rows'])} committed). It was resumed from that savepoint and finished "
+            f"({_n(f['after_first_resume']['rows'])} rows, {_n(f['after_first_resume']['distinct_ids'])} distinct ids), "
+            f"then resumed AGAIN from the same savepoint and finished too: the table now holds "
+            f"{_n(f['after_second_resume']['rows'])} rows for {_n(f['after_second_resume']['distinct_ids'])} distinct "
+            f"ids, {_n(f['after_second_resume']['duplicates'])} duplicates. Both resumed jobs ended FINISHED; the "
+            f"snapshot log carries {len(_jobs(f))} distinct flink.job-id values, and each bounded job's last commit "
+            f"has checkpoint id 9223372036854775807.")
+
+
+def late_data(f):
+    t = f["final_table"]
+    parts = [p for p in t["files_by_partition"] if p["content"] == "data"]
+    one_row = [p for p in parts if p["records"] == 1]
+    c = f["compaction_scoped_to_month"]["result"][0] if f["compaction_scoped_to_month"]["result"] else {}
+    return (f"A bounded Flink job wrote {t['rows']} events, three stamped today and three stamped about a month "
+            f"earlier, into a day-partitioned table. They landed where their timestamps say: {len(parts)} partitions, "
+            f"{len(one_row)} of them holding a single one-row file. A Spark rewrite_data_files scoped to this month "
+            f"rewrote {c.get('rewritten_data_files_count', 0)} files, so the old partitions keep their one-row files.")
+
+
+def upsert_stream(f):
+    j = f["jobs"][0]
+    bm = f["before_maintenance"]
+    fc = {r["content"]: r for r in bm["files_by_content"]}
+    m1, m2 = f["maintenance"]
+    after = {r["content"]: r for r in m2["files_by_content_after"]}
+    return (f"A Flink upsert stream (write.upsert.enabled, format v2, key id over 1,000 keys) wrote 500 rows/s with "
+            f"5 s checkpoints for {j['duration_ms'] // 1000} s, completing {j['checkpoints']['counts']['completed']} "
+            f"checkpoints. Before maintenance the table had {fc.get(0, {}).get('files', 0)} data files, "
+            f"{fc.get(1, {}).get('files', 0)} position-delete files and {fc.get(2, {}).get('files', 0)} equality-delete "
+            f"files, and Spark counted {_n(bm['rows'])} rows ({_n(bm['distinct_ids'])} keys). "
+            f"rewrite_position_delete_files rewrote {m1['result'][0].get('rewritten_delete_files_count') if m1['result'] else 0} "
+            f"delete files and left the equality deletes alone; rewrite_data_files with delete-file-threshold 1 "
+            f"rewrote {m2['result'][0].get('rewritten_data_files_count') if m2['result'] else 0} data files into "
+            f"{m2['result'][0].get('added_data_files_count') if m2['result'] else 0}, after which the current snapshot "
+            f"has {after.get(1, {}).get('files', 0) + after.get(2, {}).get('files', 0)} delete files and "
+            f"{_n(m2['rows_after'])} rows.")
+
+
+def schema_on_the_wire(f):
+    add, drop = f["schema_changes"]
+    return (f"While a Flink job streamed 200 rows/s into the table, Spark added a column (schema "
+            f"{add['schema_id_before']} -> {add['schema_id_after']}) and inserted one row, then dropped the column "
+            f"'note' that the job writes on every checkpoint (schema {drop['schema_id_before']} -> "
+            f"{drop['schema_id_after']}). The job stayed {drop['job_state_after_settle']} with "
+            f"{drop['job_exceptions_after_settle']} exceptions and kept committing (snapshots "
+            f"{drop['snapshots_before']} -> {drop['snapshots_after_settle']} in the {drop['settle_s']} s after the "
+            f"drop): its files still carry the dropped field, which no reader projects any more. Rows with extra "
+            f"NULL: {_n(f['extra_column']['null_extra'])}, not NULL: {_n(f['extra_column']['not_null_extra'])}.")
+
+
+def maintenance_live(f):
+    rw, ex, rm = f["maintenance"]
+    j = f["jobs"][0]
+
+    def r(m, k):
+        return m["result"][0].get(k) if m["result"] else None
+    return (f"While a Flink job kept appending 200 rows/s with 5 s checkpoints, Spark ran rewrite_data_files with "
+            f"partial progress ({r(rw, 'rewritten_data_files_count')} files into {r(rw, 'added_data_files_count')}), "
+            f"expire_snapshots with no arguments under hot-class retention properties (deleted "
+            f"{r(ex, 'deleted_manifest_lists_count')} manifest lists, {r(ex, 'deleted_manifest_files_count')} manifests, "
+            f"{r(ex, 'deleted_data_files_count')} data files) and rewrite_manifests "
+            f"({r(rm, 'rewritten_manifests_count')} manifests into {r(rm, 'added_manifests_count')}). The job was "
+            f"{rm['job_state']} after each call and ended with {j['checkpoints']['counts']['completed']} completed and "
+            f"{j['checkpoints']['counts']['failed']} failed checkpoints and {j['exceptions']['count']} exceptions.")
+
+
+def taskmanager_kill(f):
+    j = f["jobs"][0]
+    c = j["checkpoints"]["counts"]
+    t = f["final_table"]
+    ids = j["checkpoints"]["completed_ids"]
+    return (f"A bounded Flink job of 200,000 rows at 2,000 rows/s lost its only TaskManager to a SIGKILL about 30 s "
+            f"in ({_n(f['at_kill']['table_rows'])} rows committed at that moment); a new TaskManager process was started "
+            f"8 s later. The job restored from its last checkpoint and finished {j['state']}: "
+            f"{c['completed']} checkpoints completed, {c['failed']} failed, {c['restored']} restored, and the table holds "
+            f"{_n(t['rows'])} rows with {_n(t['distinct_ids'])} distinct ids. The files written between the last "
+            f"checkpoint and the kill were never committed and stay on the store as {len(f['store']['orphans'])} "
+            f"orphans; the final end-of-input commit carries checkpoint id 9223372036854775807.")
+
+
+CAPTIONS = {
+    "append-stream": append_stream,
+    "savepoint-twice": savepoint_twice,
+    "late-data": late_data,
+    "upsert-stream": upsert_stream,
+    "schema-on-the-wire": schema_on_the_wire,
+    "maintenance-live": maintenance_live,
+    "taskmanager-kill": taskmanager_kill,
+}

@@ -1,0 +1,194 @@
+package lab;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkSink;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The lab's Flink writer. Two commands, both talking to the lab's own servers on 127.0.0.1:
+ *
+ * <pre>
+ *   create table=ns.t kind=append|upsert [prop.K=V ...]
+ *       creates the namespace and the table through the REST catalog (Iceberg Java API)
+ *   submit table=ns.t kind=append|upsert|late rows=N rate=R checkpoint-ms=5000 keys=1000
+ *          base-day-ms=... name=... [restore=file:///savepoint]
+ *       submits one streaming job to the standalone Flink cluster (REST on flink.port) and prints
+ *       its job id; the job keeps running in the cluster after this program exits.
+ * </pre>
+ *
+ * Every line printed on stdout that starts with "LAB " is JSON for the lab driver.
+ */
+public final class LabJob {
+  static final String[] KINDS = {"view", "click", "purchase", "refund"};
+  static final long DAY_MS = 86_400_000L;
+
+  public static void main(String[] argv) throws Exception {
+    if (argv.length == 0) throw new IllegalArgumentException("usage: LabJob create|submit key=value ...");
+    Map<String, String> a = new HashMap<>();
+    for (int i = 1; i < argv.length; i++) {
+      int eq = argv[i].indexOf('=');
+      a.put(argv[i].substring(0, eq), argv[i].substring(eq + 1));
+    }
+    switch (argv[0]) {
+      case "create" -> create(a);
+      case "submit" -> submit(a);
+      default -> throw new IllegalArgumentException("unknown command " + argv[0]);
+    }
+    System.exit(0);
+  }
+
+  static Map<String, String> catalogProps() {
+    Map<String, String> p = new HashMap<>();
+    p.put("type", "rest");
+    p.put("uri", env("LAB_CATALOG_URI", "http://127.0.0.1:8181"));
+    p.put("credential", env("LAB_CATALOG_CREDENTIAL", "key:secret"));
+    p.put("scope", env("LAB_CATALOG_SCOPE", "catalog"));
+    p.put("rest.auth.type", "oauth2");
+    p.put("oauth2-server-uri", p.get("uri") + "/v1/oauth/tokens");
+    p.put("warehouse", env("LAB_WAREHOUSE", "warehouse"));
+    p.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+    p.put("s3.endpoint", env("LAB_S3_ENDPOINT", "http://127.0.0.1:8333"));
+    p.put("s3.path-style-access", "true");
+    p.put("s3.access-key-id", env("LAB_S3_KEY", "key"));
+    p.put("s3.secret-access-key", env("LAB_S3_SECRET", "secret"));
+    p.put("client.region", "us-east-1");
+    return p;
+  }
+
+  static String env(String k, String d) {
+    String v = System.getenv(k);
+    return v == null || v.isEmpty() ? d : v;
+  }
+
+  static Catalog catalog() {
+    return CatalogUtil.buildIcebergCatalog("lab", catalogProps(), new org.apache.hadoop.conf.Configuration());
+  }
+
+  static Schema schema(boolean keyed) {
+    return new Schema(
+        List.of(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "kind", Types.StringType.get()),
+            Types.NestedField.optional(4, "amount", Types.DoubleType.get()),
+            Types.NestedField.optional(5, "note", Types.StringType.get())),
+        keyed ? java.util.Set.of(1) : java.util.Set.of());
+  }
+
+  static void create(Map<String, String> a) throws Exception {
+    TableIdentifier id = TableIdentifier.parse(a.get("table"));
+    boolean keyed = "upsert".equals(a.get("kind"));
+    Catalog cat = catalog();
+    Namespace ns = id.namespace();
+    SupportsNamespaces sn = (SupportsNamespaces) cat;
+    if (!sn.namespaceExists(ns)) sn.createNamespace(ns);
+    Schema s = schema(keyed);
+    PartitionSpec spec = keyed ? PartitionSpec.unpartitioned() : PartitionSpec.builderFor(s).day("ts").build();
+    Map<String, String> props = new HashMap<>();
+    props.put("format-version", "2");
+    for (Map.Entry<String, String> e : a.entrySet())
+      if (e.getKey().startsWith("prop.")) props.put(e.getKey().substring(5), e.getValue());
+    Table t = cat.buildTable(id, s).withPartitionSpec(spec).withProperties(props).create();
+    System.out.println("LAB {\"event\":\"created\",\"table\":\"" + id + "\",\"location\":\"" + t.location()
+        + "\",\"schema_id\":" + t.schema().schemaId() + ",\"format_version\":2,\"io\":\""
+        + t.io().getClass().getName() + "\"}");
+  }
+
+  static void submit(Map<String, String> a) throws Exception {
+    String table = a.get("table");
+    String kind = a.getOrDefault("kind", "append");
+    long rows = Long.parseLong(a.getOrDefault("rows", String.valueOf(Long.MAX_VALUE)));
+    double rate = Double.parseDouble(a.getOrDefault("rate", "200"));
+    long cpMs = Long.parseLong(a.getOrDefault("checkpoint-ms", "5000"));
+    long keys = Long.parseLong(a.getOrDefault("keys", "1000"));
+    long baseDay = Long.parseLong(a.getOrDefault("base-day-ms",
+        String.valueOf(Instant.now().truncatedTo(ChronoUnit.DAYS).toEpochMilli())));
+
+    Configuration conf = new Configuration();
+    if (a.containsKey("restore")) conf.setString("execution.state-recovery.path", a.get("restore"));
+    conf.setString("pipeline.name", a.getOrDefault("name", "icescope-lab " + kind));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(
+        env("LAB_FLINK_HOST", "127.0.0.1"), Integer.parseInt(env("LAB_FLINK_PORT", "8081")), conf);
+    env.setParallelism(1);
+    // unchained, so the REST API reports each operator's own record counts
+    env.disableOperatorChaining();
+    env.enableCheckpointing(cpMs, CheckpointingMode.EXACTLY_ONCE);
+
+    TableIdentifier id = TableIdentifier.parse(table);
+    CatalogLoader loader = CatalogLoader.rest("lab", new org.apache.hadoop.conf.Configuration(), catalogProps());
+    Table t;
+    try (TableLoader tl = TableLoader.fromCatalog(loader, id)) {
+      tl.open();
+      t = tl.loadTable();
+    }
+    RowType rowType = FlinkSchemaUtil.convert(t.schema());
+    int arity = rowType.getFieldCount();
+
+    GeneratorFunction<Long, RowData> gen = switch (kind) {
+      case "upsert" -> i -> row(arity, i % keys, baseDay + i, i);
+      case "late" -> i -> {
+        // even indexes: today; odd ones: a month ago, one day apart
+        long ts = (i % 2 == 0) ? baseDay + 3_600_000L * (1 + i) : baseDay - (30 + i / 2) * DAY_MS + 3_600_000L;
+        return row(arity, i, ts, i);
+      };
+      default -> i -> row(arity, i, baseDay - (i % 3) * DAY_MS + (i / 3) * 7 % DAY_MS, i);
+    };
+    DataGeneratorSource<RowData> source = new DataGeneratorSource<>(
+        gen, rows, RateLimiterStrategy.perSecond(rate), InternalTypeInfo.of(rowType));
+    DataStream<RowData> stream = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
+        .uid("lab-generator").name("generator");
+
+    FlinkSink.Builder b = FlinkSink.forRowData(stream)
+        .tableLoader(TableLoader.fromCatalog(loader, id))
+        .writeParallelism(1)
+        .uidPrefix("lab-iceberg-sink");
+    if ("upsert".equals(kind)) b = b.upsert(true).equalityFieldColumns(new ArrayList<>(List.of("id")));
+    b.append();
+
+    JobClient client = env.executeAsync(a.getOrDefault("name", "icescope-lab " + kind));
+    System.out.println("LAB {\"event\":\"submitted\",\"job_id\":\"" + client.getJobID() + "\",\"table\":\"" + table
+        + "\",\"kind\":\"" + kind + "\",\"rows\":" + rows + ",\"rate\":" + rate + ",\"checkpoint_ms\":" + cpMs
+        + ",\"restore\":" + (a.containsKey("restore") ? "\"" + a.get("restore") + "\"" : "null") + "}");
+  }
+
+  /** One generated row: only the first `arity` fields of [id, ts, kind, amount, note] exist. */
+  static RowData row(int arity, long id, long tsMs, long i) {
+    GenericRowData r = new GenericRowData(arity);
+    Object[] v = {id, TimestampData.fromEpochMillis(tsMs), StringData.fromString(KINDS[(int) (i % 4)]),
+        (double) (i % 1000) / 10.0, StringData.fromString("n" + (i % 7))};
+    for (int k = 0; k < arity && k < v.length; k++) r.setField(k, v[k]);
+    return r;
+  }
+}

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""The real-writer lab: Flink, Spark and SeaweedFS reproduce the streaming scenarios and every
+resulting table is exported to tests/fixtures/<scenario>/ with the engines' own facts.
+
+    bash tests/lab/run_lab.sh [scenario ...]       # the entry point (sets up the venv and the jars)
+
+Each scenario creates its own table in one SeaweedFS (S3 + Iceberg REST catalog), drives one or more
+Flink jobs on a standalone Flink cluster (one JobManager process, one TaskManager process) and, where
+the scenario says so, Spark's maintenance procedures. Every number in facts.json is read from Flink's
+REST API, from a Spark query or from a listing of the store; caption.md is written from facts.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import labkit as K  # noqa: E402
+from labkit import log  # noqa: E402
+
+DAY_MS = 86_400_000
+
+
+def today_ms() -> int:
+    return int(datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0).timestamp() * 1000)
+
+
+class Scenario:
+    def __init__(self, name: str, kind: str = "append", props: dict | None = None):
+        self.name = name
+        self.table_name = name.replace("-", "_")
+        self.ident = f"{K.NAMESPACE}.{self.table_name}"
+        self.t = f"lab.{self.ident}"
+        self.kind = kind
+        self.facts: dict = {
+            "scenario": name,
+            "generated_by": "tests/lab/run_lab.sh",
+            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "catalog": dict(K.CATALOG),
+            "table": self.ident,
+            "jobs": [],
+            "timeline": [],
+        }
+        self.t0 = K.now_ms()
+        created = K.labjob("create", f"table={self.ident}", f"kind={kind}",
+                           *[f"prop.{k}={v}" for k, v in (props or {}).items()])
+        self.location = created["location"]
+        self.facts["location"] = self.location
+        self.facts["created"] = {**created, "at_ms": K.now_ms(), "properties": props or {}}
+        log(f"[{name}] table {self.ident} at {self.location}")
+
+    def submit(self, **kw) -> str:
+        args = [f"table={self.ident}", f"kind={kw.pop('kind', self.kind)}", f"name={kw.pop('name', self.name)}"]
+        args += [f"{k.replace('_', '-')}={v}" for k, v in kw.items()]
+        r = K.labjob("submit", *args)
+        log(f"[{self.name}] submitted job {r['job_id']}", "(restore " + r["restore"] + ")" if r.get("restore") else "")
+        self.mark("submitted", job_id=r["job_id"], restore=r.get("restore"))
+        return r["job_id"]
+
+    def mark(self, event: str, **kw):
+        e = {"t_ms": K.now_ms() - self.t0, "event": event, **kw}
+        self.facts["timeline"].append(e)
+        return e
+
+    def sample(self, job: str | None = None, with_rows=False, **kw) -> dict:
+        s = {"store": K.store_census(self.location)}
+        if job:
+            s["job_state"] = K.job_state(job)
+            s["checkpoints"] = K.checkpoint_counts(job)
+            s["source_records_emitted"] = K.source_records(job)
+        if with_rows:
+            s["table_rows"] = K.sql(f"SELECT count(*) AS n FROM {self.t}")[0]["n"]
+            s["snapshots"] = K.sql(f"SELECT count(*) AS n FROM {self.t}.snapshots")[0]["n"]
+        return self.mark("sample", **s, **kw)
+
+    def job(self, job_id: str, **extra):
+        f = K.job_facts(job_id)
+        f.update(extra)
+        self.facts["jobs"].append(f)
+        return f
+
+    def finish(self, caption, key: str = "id"):
+        tf = K.table_facts(self.t, key)
+        self.facts["final_table"] = tf
+        refs = K.referenced_files(self.t)
+        prefix = self.location.rstrip("/") + "/"
+        on_store = [o for o in K.list_objects(self.location.split(f"s3://{K.BUCKET}/", 1)[1].rstrip("/") + "/data/")]
+        orphans = sorted(f"s3://{K.BUCKET}/{o['key']}" for o in on_store if f"s3://{K.BUCKET}/{o['key']}" not in refs)
+        self.facts["store"] = {
+            "census": K.store_census(self.location),
+            "data_and_delete_files_on_store": len(on_store),
+            "referenced_by_any_snapshot": len(refs),
+            "orphans": [o[len(prefix):] for o in orphans],
+        }
+        self.facts["versions"] = dict(K.VERSIONS)
+        dest = K.FIXTURES / self.name
+        self.facts["export"] = K.export_table(self.location, dest)
+        self.facts["elapsed_ms"] = K.now_ms() - self.t0
+        (dest / "facts.json").write_text(json.dumps(self.facts, indent=1, sort_keys=False, default=str) + "\n")
+        (dest / "caption.md").write_text(caption(self.facts).strip() + "\n")
+        log(f"[{self.name}] exported {self.facts['export']['objects']} objects, {self.facts['export']['bytes']} bytes")
+
+
+def wait_checkpoints(job: str, n: int, timeout=300):
+    K.wait_for(f"{n} completed checkpoints", lambda: K.checkpoint_counts(job)["completed"] >= n, timeout=timeout)
+
+
+def flink_job_ids(tf: dict) -> list[str]:
+    return list(tf["flink_jobs_in_snapshot_log"])
+
+
+# ---------------------------------------------------------------- scenarios
+
+def append_stream():
+    s = Scenario("append-stream")
+    dur = int(os.environ.get("LAB_APPEND_SECONDS", "60"))
+    job = s.submit(rate=200, checkpoint_ms=5000, base_day_ms=today_ms())
+    K.wait_running(job)
+    t_run = time.time()
+    for t in range(15, dur + 1, 15):
+        time.sleep(max(0.0, t_run + t - time.time()))
+        s.sample(job, at_s=t)
+    K.cancel_job(job)
+    s.mark("canceled", job_id=job)
+    s.job(job, stopped_by="cancel (REST PATCH /jobs/:id?mode=cancel)")
+    s.finish(CAPTIONS["append-stream"])
+
+
+def savepoint_twice():
+    s = Scenario("savepoint-twice")
+    rows = int(os.environ.get("LAB_SAVEPOINT_ROWS", "100000"))
+    rate = int(os.environ.get("LAB_SAVEPOINT_RATE", "2000"))
+    base = today_ms()
+    a = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, name="savepoint-twice A")
+    K.wait_running(a)
+    # a quarter of the way through, by the clock (the REST metric of the running source lags)
+    time.sleep(rows / rate / 4)
+    s.sample(a, with_rows=False, note="stop-with-savepoint requested")
+    sp = K.stop_with_savepoint(a)
+    s.facts["savepoint"] = sp
+    s.mark("stopped-with-savepoint", job_id=a, **sp)
+    s.job(a, stopped_by="stop-with-savepoint (REST POST /jobs/:id/stop, drain false)")
+    s.facts["after_stop"] = {"rows": K.sql(f"SELECT count(*) AS n FROM {s.t}")[0]["n"],
+                             "snapshot_id": K.current_snapshot(s.t)}
+
+    b = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, restore=sp["savepoint_path"],
+                 name="savepoint-twice B (resume)")
+    K.wait_job(b, ("FINISHED",), timeout=900)
+    s.job(b, restored_from=sp["savepoint_path"])
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["after_first_resume"] = {"rows": r["n"], "distinct_ids": r["k"], "snapshot_id": K.current_snapshot(s.t)}
+    s.mark("first-resume-finished", job_id=b, **s.facts["after_first_resume"])
+
+    c = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, restore=sp["savepoint_path"],
+                 name="savepoint-twice C (resume again, same savepoint)")
+    K.wait_job(c, ("FINISHED",), timeout=900)
+    s.job(c, restored_from=sp["savepoint_path"])
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["after_second_resume"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"],
+                                      "snapshot_id": K.current_snapshot(s.t)}
+    s.mark("second-resume-finished", job_id=c, **s.facts["after_second_resume"])
+    s.finish(CAPTIONS["savepoint-twice"])
+
+
+def late_data():
+    s = Scenario("late-data")
+    base = today_ms()
+    job = s.submit(rows=6, rate=1, checkpoint_ms=2000, base_day_ms=base, kind="late")
+    K.wait_job(job, ("FINISHED",), timeout=300)
+    s.job(job)
+    before = K.sql(f"SELECT partition, count(*) AS files, sum(record_count) AS records FROM {s.t}.files "
+                   f"GROUP BY partition ORDER BY 1")
+    month_start = datetime.fromtimestamp(base / 1000, timezone.utc).replace(day=1).strftime("%Y-%m-%d")
+    snap0 = K.current_snapshot(s.t)
+    res = K.call("rewrite_data_files", f"table => '{s.ident}', where => 'ts >= TIMESTAMP \"{month_start} 00:00:00\"'")
+    s.facts["compaction_scoped_to_month"] = {
+        "call": f"CALL lab.system.rewrite_data_files(table => '{s.ident}', where => 'ts >= TIMESTAMP \"{month_start} 00:00:00\"')",
+        "result": res, "snapshot_before": snap0, "snapshot_after": K.current_snapshot(s.t),
+        "files_by_partition_before": K._j(before),
+    }
+    s.finish(CAPTIONS["late-data"])
+
+
+def upsert_stream():
+    s = Scenario("upsert-stream", kind="upsert", props={"write.upsert.enabled": "true"})
+    dur = int(os.environ.get("LAB_UPSERT_SECONDS", "60"))
+    job = s.submit(rate=500, checkpoint_ms=5000, keys=1000, base_day_ms=today_ms())
+    K.wait_running(job)
+    t_run = time.time()
+    for t in range(30, dur + 1, 30):
+        time.sleep(max(0.0, t_run + t - time.time()))
+        by = K.sql(f"SELECT content, count(*) AS files, sum(record_count) AS records FROM {s.t}.files GROUP BY content")
+        s.sample(job, at_s=t, files_by_content=K._j(by))
+    K.cancel_job(job)
+    s.job(job, stopped_by="cancel")
+    t0 = time.time()
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["before_maintenance"] = {"rows": r["n"], "distinct_ids": r["k"], "query_ms": int((time.time() - t0) * 1000),
+                                     "files_by_content": K._j(K.sql(f"SELECT content, count(*) AS files, sum(record_count) AS records FROM {s.t}.files GROUP BY content ORDER BY 1"))}
+    m = []
+    for proc, args in (("rewrite_position_delete_files", f"table => '{s.ident}'"),
+                       ("rewrite_data_files", f"table => '{s.ident}', options => map('delete-file-threshold', '1')")):
+        b = K.current_snapshot(s.t)
+        res = K.call(proc, args)
+        a = K.current_snapshot(s.t)
+        t0 = time.time()
+        r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+        m.append({"call": f"CALL lab.system.{proc}({args})", "result": res, "snapshot_before": b, "snapshot_after": a,
+                  "rows_after": r["n"], "distinct_ids_after": r["k"], "count_query_ms": int((time.time() - t0) * 1000),
+                  "files_by_content_after": K._j(K.sql(f"SELECT content, count(*) AS files, sum(record_count) AS records FROM {s.t}.files GROUP BY content ORDER BY 1"))})
+        s.mark(proc, snapshot_before=b, snapshot_after=a)
+    s.facts["maintenance"] = m
+    s.finish(CAPTIONS["upsert-stream"])
+
+
+def schema_on_the_wire():
+    s = Scenario("schema-on-the-wire")
+    job = s.submit(rate=200, checkpoint_ms=5000, base_day_ms=today_ms())
+    K.wait_running(job)
+    wait_checkpoints(job, 3)
+    changes = []
+
+    def change(what: str, stmts: list[str], settle_s: int):
+        sid0, snaps0 = K.current_schema_id(s.t), K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
+        cp0 = K.checkpoint_counts(job)
+        for q in stmts:
+            K.sql(q)
+        sid1 = K.current_schema_id(s.t)
+        s.mark(what, schema_id_before=sid0, schema_id_after=sid1)
+        time.sleep(settle_s)
+        snaps1 = K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
+        jf = K.rest("GET", f"/jobs/{job}")
+        exc = K.rest("GET", f"/jobs/{job}/exceptions")
+        changes.append({"change": what, "statements": stmts, "schema_id_before": sid0, "schema_id_after": sid1,
+                        "snapshots_before": snaps0, "snapshots_after_settle": snaps1, "settle_s": settle_s,
+                        "checkpoints_before": cp0, "checkpoints_after_settle": K.checkpoint_counts(job),
+                        "job_state_after_settle": jf["state"],
+                        "job_exceptions_after_settle": len(exc.get("exceptionHistory", {}).get("entries", [])),
+                        "columns_after": [c["col_name"] for c in K.sql(f"DESCRIBE TABLE {s.t}")
+                                          if c["col_name"] and not c["col_name"].startswith("#")][:8]})
+
+    change("add-column", [f"ALTER TABLE {s.t} ADD COLUMN extra INT",
+                          f"INSERT INTO {s.t} (id, ts, kind, amount, note, extra) VALUES "
+                          f"(-1, current_timestamp(), 'spark', 0.0, 'spark insert', 1)"], 20)
+    change("drop-column", [f"ALTER TABLE {s.t} DROP COLUMN note"], 20)
+    s.facts["schema_changes"] = changes
+    K.cancel_job(job)
+    s.job(job, stopped_by="cancel")
+    s.facts["extra_column"] = K.sql(f"SELECT count_if(extra IS NULL) AS null_extra, count_if(extra IS NOT NULL) AS "
+                                    f"not_null_extra FROM {s.t}")[0]
+    s.finish(CAPTIONS["schema-on-the-wire"])
+
+
+def maintenance_live():
+    # hot-class retention: expire_snapshots with no arguments keeps 5 snapshots younger than 20 s
+    s = Scenario("maintenance-live", props={"history.expire.max-snapshot-age-ms": "20000",
+                                            "history.expire.min-snapshots-to-keep": "5"})
+    job = s.submit(rate=200, checkpoint_ms=5000, base_day_ms=today_ms())
+    K.wait_running(job)
+    wait_checkpoints(job, int(os.environ.get("LAB_MAINT_CHECKPOINTS", "9")))
+    s.sample(job, note="before maintenance")
+    m = []
+    for proc, args in (("rewrite_data_files", f"table => '{s.ident}', options => map('partial-progress.enabled', 'true')"),
+                       ("expire_snapshots", f"table => '{s.ident}'"),
+                       ("rewrite_manifests", f"table => '{s.ident}'")):
+        b = K.current_snapshot(s.t)
+        census_b = K.store_census(s.location)
+        res = K.call(proc, args)
+        a = K.current_snapshot(s.t)
+        m.append({"call": f"CALL lab.system.{proc}({args})", "result": res, "snapshot_before": b, "snapshot_after": a,
+                  "store_before": census_b, "store_after": K.store_census(s.location),
+                  "job_state": K.job_state(job), "checkpoints": K.checkpoint_counts(job)})
+        s.mark(proc, snapshot_before=b, snapshot_after=a)
+    s.facts["maintenance"] = m
+    time.sleep(12)
+    s.facts["after_maintenance_plus_12s"] = s.sample(job, with_rows=True, note="maintenance + 12 s")
+    K.cancel_job(job)
+    s.job(job, stopped_by="cancel")
+    s.finish(CAPTIONS["maintenance-live"])
+
+
+def taskmanager_kill():
+    s = Scenario("taskmanager-kill")
+    rows = int(os.environ.get("LAB_TMKILL_ROWS", "200000"))
+    rate = int(os.environ.get("LAB_TMKILL_RATE", "2000"))
+    job = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=today_ms())
+    K.wait_running(job)
+    t_run = time.time()
+    time.sleep(max(0.0, t_run + 30 - time.time()))
+    s.facts["at_kill"] = s.sample(job, with_rows=True, note="about to kill the only TaskManager")
+    tm = TM["name"]
+    pid = K._procs[tm].pid
+    K.kill(tm, signal.SIGKILL)
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
+    time.sleep(8)
+    s.sample(job, note="8 s after the kill")
+    TM["name"] = K.start_taskmanager()
+    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
+    K.wait_job(job, ("FINISHED",), timeout=900)
+    s.job(job, killed_taskmanager_pid=pid)
+    s.finish(CAPTIONS["taskmanager-kill"])
+
+
+CAPTIONS: dict = {}  # scenario -> function(facts) -> paragraph; see captions.py
+
+SCENARIOS = {
+    "append-stream": append_stream,
+    "savepoint-twice": savepoint_twice,
+    "late-data": late_data,
+    "upsert-stream": upsert_stream,
+    "schema-on-the-wire": schema_on_the_wire,
+    "maintenance-live": maintenance_live,
+    "taskmanager-kill": taskmanager_kill,
+}
+
+TM: dict = {}
+
+
+def main(argv: list[str]) -> int:
+    import captions
+    CAPTIONS.update(captions.CAPTIONS)
+    names = argv or list(SCENARIOS)
+    bad = [n for n in names if n not in SCENARIOS]
+    if bad:
+        print(f"unknown scenario(s): {bad}; known: {list(SCENARIOS)}", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    K.WORK.mkdir(parents=True, exist_ok=True)
+    K.start_seaweedfs()
+    K.start_jobmanager()
+    TM["name"] = K.start_taskmanager()
+    K.VERSIONS["java"] = os.popen("java -version 2>&1 | head -1").read().strip()
+    K.spark()
+    results = {}
+    for n in names:
+        log(f"=== {n}")
+        t = time.time()
+        try:
+            SCENARIOS[n]()
+            results[n] = f"ok in {time.time() - t:.0f} s"
+        except Exception as e:  # noqa: BLE001
+            import traceback
+            traceback.print_exc()
+            results[n] = f"FAILED after {time.time() - t:.0f} s: {e}"
+        log(f"=== {n}: {results[n]}")
+    log(f"lab done in {time.time() - t0:.0f} s")
+    for n, r in results.items():
+        log(f"  {n}: {r}")
+    K.stop_all()
+    return 0 if all(r.startswith("ok") for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerate the real-writer fixtures under tests/fixtures/ (see tests/lab/README.md).
+#   bash tests/lab/run_lab.sh [scenario ...]      # default: all seven
+# Needs Java 17, Maven (Maven Central) and PyPI. Starts SeaweedFS, a standalone Flink JobManager and
+# TaskManager and Spark, all on 127.0.0.1, and stops them all when it ends.
+set -euo pipefail
+LAB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$LAB"
+if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+.venv/bin/pip install -q -r requirements-lab.txt
+( cd java && mvn -B -q package -DskipTests )
+mkdir -p work/logs
+# The driver runs in its own process group; on any exit we end that group (our own processes only).
+setsid .venv/bin/python lab.py "$@" &
+PID=$!
+trap 'kill -TERM -- -"$PID" 2>/dev/null || true' EXIT INT TERM
+wait "$PID"
