@@ -16,11 +16,12 @@ run "independent readers (pytest)" tests/.venv/bin/python -m pytest -q tests/py
 run "wasm in headless Chromium (wasm-bindgen-test)" env \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/tests/wasm/runner.sh" \
   CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test --quiet --target wasm32-unknown-unknown --test wasm_browser
+  cargo test --target wasm32-unknown-unknown --test wasm_browser
 run "app build (trunk build --release)" trunk build --release
 run "end to end in headless Chromium (node --test)" node --test tests/e2e/
 
 step "summary"
+echo "groups: $((6 - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'FAILED: %s\n' "${failed[@]}"
   exit 1
