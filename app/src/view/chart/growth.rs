@@ -95,18 +95,21 @@ fn draw<DB: DrawingBackend>(
         if known.iter().all(|(_, c)| count(c) == 0) && name != "manifests" && name != "data files" {
             continue;
         }
-        let pts: Vec<(f64, f64)> = known.iter().map(|(x, c)| (*x, count(c) as f64)).collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+        let runs = runs_of_known(series, &xs, count);
+        for (i, run) in runs.iter().enumerate() {
+            let line = chart.draw_series(LineSeries::new(run.clone(), colour.stroke_width(2)))?;
+            if i == 0 {
+                line.label(name).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
+            }
+            chart.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+        }
     }
-    let records: Vec<(f64, f64)> = known.iter().map(|(x, c)| (*x, c.records as f64)).collect();
-    chart
-        .draw_secondary_series(LineSeries::new(records, palette::RECORDS.stroke_width(1)))?
-        .label("records (right axis)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], palette::RECORDS.stroke_width(1)));
+    for (i, run) in runs_of_known(series, &xs, |c| c.records).into_iter().enumerate() {
+        let line = chart.draw_secondary_series(LineSeries::new(run, palette::RECORDS.stroke_width(1)))?;
+        if i == 0 {
+            line.label("records (right axis)").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], palette::RECORDS.stroke_width(1)));
+        }
+    }
 
     chart
         .configure_series_labels()
@@ -117,6 +120,20 @@ fn draw<DB: DrawingBackend>(
         .draw()?;
     root.present()?;
     Ok(xs.len())
+}
+
+/// Consecutive snapshots whose counts are known: a line must not bridge a snapshot whose manifest
+/// list is gone, or it would show numbers nobody read.
+fn runs_of_known(series: &GrowthSeries, xs: &[crate::analysis::XPosition], count: Count) -> Vec<Vec<(f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for (p, x) in series.points.iter().zip(xs) {
+        match &p.counts {
+            Some(c) => runs.last_mut().map(|r| r.push((x.x, count(c) as f64))).unwrap_or(()),
+            None => runs.push(Vec::new()),
+        }
+    }
+    runs.retain(|r| !r.is_empty());
+    runs
 }
 
 /// Shaded x ranges, one colour per Flink job, so that a second or third job id is seen at once.
