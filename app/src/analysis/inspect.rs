@@ -3,6 +3,9 @@
 use serde::Serialize;
 
 use crate::decode::SnapshotId;
+
+use super::findings::{findings, Finding, TableRef};
+use super::jobs::{job_spans, JobSpan};
 use crate::model::time::rfc3339_ms;
 use crate::model::{Gap, TableHistory};
 
@@ -10,7 +13,36 @@ use crate::model::{Gap, TableHistory};
 pub struct Inspect {
     pub table: TableInfo,
     pub snapshots: Vec<SnapshotRow>,
+    pub jobs: Vec<JobRow>,
+    pub findings: Vec<Finding>,
     pub gaps: Vec<Gap>,
+}
+
+#[derive(Debug, PartialEq, Serialize)]
+pub struct JobRow {
+    pub job_id: String,
+    pub first_commit: String,
+    pub last_commit: String,
+    pub first_checkpoint_id: Option<i64>,
+    pub last_checkpoint_id: Option<i64>,
+    pub end_of_input: bool,
+    pub snapshots: usize,
+    pub rows_added: u64,
+}
+
+impl From<&JobSpan> for JobRow {
+    fn from(j: &JobSpan) -> Self {
+        JobRow {
+            job_id: j.job_id.clone(),
+            first_commit: rfc3339_ms(j.first_commit_ms),
+            last_commit: rfc3339_ms(j.last_commit_ms),
+            first_checkpoint_id: j.first_checkpoint(),
+            last_checkpoint_id: j.last_checkpoint(),
+            end_of_input: j.end_of_input,
+            snapshots: j.snapshot_indexes.len(),
+            rows_added: j.rows_added,
+        }
+    }
 }
 
 #[derive(Debug, PartialEq, Serialize)]
@@ -19,6 +51,8 @@ pub struct TableInfo {
     pub format_version: u8,
     pub metadata_file: String,
     pub current_snapshot_id: Option<SnapshotId>,
+    /// How statements name it: `catalog.db.table`.
+    pub name: String,
 }
 
 #[derive(Debug, PartialEq, Serialize)]
@@ -40,7 +74,7 @@ pub struct SnapshotRow {
     pub records: Option<u64>,
 }
 
-pub fn inspect(history: &TableHistory) -> Inspect {
+pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
     let m = &history.metadata;
     let snapshots = history
         .snapshots
@@ -74,8 +108,11 @@ pub fn inspect(history: &TableHistory) -> Inspect {
             format_version: m.format_version,
             metadata_file: history.metadata_file.clone(),
             current_snapshot_id: m.current_snapshot_id,
+            name: format!("{}.{}", table.catalog, table.table),
         },
         snapshots,
+        jobs: job_spans(history).iter().map(JobRow::from).collect(),
+        findings: findings(history, table),
         gaps: history.gaps(),
     }
 }

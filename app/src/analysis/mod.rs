@@ -1,7 +1,10 @@
 //! analysis: series and findings computed from a TableHistory — pure functions, no I/O.
 //! May import model, decode and source types; never view.
 
+pub mod findings;
 pub mod growth;
+pub mod jobs;
+pub mod markdown;
 pub mod inspect;
 
 pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

@@ -15,12 +15,13 @@ mod native {
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
 
+    use icescope::analysis::findings::TableRef;
     use icescope::analysis::inspect::inspect;
     use icescope::model::load_table;
     use icescope::source::local::LocalFolder;
     use icescope::source::newest_metadata;
 
-    const USAGE: &str = "usage: icescope inspect <table-folder | metadata.json> [--format json|text]";
+    const USAGE: &str = "usage: icescope inspect <table-folder | metadata.json> [--format json|text|markdown] [--catalog NAME] [--table-name NS.TABLE]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,10 +41,14 @@ mod native {
         }
         let mut target = None;
         let mut format = "json".to_string();
+        let mut catalog: Option<String> = None;
+        let mut table_name: Option<String> = None;
         let mut it = rest.iter();
         while let Some(a) = it.next() {
             match a.as_str() {
                 "--format" => format = it.next().ok_or("--format needs a value")?.clone(),
+                "--catalog" => catalog = Some(it.next().ok_or("--catalog needs a value")?.clone()),
+                "--table-name" => table_name = Some(it.next().ok_or("--table-name needs a value")?.clone()),
                 "-h" | "--help" => {
                     println!("{USAGE}");
                     return Ok(());
@@ -55,11 +60,16 @@ mod native {
         let target = target.ok_or(USAGE)?;
         let (folder, metadata) = open(&target)?;
         let history = load_table(&folder, &metadata).map_err(|e| e.to_string())?;
-        let report = inspect(&history);
+        let mut table = TableRef::guess(&history, catalog.as_deref());
+        if let Some(t) = table_name {
+            table.table = t;
+        }
+        let report = inspect(&history, &table);
         let out = match format.as_str() {
             "json" => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n",
             "text" => icescope::analysis::inspect::text(&report),
-            other => return Err(format!("unknown format `{other}` (json, text)")),
+            "markdown" => icescope::analysis::markdown::markdown(&report),
+            other => return Err(format!("unknown format `{other}` (json, text, markdown)")),
         };
         // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
         let _ = std::io::stdout().lock().write_all(out.as_bytes());

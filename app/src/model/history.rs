@@ -88,6 +88,24 @@ pub struct TableHistory {
     pub snapshots: Vec<SnapshotState>,
     pub(crate) manifests: HashMap<String, ManifestState>,
     pub(crate) manifest_data: HashMap<String, Manifest>,
+    /// Sizes of metadata files that could be found: the current one and those in the metadata log.
+    pub metadata_sizes: Vec<MetadataSize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetadataSize {
+    pub file: String,
+    pub timestamp_ms: i64,
+    pub bytes: u64,
+}
+
+/// A live data or delete file of one snapshot, with the snapshot that added it.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveFile<'a> {
+    pub file: &'a crate::decode::DataFile,
+    /// The adding snapshot, inherited from the manifest list where the entry leaves it out.
+    pub added_snapshot_id: Option<i64>,
+    pub partition_spec_id: i32,
 }
 
 impl TableHistory {
@@ -104,6 +122,7 @@ impl TableHistory {
             snapshots,
             manifests: HashMap::new(),
             manifest_data: HashMap::new(),
+            metadata_sizes: Vec::new(),
         }
     }
 
@@ -134,6 +153,36 @@ impl TableHistory {
             c.records += mc.records;
         }
         Some(c)
+    }
+
+    /// The live files of snapshot `index` (empty while its manifests are not all loaded).
+    pub fn live_files(&self, index: usize) -> Vec<LiveFile<'_>> {
+        let Some(ListState::Loaded(list)) = self.snapshots.get(index).map(|s| &s.list) else { return Vec::new() };
+        let mut out = Vec::new();
+        for m in list {
+            let Some(manifest) = self.manifest_data.get(&m.manifest_path) else { continue };
+            for e in manifest.entries.iter().filter(|e| e.status.is_live()) {
+                out.push(LiveFile {
+                    file: &e.data_file,
+                    added_snapshot_id: e.snapshot_id.or(m.added_snapshot_id),
+                    partition_spec_id: manifest.partition_spec_id.unwrap_or(m.partition_spec_id),
+                });
+            }
+        }
+        out
+    }
+
+    /// Index of the snapshot with this id (as Avro's signed long writes it).
+    pub fn index_of_avro_id(&self, id: i64) -> Option<usize> {
+        self.snapshots.iter().position(|s| s.snapshot.snapshot_id.matches_avro_long(id))
+    }
+
+    /// The current snapshot's index, or the last in commit order when none is marked current.
+    pub fn current_index(&self) -> Option<usize> {
+        let current = self.metadata.current_snapshot_id;
+        current
+            .and_then(|id| self.snapshots.iter().position(|s| s.snapshot.snapshot_id == id))
+            .or_else(|| self.snapshots.len().checked_sub(1))
     }
 
     /// Every file that could not be read, with the message; the rest of the history stands.

@@ -97,6 +97,20 @@ impl TableHistory {
         }
     }
 
+    /// Sizes of the current metadata file and of every metadata-log file that can be found,
+    /// oldest first: the metadata.json growth series.
+    pub fn record_metadata_sizes(&mut self, current_bytes: u64, size_of: impl Fn(&str) -> Option<u64>) {
+        let mut sizes: Vec<super::MetadataSize> = self
+            .metadata
+            .metadata_log
+            .iter()
+            .filter_map(|e| size_of(&e.metadata_file).map(|bytes| super::MetadataSize { file: e.metadata_file.clone(), timestamp_ms: e.timestamp_ms, bytes }))
+            .collect();
+        sizes.push(super::MetadataSize { file: self.metadata_file.clone(), timestamp_ms: self.metadata.last_updated_ms, bytes: current_bytes });
+        sizes.sort_by_key(|s| s.timestamp_ms);
+        self.metadata_sizes = sizes;
+    }
+
     /// v1 snapshots may list their manifests inline rather than in a manifest list.
     pub fn adopt_inline_manifests(&mut self) {
         for i in 0..self.snapshots.len() {
@@ -134,6 +148,10 @@ pub fn load_table(files: &dyn FileSet, metadata_path: &str) -> Result<TableHisto
     let bytes = files.read_path(metadata_path)?;
     let mut history = TableHistory::from_metadata_bytes(metadata_path, &bytes)?;
     history.adopt_inline_manifests();
+    history.record_metadata_sizes(bytes.len() as u64, |reference| {
+        let path = files.index().resolve(reference)?;
+        files.size_of(path)
+    });
     loop {
         let needs = history.pending();
         if needs.is_empty() {

@@ -8,5 +8,5 @@ pub mod load;
 pub mod time;
 
 pub use flink::FlinkCommit;
-pub use history::{Gap, LiveCounts, ListState, ManifestState, SnapshotState, TableHistory};
+pub use history::{Gap, LiveCounts, LiveFile, ListState, ManifestState, MetadataSize, SnapshotState, TableHistory};
 pub use load::{load_table, LoadError, Need};

@@ -1,0 +1,106 @@
+//! Checkpoint ids as committed: the end-of-input commit, and holes in a job's sequence.
+
+use crate::model::flink::END_OF_INPUT_CHECKPOINT;
+
+use super::{Context, Finding, Severity};
+
+pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
+    cx.jobs
+        .iter()
+        .filter(|j| j.end_of_input)
+        .map(|j| {
+            let idx: Vec<usize> = j
+                .snapshot_indexes
+                .iter()
+                .copied()
+                .filter(|&i| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT))
+                .collect();
+            Finding {
+                kind: "end_of_input_commit",
+                severity: Severity::Info,
+                title: format!("End-of-input commit by job {}", Context::short(&j.job_id)),
+                snapshot_ids: idx.iter().map(|&i| cx.id(i)).collect(),
+                job_ids: vec![j.job_id.clone()],
+                evidence: format!(
+                    "snapshot {} carries flink.max-committed-checkpoint-id {END_OF_INPUT_CHECKPOINT} (Long.MAX_VALUE): the final \
+                     flush of a bounded job, committed after its last checkpoint ({}), not a checkpoint id.",
+                    idx.first().map(|&i| cx.id(i).to_string()).unwrap_or_default(),
+                    j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into()),
+                ),
+                action: "Nothing: the job finished. Exclude this value from monitoring that expects small checkpoint ids.".into(),
+                statement: None,
+            }
+        })
+        .collect()
+}
+
+/// Checkpoint ids a job skipped between two it committed.
+pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
+    cx.jobs
+        .iter()
+        .filter_map(|j| {
+            let missing = j.missing_checkpoints();
+            if missing.is_empty() {
+                return None;
+            }
+            let ranges = compress(&missing);
+            // The snapshots on either side of each hole.
+            let around: Vec<usize> = j
+                .snapshot_indexes
+                .windows(2)
+                .filter(|w| {
+                    let cp = |i: usize| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id).unwrap_or(0);
+                    cp(w[1]) != END_OF_INPUT_CHECKPOINT && cp(w[1]) > cp(w[0]) + 1
+                })
+                .flat_map(|w| [w[0], w[1]])
+                .collect();
+            Some(Finding {
+                kind: "checkpoint_gaps",
+                severity: Severity::Info,
+                title: format!("Checkpoints {} of job {} committed nothing", ranges, Context::short(&j.job_id)),
+                snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),
+                job_ids: vec![j.job_id.clone()],
+                evidence: format!(
+                    "job {} committed checkpoints {}–{} but not {} ({} ids). The metadata proves these checkpoints never \
+                     committed a snapshot; it cannot tell a failed checkpoint (a lost TaskManager, a timeout) from one that \
+                     completed with nothing to commit, nor show a restore: the Flink job's checkpoint history can.",
+                    Context::short(&j.job_id),
+                    j.first_checkpoint().unwrap_or(0),
+                    j.last_checkpoint().unwrap_or(0),
+                    ranges,
+                    missing.len(),
+                ),
+                action: "If checkpoints failed and the job restored, nothing is lost (the rows re-commit), but files written \
+                         before the failure are orphans: schedule remove_orphan_files past the longest recovery."
+                    .into(),
+                statement: Some(cx.table.call(
+                    "remove_orphan_files",
+                    &format!("table => '{}', older_than => TIMESTAMP '{}'", cx.table.table, older_than_day_before(j.last_commit_ms)),
+                )),
+            })
+        })
+        .collect()
+}
+
+/// A day before the job's last commit: orphan removal must not race files still being committed.
+fn older_than_day_before(ms: i64) -> String {
+    let t = crate::model::time::rfc3339_ms(ms - 86_400_000);
+    format!("{} {}", &t[..10], &t[11..19])
+}
+
+/// [3,4,5,9] → "3–5, 9"
+fn compress(ids: &[i64]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let start = ids[i];
+        let mut end = start;
+        while i + 1 < ids.len() && ids[i + 1] == end + 1 {
+            i += 1;
+            end = ids[i];
+        }
+        parts.push(if start == end { start.to_string() } else { format!("{start}–{end}") });
+        i += 1;
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,57 @@
+//! Delete files piling up with checkpoints: every one is a file each reader opens and applies.
+
+use super::{thousands, Context, Finding, Severity};
+
+pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
+    let h = cx.history;
+    let Some(cur) = h.current_index() else { return Vec::new() };
+    let Some(now) = h.counts(cur) else { return Vec::new() };
+    let deletes = now.position_delete_files + now.equality_delete_files + now.deletion_vectors;
+    if deletes < 2 {
+        return Vec::new();
+    }
+    // Commits since the delete count was last zero, and how many of them added delete files.
+    let mut since = cur;
+    while since > 0 {
+        match h.counts(since - 1) {
+            Some(c) if c.position_delete_files + c.equality_delete_files + c.deletion_vectors > 0 => since -= 1,
+            _ => break,
+        }
+    }
+    let grew = (since + 1..=cur)
+        .filter(|&i| {
+            let total = |c: &crate::model::LiveCounts| c.position_delete_files + c.equality_delete_files + c.deletion_vectors;
+            matches!((h.counts(i - 1), h.counts(i)), (Some(a), Some(b)) if total(&b) > total(&a))
+        })
+        .count();
+    let commits = cur - since + 1;
+    let opened = now.data_files + deletes;
+    let mut evidence = format!(
+        "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data files: a full scan opens {} \
+         files. Delete files grew in {grew} of the last {commits} commits.",
+        thousands(deletes),
+        thousands(now.position_delete_files),
+        thousands(now.equality_delete_files),
+        thousands(now.deletion_vectors),
+        thousands(now.data_files),
+        thousands(opened)
+    );
+    if now.equality_delete_files > 0 {
+        evidence.push_str(" rewrite_position_delete_files cannot touch equality deletes; only a data-file rewrite applies them.");
+    }
+    vec![Finding {
+        kind: "delete_debt",
+        severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
+        title: format!("Delete debt: {} delete files on {} data files", thousands(deletes), thousands(now.data_files)),
+        snapshot_ids: vec![cx.id(since), cx.id(cur)],
+        job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.clone()).collect(),
+        evidence,
+        action: "Rewrite the data files with a delete threshold of one, every N checkpoints: it applies the deletes of both \
+                 kinds and leaves none behind."
+            .into(),
+        statement: Some(cx.table.call(
+            "rewrite_data_files",
+            &format!("table => '{}', options => map('delete-file-threshold', '1')", cx.table.table),
+        )),
+    }]
+}

@@ -1,0 +1,45 @@
+//! Small files beyond one per partition (the fleet score).
+
+use std::collections::BTreeSet;
+
+use crate::decode::DataContent;
+
+use super::{thousands, Context, Finding, Severity};
+
+pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
+    let Some(cur) = cx.history.current_index() else { return Vec::new() };
+    let files: Vec<_> = cx.history.live_files(cur).into_iter().filter(|f| f.file.content == DataContent::Data).collect();
+    let partitions: BTreeSet<String> = files.iter().map(|f| partition_key(f.partition_spec_id, &f.file.partition)).collect();
+    let score = files.len().saturating_sub(partitions.len());
+    if files.is_empty() || score < 10 {
+        return Vec::new();
+    }
+    let bytes: i64 = files.iter().map(|f| f.file.file_size_in_bytes).sum();
+    let avg = bytes as u64 / files.len() as u64;
+    vec![Finding {
+        kind: "small_files",
+        severity: if score >= 1000 { Severity::Warning } else { Severity::Info },
+        title: format!("{} data files beyond one per partition", thousands(score as u64)),
+        snapshot_ids: vec![cx.id(cur)],
+        job_ids: Vec::new(),
+        evidence: format!(
+            "{} live data files in {} partitions (fleet score {}), {} bytes each on average: a streaming writer leaves a \
+             file per partition touched per checkpoint.",
+            thousands(files.len() as u64),
+            partitions.len(),
+            thousands(score as u64),
+            thousands(avg)
+        ),
+        action: "Compact hourly with partial progress, scoped to the partitions the writer fills (and a wider pass for late data)."
+            .into(),
+        statement: Some(cx.table.call(
+            "rewrite_data_files",
+            &format!("table => '{}', options => map('partial-progress.enabled', 'true')", cx.table.table),
+        )),
+    }]
+}
+
+pub(super) fn partition_key(spec: i32, values: &[(String, crate::decode::PartitionValue)]) -> String {
+    let v: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{spec}:{}", v.join("/"))
+}

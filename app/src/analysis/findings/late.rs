@@ -1,0 +1,112 @@
+//! Late data: one-row files in time partitions older than the window the writer is filling.
+
+use crate::decode::{DataContent, PartitionValue};
+use crate::model::time::{date_of_days, rfc3339_ms};
+
+use super::{thousands, Context, Finding, Severity};
+
+const DAY_MS: i64 = 86_400_000;
+
+/// A time transform's value as the start of its period, in ms, and the period's length.
+fn period(transform: &str, value: i64) -> Option<(i64, i64)> {
+    match transform {
+        "day" => Some((value * DAY_MS, DAY_MS)),
+        "hour" => Some((value * 3_600_000, 3_600_000)),
+        "month" => {
+            let (y, m) = (1970 + value.div_euclid(12), value.rem_euclid(12) + 1);
+            Some((days_from_civil(y, m) * DAY_MS, 28 * DAY_MS))
+        }
+        "year" => Some((days_from_civil(1970 + value, 1) * DAY_MS, 365 * DAY_MS)),
+        _ => None,
+    }
+}
+
+fn days_from_civil(y: i64, m: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+struct TimeFile {
+    records: i64,
+    start_ms: i64,
+    width_ms: i64,
+    added_index: Option<usize>,
+    label: String,
+}
+
+pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
+    let h = cx.history;
+    let Some(cur) = h.current_index() else { return Vec::new() };
+    let mut column = None;
+    let mut files = Vec::new();
+    for f in h.live_files(cur).into_iter().filter(|f| f.file.content == DataContent::Data) {
+        let Some(spec) = h.metadata.partition_spec(f.partition_spec_id) else { continue };
+        // The first time-transformed field decides the file's period.
+        let Some((field, value)) = spec.fields.iter().find_map(|pf| {
+            let v = f.file.partition.iter().find(|(n, _)| *n == pf.name).map(|(_, v)| v)?;
+            match v {
+                PartitionValue::Int(i) => period(&pf.transform, *i).map(|p| (pf, p)),
+                _ => None,
+            }
+        }) else {
+            continue;
+        };
+        column = column.or_else(|| h.metadata.schemas.iter().rev().find_map(|s| s.field_by_id(field.source_id)).map(|c| c.name.clone()));
+        files.push(TimeFile {
+            records: f.file.record_count,
+            start_ms: value.0,
+            width_ms: value.1,
+            added_index: f.added_snapshot_id.and_then(|id| h.index_of_avro_id(id)),
+            label: format!("{}={}", field.name, if field.transform == "day" { date_of_days(value.0 / DAY_MS) } else { rfc3339_ms(value.0) }),
+        });
+    }
+    // The window the writer fills ends at the newest period in the table (or the commit, if
+    // earlier): a file whose period closed more than a period before that arrived late.
+    let newest = files.iter().map(|f| f.start_ms).max().unwrap_or(0);
+    let late: Vec<(&TimeFile, i64)> = files
+        .iter()
+        .filter(|f| f.records == 1)
+        .filter_map(|f| {
+            let commit = h.snapshots[f.added_index?].snapshot.timestamp_ms;
+            let reference = newest.min(commit);
+            (f.start_ms + f.width_ms < reference - f.width_ms).then_some((f, commit - f.start_ms))
+        })
+        .collect();
+    if late.is_empty() {
+        return Vec::new();
+    }
+    let max_lateness = late.iter().map(|(_, l)| *l).max().unwrap_or(0);
+    let oldest = late.iter().map(|(f, _)| f.start_ms).min().unwrap_or(0);
+    let mut partitions: Vec<&str> = late.iter().map(|(f, _)| f.label.as_str()).collect();
+    partitions.sort_unstable();
+    partitions.dedup();
+    let mut snapshot_idx: Vec<usize> = late.iter().filter_map(|(f, _)| f.added_index).collect();
+    snapshot_idx.sort_unstable();
+    snapshot_idx.dedup();
+    let column = column.unwrap_or_else(|| "<event time column>".into());
+    let since = rfc3339_ms(oldest);
+    let since = format!("{} {}", &since[..10], &since[11..19]);
+    vec![Finding {
+        kind: "late_one_row_files",
+        severity: Severity::Warning,
+        title: format!("{} one-row files in {} old partitions (late data)", late.len(), partitions.len()),
+        snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),
+        job_ids: snapshot_idx.iter().filter_map(|&i| h.snapshots[i].flink.as_ref().map(|f| f.job_id.clone())).collect::<std::collections::BTreeSet<_>>().into_iter().collect(),
+        evidence: format!(
+            "{} live one-row files sit in partitions older than the window their commit was filling: {}. The latest \
+             arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \
+             current partitions never reaches them; {} files in all.",
+            late.len(),
+            partitions.join(", "),
+            super::replay::duration(max_lateness),
+            thousands(files.len() as u64),
+        ),
+        action: format!("Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.", super::replay::duration(max_lateness)),
+        statement: Some(cx.table.call("rewrite_data_files", &format!("table => '{}', where => \"{column} >= TIMESTAMP '{since}'\"", cx.table.table))),
+    }]
+}

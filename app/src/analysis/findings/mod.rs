@@ -1,0 +1,117 @@
+//! Findings: what the table shows, what to do, and the exact statement to run. Each rule is a
+//! pure function of the history; the runbook wording follows the chapter the project grew from.
+
+mod checkpoints;
+mod deletes;
+mod files;
+mod late;
+mod manifests;
+mod replay;
+mod retention;
+mod schema;
+
+use serde::Serialize;
+
+use crate::decode::SnapshotId;
+use crate::model::TableHistory;
+
+use super::jobs::{job_spans, JobSpan};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Stable machine name, e.g. `savepoint_replayed`.
+    pub kind: &'static str,
+    pub severity: Severity,
+    pub title: String,
+    pub snapshot_ids: Vec<SnapshotId>,
+    pub job_ids: Vec<String>,
+    /// What the table shows, with numbers and snapshot ids.
+    pub evidence: String,
+    /// What to do (the runbook row).
+    pub action: String,
+    /// The exact statement to run, when there is one.
+    pub statement: Option<String>,
+}
+
+/// How statements name the table: Spark's catalog name and the table identifier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRef {
+    pub catalog: String,
+    pub table: String,
+}
+
+impl TableRef {
+    /// `s3://bucket/wh/db/events` → `db.events`; the catalog is the user's to name.
+    pub fn guess(history: &TableHistory, catalog: Option<&str>) -> TableRef {
+        let parts: Vec<&str> = crate::source::resolve::components(&history.metadata.location);
+        let n = parts.len();
+        let table = match n {
+            0 => "db.table".to_string(),
+            1 => parts[0].to_string(),
+            _ => format!("{}.{}", parts[n - 2].trim_end_matches(".db"), parts[n - 1]),
+        };
+        TableRef { catalog: catalog.unwrap_or("<catalog>").to_string(), table }
+    }
+
+    pub fn call(&self, procedure: &str, args: &str) -> String {
+        format!("CALL {}.system.{procedure}({args});", self.catalog)
+    }
+}
+
+/// Everything a rule may read, computed once.
+pub(crate) struct Context<'a> {
+    pub history: &'a TableHistory,
+    pub jobs: Vec<JobSpan>,
+    pub table: &'a TableRef,
+}
+
+impl Context<'_> {
+    pub fn id(&self, index: usize) -> SnapshotId {
+        self.history.snapshots[index].snapshot.snapshot_id
+    }
+
+    pub fn short(job: &str) -> String {
+        format!("{}…", job.chars().take(8).collect::<String>())
+    }
+}
+
+/// All findings, most severe first, in a stable order.
+pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
+    let cx = Context { history, jobs: job_spans(history), table };
+    let mut out = Vec::new();
+    out.extend(replay::savepoint_replays(&cx));
+    out.extend(replay::concurrent_writers(&cx));
+    out.extend(replay::resumes(&cx));
+    out.extend(checkpoints::end_of_input(&cx));
+    out.extend(checkpoints::gaps(&cx));
+    out.extend(late::late_one_row_files(&cx));
+    out.extend(manifests::never_merged(&cx));
+    out.extend(files::small_files(&cx));
+    out.extend(deletes::delete_debt(&cx));
+    out.extend(schema::stale_writer_schema(&cx));
+    out.extend(schema::name_reused(&cx));
+    out.extend(retention::retention(&cx));
+    out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    out
+}
+
+/// 12345 → "12,345": evidence is read by people.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

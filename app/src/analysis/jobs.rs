@@ -1,0 +1,90 @@
+//! Flink jobs as the snapshot log records them: one span per `flink.job-id`, in order of first commit.
+
+use serde::Serialize;
+
+use crate::model::flink::END_OF_INPUT_CHECKPOINT;
+use crate::model::TableHistory;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobSpan {
+    pub job_id: String,
+    pub operator_ids: Vec<String>,
+    /// Indexes into `TableHistory::snapshots`, in commit order.
+    pub snapshot_indexes: Vec<usize>,
+    pub first_commit_ms: i64,
+    pub last_commit_ms: i64,
+    /// Real checkpoint ids committed, ascending (the end-of-input commit excluded).
+    pub checkpoint_ids: Vec<i64>,
+    pub end_of_input: bool,
+    /// Sum of `added-records` over the job's snapshots.
+    pub rows_added: u64,
+}
+
+impl JobSpan {
+    pub fn first_checkpoint(&self) -> Option<i64> {
+        self.checkpoint_ids.first().copied()
+    }
+
+    pub fn last_checkpoint(&self) -> Option<i64> {
+        self.checkpoint_ids.last().copied()
+    }
+
+    pub fn first_index(&self) -> usize {
+        self.snapshot_indexes[0]
+    }
+
+    pub fn last_index(&self) -> usize {
+        *self.snapshot_indexes.last().unwrap_or(&0)
+    }
+
+    /// Checkpoint ids between the first and last committed that this job never committed.
+    pub fn missing_checkpoints(&self) -> Vec<i64> {
+        self.checkpoint_ids
+            .windows(2)
+            .flat_map(|w| (w[0] + 1)..w[1])
+            .collect()
+    }
+}
+
+pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
+    let mut spans: Vec<JobSpan> = Vec::new();
+    for (i, s) in history.snapshots.iter().enumerate() {
+        let Some(f) = &s.flink else { continue };
+        let pos = match spans.iter().position(|j| j.job_id == f.job_id) {
+            Some(p) => p,
+            None => {
+                spans.push(JobSpan {
+                    job_id: f.job_id.clone(),
+                    operator_ids: Vec::new(),
+                    snapshot_indexes: Vec::new(),
+                    first_commit_ms: s.snapshot.timestamp_ms,
+                    last_commit_ms: s.snapshot.timestamp_ms,
+                    checkpoint_ids: Vec::new(),
+                    end_of_input: false,
+                    rows_added: 0,
+                });
+                spans.len() - 1
+            }
+        };
+        let span = &mut spans[pos];
+        span.snapshot_indexes.push(i);
+        span.first_commit_ms = span.first_commit_ms.min(s.snapshot.timestamp_ms);
+        span.last_commit_ms = span.last_commit_ms.max(s.snapshot.timestamp_ms);
+        if let Some(op) = &f.operator_id {
+            if !span.operator_ids.contains(op) {
+                span.operator_ids.push(op.clone());
+            }
+        }
+        match f.checkpoint_id {
+            Some(END_OF_INPUT_CHECKPOINT) => span.end_of_input = true,
+            Some(c) => span.checkpoint_ids.push(c),
+            None => {}
+        }
+        span.rows_added += s.snapshot.summary_i64("added-records").unwrap_or(0).max(0) as u64;
+    }
+    for span in &mut spans {
+        span.checkpoint_ids.sort_unstable();
+        span.checkpoint_ids.dedup();
+    }
+    spans
+}
