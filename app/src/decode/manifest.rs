@@ -64,6 +64,9 @@ pub struct DataFile {
     pub record_count: i64,
     pub file_size_in_bytes: i64,
     pub equality_ids: Vec<i32>,
+    /// Field ids the writer reported metrics for (value, null and size counts): the columns it
+    /// actually wrote, whatever the table's schema said at the time.
+    pub metric_field_ids: Vec<i32>,
     pub sort_order_id: Option<i32>,
     pub referenced_data_file: Option<String>,
     pub first_row_id: Option<i64>,
@@ -152,6 +155,18 @@ fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
         .iter()
         .map(|v| as_long(v).map(|x| x as i32).ok_or_else(|| r.err("equality_ids", "expected int elements")))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut metric_field_ids = Vec::new();
+    for name in ["value_counts", "null_value_counts", "column_sizes"] {
+        for kv in r.array(name)? {
+            if let Value::Record(fields) = unwrap_union(kv) {
+                if let Some(id) = fields.iter().find(|(k, _)| k == "key").and_then(|(_, v)| as_long(v)) {
+                    metric_field_ids.push(id as i32);
+                }
+            }
+        }
+    }
+    metric_field_ids.sort_unstable();
+    metric_field_ids.dedup();
     Ok(DataFile {
         content,
         file_path: r.req_string("file_path")?,
@@ -160,6 +175,7 @@ fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
         record_count: r.req_long("record_count")?,
         file_size_in_bytes: r.req_long("file_size_in_bytes")?,
         equality_ids,
+        metric_field_ids,
         sort_order_id: r.long("sort_order_id")?.map(|x| x as i32),
         referenced_data_file: r.string("referenced_data_file")?,
         first_row_id: r.long("first_row_id")?,

@@ -2,8 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::decode::Schema;
-use crate::model::ListState;
+use crate::decode::{DataContent, Schema, Type};
 
 use super::{Context, Finding, Severity};
 
@@ -11,55 +10,77 @@ fn ids(s: &Schema) -> BTreeMap<i32, String> {
     s.all_fields().into_iter().map(|(n, f)| (f.id, n)).collect()
 }
 
-/// A streaming job keeps the schema it loaded at start-up and writes its manifests with it: commits
-/// whose new manifests carry an older schema than the table had at that commit come from a writer
-/// that has not followed a schema change.
+/// Leaf columns of a schema by field id: the ones a data file reports metrics for.
+fn leaves(s: &Schema) -> BTreeMap<i32, String> {
+    s.all_fields().into_iter().filter(|(_, f)| matches!(f.field_type, Type::Primitive(_))).map(|(n, f)| (f.id, n)).collect()
+}
+
+/// A streaming job keeps the schema it loaded at start-up. The column metrics of the data files it
+/// adds name the field ids it actually wrote; held against the table's schema at each commit they
+/// show a writer that has not followed a schema change.
 pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
-    let mut stale: Vec<(usize, i32, i32)> = Vec::new(); // (snapshot, writer schema, table schema)
+    // (snapshot index, table schema id, dropped ids still written, current ids not written)
+    let mut stale: Vec<(usize, i32, BTreeSet<i32>, BTreeSet<i32>)> = Vec::new();
     for (i, s) in h.snapshots.iter().enumerate() {
-        let (Some(table_schema), ListState::Loaded(list)) = (s.snapshot.schema_id, &s.list) else { continue };
-        let written = list
+        let (Some(schema_id), Some(_)) = (s.snapshot.schema_id, &s.flink) else { continue };
+        let Some(schema) = h.metadata.schema(schema_id) else { continue };
+        let written: BTreeSet<i32> = h
+            .live_files(i)
             .iter()
-            .filter(|m| m.added_snapshot_id.is_some_and(|id| s.snapshot.snapshot_id.matches_avro_long(id)))
-            .filter_map(|m| h.manifest(&m.manifest_path).and_then(|mf| mf.schema.as_ref()))
-            .map(|sc| sc.schema_id)
-            .min();
-        if let Some(w) = written {
-            if w < table_schema && h.metadata.schema(w).zip(h.metadata.schema(table_schema)).is_some_and(|(a, b)| ids(a) != ids(b)) {
-                stale.push((i, w, table_schema));
-            }
+            .filter(|f| f.file.content == DataContent::Data && f.added_snapshot_id.is_some_and(|id| s.snapshot.snapshot_id.matches_avro_long(id)))
+            .flat_map(|f| f.file.metric_field_ids.iter().copied())
+            .collect();
+        if written.is_empty() {
+            continue;
+        }
+        let table: BTreeSet<i32> = leaves(schema).into_keys().collect();
+        let extra: BTreeSet<i32> = written.difference(&table).copied().collect();
+        let missing: BTreeSet<i32> = table.difference(&written).copied().collect();
+        if !extra.is_empty() || !missing.is_empty() {
+            stale.push((i, schema_id, extra, missing));
         }
     }
-    let Some(&(first, writer, table)) = stale.first() else { return Vec::new() };
-    let (Some(old), Some(new)) = (h.metadata.schema(writer), h.metadata.schema(table)) else { return Vec::new() };
-    let (old_ids, new_ids) = (ids(old), ids(new));
-    let dropped: Vec<String> = old_ids.iter().filter(|(id, _)| !new_ids.contains_key(id)).map(|(id, n)| format!("{n} (field id {id})")).collect();
-    let added: Vec<String> = new_ids.iter().filter(|(id, _)| !old_ids.contains_key(id)).map(|(id, n)| format!("{n} (field id {id})")).collect();
-    let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, _, _)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.clone())).collect();
-    let mut evidence = format!(
-        "{} commits from snapshot {} on were made while the table's schema was {} but their manifests were written with \
-         schema {}: the writer kept the schema it started with.",
-        stale.len(),
-        cx.id(first),
-        table,
-        writer
-    );
-    if !dropped.is_empty() {
-        evidence += &format!(" It still writes {}, which the table no longer has: no reader projects it.", dropped.join(", "));
+    if stale.is_empty() {
+        return Vec::new();
     }
-    if !added.is_empty() {
-        evidence += &format!(" It writes no {}: those rows read as null.", added.join(", "));
+    let name_of = |id: i32| {
+        h.metadata.schemas.iter().rev().find_map(|s| s.field_by_id(id)).map(|f| format!("`{}` (field id {id})", f.name)).unwrap_or_else(|| format!("field id {id}"))
+    };
+    let names = |ids: &BTreeSet<i32>| ids.iter().map(|&id| name_of(id)).collect::<Vec<_>>().join(", ");
+    let dropped: BTreeSet<i32> = stale.iter().flat_map(|s| s.2.iter().copied()).collect();
+    let unwritten: BTreeSet<i32> = stale.iter().flat_map(|s| s.3.iter().copied()).collect();
+    let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, ..)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.clone())).collect();
+    let first_drop = stale.iter().find(|s| !s.2.is_empty());
+    let mut evidence = format!(
+        "{} streaming commits, from snapshot {} (table schema {}) on, added data files whose columns do not match the table's schema at that commit: the job kept the schema it started with.",
+        stale.len(),
+        cx.id(stale[0].0),
+        stale[0].1
+    );
+    if let Some((i, schema_id, ..)) = first_drop {
+        evidence += &format!(
+            " From snapshot {} (schema {}) it still writes {}, which the table no longer has: no reader projects it, and a column re-added under that name gets a new field id.",
+            cx.id(*i),
+            schema_id,
+            names(&dropped)
+        );
+    }
+    if !unwritten.is_empty() {
+        evidence += &format!(" It writes no {}: its rows read as null there.", names(&unwritten));
     }
     vec![Finding {
         kind: "schema_under_running_writer",
         severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },
-        title: format!("Writer still on schema {writer} after the table moved to {table}"),
-        snapshot_ids: stale.iter().map(|(i, _, _)| cx.id(*i)).collect(),
+        title: if dropped.is_empty() {
+            format!("Running job does not write the new column(s) {}", names(&unwritten))
+        } else {
+            format!("Column dropped under a running job: it still writes {}", names(&dropped))
+        },
+        snapshot_ids: stale.iter().map(|(i, ..)| cx.id(*i)).collect(),
         job_ids: jobs.into_iter().collect(),
         evidence,
-        action: "Deploy schema changes with the job: restart it (from a savepoint) so that it loads the current schema. Never \
-                 re-add a dropped column's name."
+        action: "Deploy schema changes with the job: restart it from a savepoint so that it loads the current schema. Never re-add a dropped column's name."
             .into(),
         statement: None,
     }]
