@@ -1,0 +1,207 @@
+//! Findings on tables real engines wrote (tests/fixtures, made by tests/lab): each finding fires
+//! where the lab produced its failure and stays silent where it did not. Expected numbers come
+//! from the fixture's facts.json (Flink's REST API, Spark queries), never typed here.
+
+use std::path::Path;
+
+use icescope::analysis::findings::{findings, Finding, Severity, TableRef};
+use icescope::model::{load_table, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::newest_metadata;
+use serde_json::Value;
+
+struct Fixture {
+    history: TableHistory,
+    facts: Value,
+    findings: Vec<Finding>,
+}
+
+fn fixture(name: &str) -> Fixture {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let folder = LocalFolder::open(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let history = load_table(&folder, &newest_metadata(&folder).expect("metadata")).expect("fixture loads");
+    let facts: Value = serde_json::from_slice(&std::fs::read(root.join("facts.json")).expect("facts.json")).unwrap();
+    let table = TableRef { catalog: "lab".into(), table: facts["table"].as_str().unwrap().into() };
+    let findings = findings(&history, &table);
+    Fixture { history, facts, findings }
+}
+
+impl Fixture {
+    fn of_kind(&self, kind: &str) -> Vec<&Finding> {
+        self.findings.iter().filter(|f| f.kind == kind).collect()
+    }
+
+    fn none_of(&self, kind: &str) {
+        assert!(self.of_kind(kind).is_empty(), "unexpected {kind}: {:#?}", self.of_kind(kind));
+    }
+
+    fn records_at(&self, snapshot_id: i64) -> u64 {
+        let i = self.history.index_of_avro_id(snapshot_id).expect("snapshot in history");
+        self.history.counts(i).expect("counts").records
+    }
+}
+
+/// Flink's job ids in the order the lab started them.
+fn job_ids(facts: &Value) -> Vec<String> {
+    facts["jobs"].as_array().unwrap().iter().map(|j| j["job_id"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn savepoint_used_twice_is_one_critical_finding_with_the_right_job_and_rollback_target() {
+    let fx = fixture("savepoint-twice");
+    let jobs = job_ids(&fx.facts);
+    assert_eq!(jobs.len(), 3);
+    let replays = fx.of_kind("savepoint_replayed");
+    assert_eq!(replays.len(), 1, "{replays:#?}");
+    let f = replays[0];
+    assert_eq!(f.severity, Severity::Critical);
+    assert_eq!(f.job_ids, vec![jobs[2].clone(), jobs[1].clone()], "the second resume replays the first resume");
+    let first_resume = &fx.facts["after_first_resume"];
+    let target = first_resume["snapshot_id"].as_i64().unwrap();
+    assert_eq!(
+        f.statement.as_deref(),
+        Some(format!("CALL lab.system.rollback_to_snapshot('{}', {target});", fx.facts["table"].as_str().unwrap()).as_str())
+    );
+    assert_eq!(fx.records_at(target), first_resume["rows"].as_u64().unwrap(), "rollback target holds the first resume's rows");
+    let dupes = fx.facts["after_second_resume"]["duplicates"].as_u64().unwrap();
+    assert!(f.evidence.contains(&icescope::analysis::findings::thousands(dupes)), "duplicates {dupes} not in: {}", f.evidence);
+    // The first resume is normal and says so.
+    let resumes = fx.of_kind("job_resumed");
+    assert_eq!(resumes.len(), 1);
+    assert_eq!(resumes[0].severity, Severity::Info);
+    assert_eq!(resumes[0].job_ids, vec![jobs[0].clone(), jobs[1].clone()]);
+    fx.none_of("concurrent_writers");
+}
+
+#[test]
+fn end_of_input_commits_are_labelled_exactly_where_spark_sees_them() {
+    for name in ["savepoint-twice", "append-stream"] {
+        let fx = fixture(name);
+        let mut want: Vec<i64> = fx.facts["final_table"]["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["summary"]["flink.max-committed-checkpoint-id"].as_str() == Some("9223372036854775807"))
+            .map(|s| s["snapshot_id"].as_i64().unwrap())
+            .collect();
+        let mut got: Vec<i64> =
+            fx.of_kind("end_of_input_commit").iter().flat_map(|f| f.snapshot_ids.iter().map(|s| s.0 as i64)).collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "{name}");
+        assert!(fx.of_kind("end_of_input_commit").iter().all(|f| f.severity == Severity::Info), "{name}: never an alarm");
+    }
+}
+
+#[test]
+fn an_unbroken_stream_has_no_replay_resume_gap_or_schema_finding() {
+    let fx = fixture("append-stream");
+    for kind in ["savepoint_replayed", "job_resumed", "concurrent_writers", "checkpoint_gaps", "schema_under_running_writer", "late_one_row_files", "delete_debt", "retention"] {
+        fx.none_of(kind);
+    }
+}
+
+#[test]
+fn manifests_one_per_checkpoint_fire_until_rewrite_manifests_merges_them() {
+    let fx = fixture("append-stream");
+    let f = fx.of_kind("manifests_never_merged");
+    assert_eq!(f.len(), 1);
+    let spark_snapshots = fx.facts["final_table"]["snapshots"].as_array().unwrap().len() as u64;
+    assert!(f[0].title.starts_with(&format!("{spark_snapshots} manifests")), "{}", f[0].title);
+    // maintenance-live ran rewrite_manifests while the job kept committing.
+    fixture("maintenance-live").none_of("manifests_never_merged");
+}
+
+#[test]
+fn fleet_score_is_files_beyond_one_per_partition_as_spark_counts_them() {
+    let fx = fixture("append-stream");
+    let parts = fx.facts["final_table"]["files_by_partition"].as_array().unwrap();
+    let files: u64 = parts.iter().filter(|p| p["content"] == "data").map(|p| p["files"].as_u64().unwrap()).sum();
+    let score = files - parts.iter().filter(|p| p["content"] == "data").count() as u64;
+    let f = fx.of_kind("small_files");
+    assert_eq!(f.len(), 1);
+    assert!(f[0].title.starts_with(&format!("{score} data files beyond one per partition")), "{}", f[0].title);
+    fixture("late-data").none_of("small_files");
+}
+
+#[test]
+fn late_one_row_files_name_every_old_one_row_partition() {
+    let fx = fixture("late-data");
+    let parts = fx.facts["final_table"]["files_by_partition"].as_array().unwrap();
+    let newest = parts.iter().filter_map(|p| p["partition"]["ts_day"].as_str()).max().unwrap();
+    let late: Vec<&str> = parts
+        .iter()
+        .filter(|p| p["records"] == 1 && p["files"] == 1 && p["partition"]["ts_day"].as_str() != Some(newest))
+        .map(|p| p["partition"]["ts_day"].as_str().unwrap())
+        .collect();
+    assert!(!late.is_empty());
+    let f = fx.of_kind("late_one_row_files");
+    assert_eq!(f.len(), 1);
+    for day in &late {
+        assert!(f[0].evidence.contains(day), "{day} missing: {}", f[0].evidence);
+    }
+    assert!(f[0].title.starts_with(&format!("{} one-row files", late.len())));
+    // The where must reach the oldest late partition, which the lab's month-scoped compaction missed.
+    let oldest = late.iter().min().unwrap();
+    assert!(f[0].statement.as_deref().unwrap().contains(&format!("TIMESTAMP '{oldest} 00:00:00'")));
+    assert_eq!(fx.facts["compaction_scoped_to_month"]["result"][0]["rewritten_data_files_count"], 0);
+}
+
+#[test]
+fn dropped_column_under_a_running_job_names_the_column_the_job_keeps_writing() {
+    let fx = fixture("schema-on-the-wire");
+    let drop = fx.facts["schema_changes"].as_array().unwrap().iter().find(|c| c["change"] == "drop-column").unwrap();
+    let column = drop["statements"][0].as_str().unwrap().rsplit(' ').next().unwrap();
+    let f = fx.of_kind("schema_under_running_writer");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert!(f[0].title.contains(&format!("`{column}`")), "{}", f[0].title);
+    assert_eq!(f[0].job_ids, job_ids(&fx.facts));
+    // The Spark insert in between wrote the new column: its snapshot is not among the stale ones.
+    let spark: Vec<i64> = fx.facts["final_table"]["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["summary"]["flink.job-id"].is_null())
+        .map(|s| s["snapshot_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(spark.len(), 1);
+    assert!(f[0].snapshot_ids.iter().all(|s| s.0 as i64 != spark[0]));
+    fixture("savepoint-twice").none_of("schema_under_running_writer");
+}
+
+#[test]
+fn retention_fires_against_the_tables_own_properties() {
+    let fx = fixture("maintenance-live");
+    let props = &fx.facts["created"]["properties"];
+    let max_age: i64 = props["history.expire.max-snapshot-age-ms"].as_str().unwrap().parse().unwrap();
+    let f = fx.of_kind("retention");
+    assert_eq!(f.len(), 1);
+    let newest = fx.history.snapshots.iter().map(|s| s.snapshot.timestamp_ms).max().unwrap();
+    let keep: usize = props["history.expire.min-snapshots-to-keep"].as_str().unwrap().parse().unwrap();
+    let n = fx.history.snapshots.len();
+    let expirable = fx.history.snapshots[..n - keep].iter().filter(|s| s.snapshot.timestamp_ms < newest - max_age).count();
+    assert!(f[0].title.contains(&format!("{expirable} past the table's retention")), "{}", f[0].title);
+}
+
+#[test]
+fn a_column_name_re_added_with_a_new_field_id_is_found() {
+    // The lab's schema-on-the-wire table with the dropped column re-added by name, as the chapter
+    // warns: derived from the real metadata, with one schema appended.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema-on-the-wire");
+    let folder = LocalFolder::open(&root).unwrap();
+    let path = newest_metadata(&folder).unwrap();
+    let mut json: Value = serde_json::from_slice(&std::fs::read(root.join(&path)).unwrap()).unwrap();
+    let schemas = json["schemas"].as_array_mut().unwrap();
+    let mut last = schemas.last().unwrap().clone();
+    let next_id = last["schema-id"].as_i64().unwrap() + 1;
+    last["schema-id"] = next_id.into();
+    last["fields"].as_array_mut().unwrap().push(serde_json::json!({"id": 99, "name": "note", "required": false, "type": "string"}));
+    schemas.push(last);
+    let history = TableHistory::new(&path, icescope::decode::TableMetadata::from_bytes(&path, json.to_string().as_bytes()).unwrap());
+    let found = findings(&history, &TableRef { catalog: "lab".into(), table: "t".into() });
+    let reused: Vec<_> = found.iter().filter(|f| f.kind == "column_name_reused").collect();
+    assert_eq!(reused.len(), 1, "{found:#?}");
+    assert!(reused[0].title.contains("`note`") && reused[0].title.contains("5 → 99"), "{}", reused[0].title);
+    assert!(fixture("schema-on-the-wire").of_kind("column_name_reused").is_empty());
+}
