@@ -205,3 +205,35 @@ fn a_column_name_re_added_with_a_new_field_id_is_found() {
     assert!(reused[0].title.contains("`note`") && reused[0].title.contains("5 → 99"), "{}", reused[0].title);
     assert!(fixture("schema-on-the-wire").of_kind("column_name_reused").is_empty());
 }
+
+#[test]
+fn projection_uses_the_interval_spark_sees_and_the_metadata_files_on_the_store() {
+    let fx = fixture("append-stream");
+    let p = icescope::analysis::projection::projection(&fx.history).expect("a streaming job");
+    let job = &job_ids(&fx.facts)[0];
+    assert_eq!(&p.job_id, job);
+    // Spark's snapshots table: the last `commits` commits of the job, and their mean spacing.
+    let times: Vec<f64> = fx.facts["final_table"]["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["summary"]["flink.job-id"].as_str() == Some(job))
+        .map(|s| {
+            let t = s["committed_at"].as_str().unwrap();
+            let secs: f64 = t[17..].parse().unwrap();
+            let (h, m): (f64, f64) = (t[11..13].parse().unwrap(), t[14..16].parse().unwrap());
+            (h * 3600.0 + m * 60.0 + secs) * 1000.0
+        })
+        .collect();
+    let window = &times[times.len() - p.commits..];
+    let interval = (window[window.len() - 1] - window[0]) / (window.len() - 1) as f64;
+    assert!((p.interval_ms - interval).abs() < 1.0, "{} vs Spark's {interval}", p.interval_ms);
+    assert!((p.per_day.snapshots - 86_400_000.0 / interval).abs() < 1.0);
+    // One manifest per checkpoint, three partitions touched per checkpoint.
+    let partitions = fx.facts["final_table"]["files_by_partition"].as_array().unwrap().len() as f64;
+    assert_eq!(p.per_commit.manifests, 1.0);
+    assert_eq!(p.per_commit.data_files, partitions);
+    // metadata.json growth read from the metadata files the lab exported, one per commit.
+    let growth = p.per_commit.metadata_json_bytes.expect("metadata log files are in the fixture");
+    assert!(growth > 0.0);
+}

@@ -27,15 +27,16 @@ def append_stream(f):
 
 def savepoint_twice(f):
     a, b, c = f["jobs"][:3]
-    return (f"A bounded Flink job of {_n(a['checkpoints']['counts'].get('total', 0) and 100000)} rows was stopped "
+    final = [j for j, v in _jobs(f).items() if 9223372036854775807 in v["checkpoint_ids"]]
+    return (f"A bounded Flink job of {_n(f['bounded_rows'])} rows was stopped "
             f"with a savepoint once it had emitted {_n(a['source_records_emitted'])} rows "
             f"({_n(f['after_stop']['rows'])} committed). It was resumed from that savepoint and finished "
             f"({_n(f['after_first_resume']['rows'])} rows, {_n(f['after_first_resume']['distinct_ids'])} distinct ids), "
             f"then resumed AGAIN from the same savepoint and finished too: the table now holds "
             f"{_n(f['after_second_resume']['rows'])} rows for {_n(f['after_second_resume']['distinct_ids'])} distinct "
-            f"ids, {_n(f['after_second_resume']['duplicates'])} duplicates. Both resumed jobs ended FINISHED; the "
-            f"snapshot log carries {len(_jobs(f))} distinct flink.job-id values, and each bounded job's last commit "
-            f"has checkpoint id 9223372036854775807.")
+            f"ids, {_n(f['after_second_resume']['duplicates'])} duplicates. Both resumed jobs ended {b['state']} and "
+            f"{c['state']}; the snapshot log carries {len(_jobs(f))} distinct flink.job-id values, and "
+            f"{len(final)} of them end with the end-of-input commit under checkpoint id 9223372036854775807.")
 
 
 def late_data(f):
@@ -101,7 +102,7 @@ def taskmanager_kill(f):
     c = j["checkpoints"]["counts"]
     t = f["final_table"]
     ids = j["checkpoints"]["completed_ids"]
-    return (f"A bounded Flink job of 200,000 rows at 2,000 rows/s lost its only TaskManager to a SIGKILL about 30 s "
+    return (f"A bounded Flink job of {_n(f['bounded_rows'])} rows at {_n(f['rows_per_second'])} rows/s lost its only TaskManager to a SIGKILL about 30 s "
             f"in ({_n(f['at_kill']['table_rows'])} rows committed at that moment); a new TaskManager process was started "
             f"8 s later. The job restored from its last checkpoint and finished {j['state']}: "
             f"{c['completed']} checkpoints completed, {c['failed']} failed, {c['restored']} restored, and the table holds "

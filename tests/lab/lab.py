@@ -140,7 +140,8 @@ def savepoint_twice():
     a = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, name="savepoint-twice A")
     K.wait_running(a)
     # a quarter of the way through, by the clock (the REST metric of the running source lags)
-    time.sleep(rows / rate / 4)
+    time.sleep(max(1.0, rows / rate / 4 - 3))  # a savepoint takes a few seconds to complete
+    s.facts["bounded_rows"], s.facts["rows_per_second"] = rows, rate
     s.sample(a, with_rows=False, note="stop-with-savepoint requested")
     sp = K.stop_with_savepoint(a)
     s.facts["savepoint"] = sp
@@ -289,6 +290,7 @@ def taskmanager_kill():
     s = Scenario("taskmanager-kill")
     rows = int(os.environ.get("LAB_TMKILL_ROWS", "200000"))
     rate = int(os.environ.get("LAB_TMKILL_RATE", "2000"))
+    s.facts["bounded_rows"], s.facts["rows_per_second"] = rows, rate
     job = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=today_ms())
     K.wait_running(job)
     t_run = time.time()

@@ -14,6 +14,7 @@ pub struct Inspect {
     pub table: TableInfo,
     pub snapshots: Vec<SnapshotRow>,
     pub jobs: Vec<JobRow>,
+    pub projection: Option<super::projection::Projection>,
     pub findings: Vec<Finding>,
     pub gaps: Vec<Gap>,
 }
@@ -112,6 +113,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         },
         snapshots,
         jobs: job_spans(history).iter().map(JobRow::from).collect(),
+        projection: super::projection::projection(history),
         findings: findings(history, table),
         gaps: history.gaps(),
     }

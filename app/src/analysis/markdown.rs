@@ -47,6 +47,24 @@ pub fn markdown(report: &Inspect) -> String {
         }
         out += "\n";
     }
+    if let Some(p) = &report.projection {
+        let r = &p.per_day;
+        out += &format!(
+            "### Growth at the observed rate\n\nOver the last {} commits of job `{}` (one every {:.1} s), each commit added {:.1} manifests, {:.1} data files and {:.1} delete files{}. A day at that rate: **{} snapshots, {} manifests, {} data files, {} delete files**{}.\n\n",
+            p.commits,
+            p.job_id,
+            p.interval_ms / 1000.0,
+            p.per_commit.manifests,
+            p.per_commit.data_files,
+            p.per_commit.delete_files,
+            p.per_commit.metadata_json_bytes.map(|b| format!(", and the metadata.json grew {:.1} KB", b / 1024.0)).unwrap_or_default(),
+            thousands(r.snapshots.round() as u64),
+            thousands(r.manifests.max(0.0).round() as u64),
+            thousands(r.data_files.max(0.0).round() as u64),
+            thousands(r.delete_files.max(0.0).round() as u64),
+            p.metadata_json_bytes_in_a_day.map(|b| format!(", a metadata.json of {:.1} MB read on every load", b / 1_048_576.0)).unwrap_or_default(),
+        );
+    }
     out += "### Findings\n\n";
     if report.findings.is_empty() {
         out += "No findings.\n";
