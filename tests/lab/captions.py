@@ -77,7 +77,9 @@ def schema_on_the_wire(f):
             f"{drop['schema_id_after']}). The job stayed {drop['job_state_after_settle']} with "
             f"{drop['job_exceptions_after_settle']} exceptions and kept committing (snapshots "
             f"{drop['snapshots_before']} -> {drop['snapshots_after_settle']} in the {drop['settle_s']} s after the "
-            f"drop): its files still carry the dropped field, which no reader projects any more. Rows with extra "
+            f"drop). Of the {f['data_file_columns']['files_committed_after_drop']} data files it committed after the drop, "
+            f"{f['data_file_columns']['of_which_still_carry_note']} still carry the dropped 'note' column in their "
+            f"Parquet schema, a field no reader projects any more. Rows with extra "
             f"NULL: {_n(f['extra_column']['null_extra'])}, not NULL: {_n(f['extra_column']['not_null_extra'])}.")
 
 

@@ -228,23 +228,30 @@ def schema_on_the_wire():
     changes = []
 
     def change(what: str, stmts: list[str], settle_s: int):
-        sid0, snaps0 = K.current_schema_id(s.t), K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
+        sid0, snaps0 = K.current_schema_id(s.ident), K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
         cp0 = K.checkpoint_counts(job)
+        at = K.now_ms()
         for q in stmts:
             K.sql(q)
-        sid1 = K.current_schema_id(s.t)
+        sid1 = K.current_schema_id(s.ident)
         s.mark(what, schema_id_before=sid0, schema_id_after=sid1)
         time.sleep(settle_s)
         snaps1 = K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
         jf = K.rest("GET", f"/jobs/{job}")
         exc = K.rest("GET", f"/jobs/{job}/exceptions")
-        changes.append({"change": what, "statements": stmts, "schema_id_before": sid0, "schema_id_after": sid1,
+        desc = []
+        for c in K.sql(f"DESCRIBE TABLE {s.t}"):
+            if not c["col_name"] or c["col_name"].startswith("#"):
+                break
+            desc.append(c["col_name"])
+        changes.append({"change": what, "statements": stmts, "at_ms": at,
+                        "schema_id_before": sid0, "schema_id_after": sid1,
+                        "schema_id_source": "REST catalog loadTable metadata current-schema-id",
                         "snapshots_before": snaps0, "snapshots_after_settle": snaps1, "settle_s": settle_s,
                         "checkpoints_before": cp0, "checkpoints_after_settle": K.checkpoint_counts(job),
                         "job_state_after_settle": jf["state"],
                         "job_exceptions_after_settle": len(exc.get("exceptionHistory", {}).get("entries", [])),
-                        "columns_after": [c["col_name"] for c in K.sql(f"DESCRIBE TABLE {s.t}")
-                                          if c["col_name"] and not c["col_name"].startswith("#")][:8]})
+                        "columns_after": desc})
 
     change("add-column", [f"ALTER TABLE {s.t} ADD COLUMN extra INT",
                           f"INSERT INTO {s.t} (id, ts, kind, amount, note, extra) VALUES "
@@ -255,7 +262,29 @@ def schema_on_the_wire():
     s.job(job, stopped_by="cancel")
     s.facts["extra_column"] = K.sql(f"SELECT count_if(extra IS NULL) AS null_extra, count_if(extra IS NOT NULL) AS "
                                     f"not_null_extra FROM {s.t}")[0]
+    added = K.sql(f"SELECT e.snapshot_id, e.data_file.file_path AS path, s.committed_at, s.summary['engine-name'] AS engine "
+                  f"FROM {s.t}.entries e JOIN {s.t}.snapshots s ON e.snapshot_id = s.snapshot_id "
+                  f"WHERE e.status = 1 AND e.data_file.content = 0")
     s.finish(CAPTIONS["schema-on-the-wire"])
+    # which columns the files themselves carry: DuckDB reads each exported Parquet footer
+    import duckdb
+    drop_at = changes[1]["at_ms"]
+    dest = K.FIXTURES / s.name
+    prefix = s.location.rstrip("/") + "/"
+    files = []
+    for r in added:
+        local = dest / r["path"][len(prefix):]
+        cols = [c[0] for c in duckdb.sql(f"SELECT name FROM parquet_schema('{local}') WHERE name <> 'schema'").fetchall()]
+        files.append({"path": r["path"][len(prefix):], "snapshot_id": r["snapshot_id"], "engine": r["engine"],
+                      "committed_after_drop": r["committed_at"].replace(tzinfo=timezone.utc).timestamp() * 1000 > drop_at, "parquet_columns": cols})
+    s.facts["data_file_columns"] = {
+        "read_with": f"DuckDB {duckdb.__version__} parquet_schema() on the exported files",
+        "files_committed_after_drop": sum(f["committed_after_drop"] for f in files),
+        "of_which_still_carry_note": sum(f["committed_after_drop"] and "note" in f["parquet_columns"] for f in files),
+        "files": sorted(files, key=lambda f: f["path"]),
+    }
+    (dest / "facts.json").write_text(json.dumps(s.facts, indent=1, default=str) + "\n")
+    (dest / "caption.md").write_text(CAPTIONS["schema-on-the-wire"](s.facts).strip() + "\n")
 
 
 def maintenance_live():
@@ -294,12 +323,20 @@ def taskmanager_kill():
     job = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=today_ms())
     K.wait_running(job)
     t_run = time.time()
-    time.sleep(max(0.0, t_run + 30 - time.time()))
+    time.sleep(max(0.0, t_run + 28 - time.time()))
     s.facts["at_kill"] = s.sample(job, with_rows=True, note="about to kill the only TaskManager")
+    # S3FileIO stages a data file locally and uploads it when the writer closes it at a checkpoint
+    # barrier, so a kill between checkpoints leaves nothing on the store. The kill therefore waits
+    # for a checkpoint to be in flight (files flushed, not yet committed) and lands inside it.
+    delay_ms = int(os.environ.get("LAB_TMKILL_DELAY_MS", "40"))
+    seen = K.checkpoint_counts(job)["total"]
+    K.wait_for("a checkpoint in flight", lambda: K.checkpoint_counts(job)["total"] > seen, timeout=30, every=0.01)
+    time.sleep(delay_ms / 1000)
     tm = TM["name"]
     pid = K._procs[tm].pid
     K.kill(tm, signal.SIGKILL)
-    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL",
+           checkpoint_triggered_before_kill=seen + 1, delay_after_trigger_seen_ms=delay_ms)
     time.sleep(8)
     s.sample(job, note="8 s after the kill")
     TM["name"] = K.start_taskmanager()

@@ -285,7 +285,7 @@ def flink_conf() -> Path:
         "execution.checkpointing.tolerable-failed-checkpoints": 1000,
         "restart-strategy.type": "fixed-delay",
         "restart-strategy.fixed-delay.attempts": 50,
-        "restart-strategy.fixed-delay.delay": "2 s",
+        "restart-strategy.fixed-delay.delay": "10 s",
         "heartbeat.interval": 2000,
         "heartbeat.timeout": 8000,
         "metrics.fetcher.update-interval": 1000,
@@ -447,6 +447,9 @@ def job_facts(job: str) -> dict:
             "failed_ids": [h["id"] for h in hist if h["status"] == "FAILED"],
             "failed_reasons": sorted({h.get("failure_message", "")[:200] for h in hist if h["status"] == "FAILED"}),
             "latest_restored": restored,
+            "history": [{k: h.get(k) for k in ("id", "status", "is_savepoint", "checkpoint_type", "trigger_timestamp",
+                                              "latest_ack_timestamp", "end_to_end_duration", "num_acknowledged_subtasks",
+                                              "num_subtasks", "failure_message")} for h in hist],
         },
         "exceptions": {
             "count": len(exc.get("exceptionHistory", {}).get("entries", [])),
@@ -469,7 +472,7 @@ def spark():
              .config("spark.jars", ",".join(SPARK_JARS))
              .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
              .config("spark.driver.host", HOST).config("spark.driver.bindAddress", HOST)
-             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.memory", "1g").config("spark.sql.shuffle.partitions", "2")
              .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile=file:{LAB / 'spark-log4j2.properties'}")
              .config(cat, "org.apache.iceberg.spark.SparkCatalog")
@@ -510,8 +513,10 @@ def table_facts(t: str, key: str = "id") -> dict:
     """Spark's reading of the table: counts, snapshots with their Flink keys, files per partition."""
     cnt = sql(f"SELECT count(*) AS n, count(DISTINCT {key}) AS k FROM {t}")[0]
     snaps = sql(f"SELECT committed_at, snapshot_id, parent_id, operation, summary FROM {t}.snapshots ORDER BY committed_at")
-    files = sql(f"SELECT content, partition, count(*) AS files, sum(record_count) AS records, "
-                f"sum(file_size_in_bytes) AS bytes FROM {t}.files GROUP BY content, partition ORDER BY 2, 1")
+    has_part = any(c["col_name"] == "partition" for c in sql(f"DESCRIBE TABLE {t}.files"))
+    part = "partition" if has_part else "CAST(NULL AS STRING) AS partition"
+    files = sql(f"SELECT content, {part}, count(*) AS files, sum(record_count) AS records, "
+                f"sum(file_size_in_bytes) AS bytes FROM {t}.files GROUP BY 1, 2 ORDER BY 2, 1")
     meta = sql(f"SELECT timestamp, file, latest_snapshot_id, latest_schema_id, latest_sequence_number "
                f"FROM {t}.metadata_log_entries ORDER BY timestamp")
     jobs: dict[str, dict] = {}
@@ -549,9 +554,14 @@ def current_snapshot(t: str):
     return r[0]["snapshot_id"] if r else None
 
 
-def current_schema_id(t: str):
-    r = sql(f"SELECT latest_schema_id FROM {t}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
-    return r[0]["latest_schema_id"] if r else None
+def catalog_table(ident: str) -> dict:
+    """The REST catalog's own loadTable answer (the metadata it serves)."""
+    ns, name = ident.split(".")
+    return catalog_get(f"/v1/{BUCKET}/namespaces/{ns}/tables/{name}")
+
+
+def current_schema_id(ident: str):
+    return catalog_table(ident)["metadata"]["current-schema-id"]
 
 
 def referenced_files(t: str) -> set[str]:

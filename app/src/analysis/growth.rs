@@ -80,20 +80,18 @@ impl GrowthSeries {
         if self.axis == XAxis::CommitOrder {
             return self.points.iter().map(|p| XPosition { x: p.index as f64 + 1.0, label: format!("#{}", p.index + 1) }).collect();
         }
-        let last_real = self
-            .points
-            .iter()
-            .filter_map(|p| p.checkpoint_id)
-            .filter(|&c| c != crate::model::flink::END_OF_INPUT_CHECKPOINT)
-            .max()
-            .unwrap_or(0);
+        let eoi = crate::model::flink::END_OF_INPUT_CHECKPOINT;
+        // Each job's end-of-input commit sits one past that job's own last checkpoint.
+        let last_real = |job: &Option<String>| {
+            self.points.iter().filter(|p| p.job_id == *job).filter_map(|p| p.checkpoint_id).filter(|&c| c != eoi).max().unwrap_or(0)
+        };
         let mut prev = 0.0_f64;
         let mut between = 0;
         self.points
             .iter()
             .map(|p| match p.checkpoint_id {
-                Some(crate::model::flink::END_OF_INPUT_CHECKPOINT) => {
-                    prev = last_real as f64 + 1.0;
+                Some(c) if c == eoi => {
+                    prev = last_real(&p.job_id) as f64 + 1.0;
                     between = 0;
                     XPosition { x: prev, label: "end of input".into() }
                 }

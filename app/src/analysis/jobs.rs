@@ -11,6 +11,8 @@ pub struct JobSpan {
     pub operator_ids: Vec<String>,
     /// Indexes into `TableHistory::snapshots`, in commit order.
     pub snapshot_indexes: Vec<usize>,
+    /// Commit time of each of those snapshots.
+    pub commit_ms: Vec<i64>,
     pub first_commit_ms: i64,
     pub last_commit_ms: i64,
     /// Real checkpoint ids committed, ascending (the end-of-input commit excluded).
@@ -57,6 +59,7 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
                     job_id: f.job_id.clone(),
                     operator_ids: Vec::new(),
                     snapshot_indexes: Vec::new(),
+                    commit_ms: Vec::new(),
                     first_commit_ms: s.snapshot.timestamp_ms,
                     last_commit_ms: s.snapshot.timestamp_ms,
                     checkpoint_ids: Vec::new(),
@@ -68,6 +71,7 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
         };
         let span = &mut spans[pos];
         span.snapshot_indexes.push(i);
+        span.commit_ms.push(s.snapshot.timestamp_ms);
         span.first_commit_ms = span.first_commit_ms.min(s.snapshot.timestamp_ms);
         span.last_commit_ms = span.last_commit_ms.max(s.snapshot.timestamp_ms);
         if let Some(op) = &f.operator_id {

@@ -5,6 +5,7 @@ pub mod findings;
 pub mod growth;
 pub mod jobs;
 pub mod markdown;
+pub mod partitions;
 pub mod projection;
 pub mod inspect;
 

@@ -5,33 +5,37 @@ use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 use super::{Context, Finding, Severity};
 
 pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
-    cx.jobs
+    let jobs: Vec<_> = cx.jobs.iter().filter(|j| j.end_of_input).collect();
+    if jobs.is_empty() {
+        return Vec::new();
+    }
+    let idx: Vec<usize> = jobs
         .iter()
-        .filter(|j| j.end_of_input)
+        .flat_map(|j| j.snapshot_indexes.iter().copied())
+        .filter(|&i| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT))
+        .collect();
+    let each: Vec<String> = jobs
+        .iter()
         .map(|j| {
-            let idx: Vec<usize> = j
-                .snapshot_indexes
-                .iter()
-                .copied()
-                .filter(|&i| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT))
-                .collect();
-            Finding {
-                kind: "end_of_input_commit",
-                severity: Severity::Info,
-                title: format!("End-of-input commit by job {}", Context::short(&j.job_id)),
-                snapshot_ids: idx.iter().map(|&i| cx.id(i)).collect(),
-                job_ids: vec![j.job_id.clone()],
-                evidence: format!(
-                    "snapshot {} carries flink.max-committed-checkpoint-id {END_OF_INPUT_CHECKPOINT} (Long.MAX_VALUE): the final \
-                     flush of a bounded job, committed after its last checkpoint ({}), not a checkpoint id.",
-                    idx.first().map(|&i| cx.id(i).to_string()).unwrap_or_default(),
-                    j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into()),
-                ),
-                action: "Nothing: the job finished. Exclude this value from monitoring that expects small checkpoint ids.".into(),
-                statement: None,
-            }
+            let snap = idx.iter().find(|&&i| j.snapshot_indexes.contains(&i)).map(|&i| cx.id(i).to_string()).unwrap_or_default();
+            format!("snapshot {snap} of job {} (after checkpoint {})", Context::short(&j.job_id), j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into()))
         })
-        .collect()
+        .collect();
+    vec![Finding {
+        kind: "end_of_input_commit",
+        severity: Severity::Info,
+        title: format!("End-of-input commit{}: checkpoint id {END_OF_INPUT_CHECKPOINT}", if jobs.len() > 1 { "s" } else { "" }),
+        snapshot_ids: idx.iter().map(|&i| cx.id(i)).collect(),
+        job_ids: jobs.iter().map(|j| j.job_id.clone()).collect(),
+        evidence: format!(
+            "{} carr{} flink.max-committed-checkpoint-id {END_OF_INPUT_CHECKPOINT} (Long.MAX_VALUE): the final flush of a \
+             bounded job, committed after its last checkpoint, not a checkpoint id.",
+            each.join("; "),
+            if each.len() > 1 { "y" } else { "ies" }
+        ),
+        action: "Nothing: the job finished. Exclude this value from monitoring that expects small checkpoint ids.".into(),
+        statement: None,
+    }]
 }
 
 /// Checkpoint ids a job skipped between two it committed.

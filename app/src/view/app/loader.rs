@@ -5,7 +5,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::analysis::findings::TableRef;
 use crate::analysis::inspect::{inspect, Inspect};
+use crate::analysis::jobs::{job_spans, JobSpan};
+use crate::analysis::markdown::markdown;
+use crate::analysis::partitions::{partition_stats, PartitionStat};
 use crate::analysis::GrowthSeries;
 use crate::model::{LoadError, TableHistory};
 use crate::source::{newest_metadata, FileSet, MemoryFiles, PathIndex, SourceError};
@@ -19,6 +23,10 @@ pub struct Opened {
     pub report: Arc<Inspect>,
     pub series: Arc<GrowthSeries>,
     pub summaries: Arc<Vec<Vec<(String, String)>>>,
+    pub jobs: Arc<Vec<JobSpan>>,
+    pub partitions: Arc<Vec<PartitionStat>>,
+    /// Ticket-ready summary, with `<catalog>` for the user's catalog name.
+    pub markdown: Arc<String>,
     pub loading: bool,
     pub progress: (usize, usize),
 }
@@ -69,11 +77,16 @@ fn publish(state: AppState, name: &str, history: &TableHistory, loading: bool) {
             kv
         })
         .collect();
+    let report = inspect(history, &TableRef::guess(history, None));
+    let markdown = markdown(&report);
     state.opened.set(Some(Opened {
         name: name.to_string(),
-        report: Arc::new(inspect(history)),
+        report: Arc::new(report),
         series: Arc::new(GrowthSeries::of(history)),
         summaries: Arc::new(summaries),
+        jobs: Arc::new(job_spans(history)),
+        partitions: Arc::new(partition_stats(history)),
+        markdown: Arc::new(markdown),
         loading,
         progress: history.progress(),
     }));
@@ -101,6 +114,11 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
         Err(e) => return state.error(e.to_string()),
     };
     history.adopt_inline_manifests();
+    let current = bytes.len() as u64;
+    match &files {
+        TableFiles::Memory(m) => history.record_metadata_sizes(current, |r| m.index().resolve(r).and_then(|p| m.size_of(p))),
+        TableFiles::Served { .. } => history.record_metadata_sizes(current, |_| None),
+    }
     publish(state, &name, &history, true);
     loop {
         let needs = history.pending();

@@ -1,8 +1,10 @@
 //! The browser app: a gallery of bundled examples, a drop zone, and the opened table.
 
+mod chart_canvas;
+mod charts;
 mod drop;
+mod findings_panel;
 mod gallery;
-mod growth_canvas;
 mod loader;
 mod snapshot_table;
 mod table_view;

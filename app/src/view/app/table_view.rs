@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::growth_canvas::GrowthCanvas;
+use super::charts::Charts;
+use super::findings_panel::FindingsPanel;
 use super::snapshot_table::SnapshotTable;
 use super::{AppState, Opened};
 
@@ -39,8 +40,26 @@ pub fn TableView(opened: Opened) -> impl IntoView {
                     <ul>{gaps.into_iter().map(|g| view! { <li class="mono" data-testid="load-error">{g.message}</li> }).collect_view()}</ul>
                 </details>
             })}
-            <GrowthCanvas opened=opened.clone()/>
+            <AlertStrip opened=opened.clone()/>
+            <Charts opened=opened.clone()/>
+            <FindingsPanel opened=opened.clone()/>
             <SnapshotTable opened=opened.clone()/>
         </section>
     }
+}
+
+/// The critical and warning findings, above the charts: what the on-call engineer came for.
+#[component]
+fn AlertStrip(opened: Opened) -> impl IntoView {
+    use crate::analysis::findings::Severity;
+    let alerts: Vec<_> = opened.report.findings.iter().filter(|f| f.severity >= Severity::Warning).cloned().collect();
+    (!alerts.is_empty()).then(|| view! {
+        <ul class="alerts" data-testid="alerts">
+            {alerts.into_iter().map(|f| {
+                let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
+                view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
+            }).collect_view()}
+            <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
+        </ul>
+    })
 }

@@ -20,8 +20,8 @@ const SERIES: [(&str, RGBColor, Count); 5] = [
 ];
 
 /// Draws the chart and returns how many x positions it drew.
-pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, String> {
-    draw(root, series, stamp).map_err(|e| format!("chart could not be drawn: {e:?}"))
+pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
+    super::drawn(draw(root, series, stamp))
 }
 
 fn draw<DB: DrawingBackend>(
@@ -29,10 +29,7 @@ fn draw<DB: DrawingBackend>(
     series: &GrowthSeries,
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
-    root.fill(&WHITE)?;
-    let (_, height) = root.dim_in_pixel();
-    let (main, footer) = root.split_vertically(height.saturating_sub(26));
-    footer.draw(&Text::new(stamp.line(), (12, 6), ("sans-serif", 14).into_font().color(&palette::FAINT)))?;
+    let main = super::frame(root, stamp)?;
 
     let xs = series.x_positions();
     let known: Vec<(f64, &crate::model::LiveCounts)> =
@@ -122,11 +119,17 @@ fn draw<DB: DrawingBackend>(
     Ok(xs.len())
 }
 
-/// Consecutive snapshots whose counts are known: a line must not bridge a snapshot whose manifest
-/// list is gone, or it would show numbers nobody read.
+/// Consecutive snapshots whose counts are known, split where the writing job changes: a line must
+/// not bridge a snapshot whose manifest list is gone (it would show numbers nobody read), nor jump
+/// back when a replaying job re-commits checkpoint ids another job already used.
 fn runs_of_known(series: &GrowthSeries, xs: &[crate::analysis::XPosition], count: Count) -> Vec<Vec<(f64, f64)>> {
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    let mut last_x = f64::NEG_INFINITY;
     for (p, x) in series.points.iter().zip(xs) {
+        if x.x < last_x {
+            runs.push(Vec::new());
+        }
+        last_x = x.x;
         match &p.counts {
             Some(c) => runs.last_mut().map(|r| r.push((x.x, count(c) as f64))).unwrap_or(()),
             None => runs.push(Vec::new()),

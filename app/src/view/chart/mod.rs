@@ -1,7 +1,13 @@
 //! Charts drawn with plotters over any backend: a canvas in the browser, SVG in native tests.
 
+pub mod deletes;
 pub mod growth;
 pub mod palette;
+pub mod partitions;
+pub mod timeline;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// What identifies a chart once it is pasted into a ticket: which table, which snapshot, when.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,4 +21,23 @@ impl Stamp {
     pub fn line(&self) -> String {
         format!("{} · current snapshot {} · drawn {} · icescope", self.table, self.snapshot, self.generated_at)
     }
+}
+
+/// White background and the stamp along the bottom; returns the area left for the chart.
+pub(crate) fn frame<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    stamp: &Stamp,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let (_, height) = root.dim_in_pixel();
+    let (main, footer) = root.split_vertically(height.saturating_sub(26));
+    footer.draw(&Text::new(stamp.line(), (12, 6), ("sans-serif", 14).into_font().color(&palette::FAINT)))?;
+    Ok(main)
+}
+
+/// What every chart function returns: how many marks it drew, or why it could not.
+pub type Drawn = Result<usize, String>;
+
+pub(crate) fn drawn<E: std::fmt::Debug>(r: Result<usize, E>) -> Drawn {
+    r.map_err(|e| format!("chart could not be drawn: {e:?}"))
 }

@@ -1,0 +1,67 @@
+//! Delete debt: live delete files per snapshot against checkpoints, and the files a full scan opens.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::analysis::{GrowthSeries, XAxis};
+
+use super::palette;
+use super::Stamp;
+
+pub fn draw_deletes<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
+    super::drawn(draw(root, series, stamp))
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    let main = super::frame(root, stamp)?;
+    let xs = series.x_positions();
+    let pts: Vec<(f64, &crate::model::LiveCounts)> = series.points.iter().zip(&xs).filter_map(|(p, x)| p.counts.as_ref().map(|c| (x.x, c))).collect();
+    let x_min = xs.iter().map(|x| x.x).fold(f64::INFINITY, f64::min) - 0.5;
+    let x_max = xs.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max) + 0.5;
+    let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min, x_max) };
+    let opened = |c: &crate::model::LiveCounts| c.data_files + c.position_delete_files + c.equality_delete_files + c.deletion_vectors;
+    let y_max = pts.iter().map(|(_, c)| opened(c)).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let mut chart = ChartBuilder::on(&main)
+        .caption(format!("{} — delete files and files a full scan opens", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
+        .margin(14)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x_min..x_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(238, 240, 243))
+        .x_desc(match series.axis {
+            XAxis::CheckpointId => "Flink checkpoint id",
+            XAxis::CommitOrder => "snapshot, in commit order",
+        })
+        .y_desc("live files")
+        .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-9 { format!("{}", x.round() as i64) } else { String::new() })
+        .y_label_formatter(&|y| super::growth::format_count(*y))
+        .label_style(("sans-serif", 13).into_font().color(&palette::INK))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
+        .draw()?;
+    type Count = fn(&crate::model::LiveCounts) -> u64;
+    let lines: [(&str, RGBColor, Count); 4] = [
+        ("files a full scan opens (data + delete)", palette::INK, |c| c.data_files + c.position_delete_files + c.equality_delete_files + c.deletion_vectors),
+        ("position-delete files", palette::POSITION_DELETES, |c| c.position_delete_files),
+        ("equality-delete files", palette::EQUALITY_DELETES, |c| c.equality_delete_files),
+        ("deletion vectors", palette::DELETION_VECTORS, |c| c.deletion_vectors),
+    ];
+    for (name, colour, f) in lines {
+        let line: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, f(c) as f64)).collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
+        chart.draw_series(line.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
+        .background_style(WHITE.mix(0.88))
+        .border_style(RGBColor(200, 204, 210))
+        .draw()?;
+    root.present()?;
+    Ok(pts.len())
+}

@@ -1,0 +1,96 @@
+//! Partitions: live data files per partition in the current snapshot, one-row files highlighted.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::analysis::partitions::PartitionStat;
+
+use super::palette;
+use super::Stamp;
+
+/// At most this many partitions are drawn (the newest); the table below the chart lists all.
+pub const MAX_BARS: usize = 60;
+
+pub fn draw_partitions<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], stamp: &Stamp) -> super::Drawn {
+    super::drawn(draw(root, parts, stamp))
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    let main = super::frame(root, stamp)?;
+    let shown = &parts[parts.len().saturating_sub(MAX_BARS)..];
+    let n = shown.len().max(1);
+    let y_max = shown.iter().map(|p| p.data_files).max().unwrap_or(1).max(1) as f64 * 1.15;
+    let caption = if shown.len() < parts.len() {
+        format!("{} — data files per partition (newest {} of {})", stamp.table, shown.len(), parts.len())
+    } else {
+        format!("{} — data files per partition, current snapshot", stamp.table)
+    };
+    let mut chart = ChartBuilder::on(&main)
+        .caption(caption, ("sans-serif", 20).into_font().color(&palette::INK))
+        .margin(14)
+        .x_label_area_size(70)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..y_max)?;
+    let step = (n / 16).max(1);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(RGBColor(238, 240, 243))
+        .x_labels(n.min(40))
+        .x_label_formatter(&|x| {
+            let i = x.round() as usize;
+            if (x - x.round()).abs() < 1e-6 && i < shown.len() && i % step == 0 { short(&shown[i].label) } else { String::new() }
+        })
+        .y_desc("live data files")
+        .y_label_formatter(&|y| if (y - y.round()).abs() < 1e-6 { format!("{}", y.round() as i64) } else { String::new() })
+        .label_style(("sans-serif", 12).into_font().color(&palette::INK))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
+        .draw()?;
+    chart
+        .draw_series(shown.iter().enumerate().map(|(i, p)| {
+            Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.data_files as f64)], palette::DATA_FILES.mix(0.75).filled())
+        }))?
+        .label("data files")
+        .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], palette::DATA_FILES.mix(0.75).filled()));
+    chart
+        .draw_series(shown.iter().enumerate().filter(|(_, p)| p.one_row_files > 0).map(|(i, p)| {
+            Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.one_row_files as f64)], palette::EQUALITY_DELETES.filled())
+        }))?
+        .label("of which one-row files (late data?)")
+        .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], palette::EQUALITY_DELETES.filled()));
+    if shown.len() <= 24 {
+        let font = ("sans-serif", 12).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart.draw_series(shown.iter().enumerate().map(|(i, p)| {
+            let mut text = format!("{} files · {} rows", p.data_files, crate::analysis::findings::thousands(p.rows));
+            if p.one_row_files > 0 {
+                if let Some(l) = p.max_lateness_ms {
+                    text = format!("{} one-row · {} late", p.one_row_files, lateness(l));
+                }
+            }
+            Text::new(text, (i as f64, p.data_files as f64 + y_max * 0.01), font.clone())
+        }))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
+        .background_style(WHITE.mix(0.88))
+        .border_style(RGBColor(200, 204, 210))
+        .draw()?;
+    root.present()?;
+    Ok(shown.len())
+}
+
+fn lateness(ms: i64) -> String {
+    match ms / 3_600_000 {
+        h if h >= 48 => format!("{} d", h / 24),
+        h => format!("{h} h"),
+    }
+}
+
+/// `ts_day=2026-08-01` → `08-01`: axis labels must stay readable at 60 bars.
+fn short(label: &str) -> String {
+    let v = label.rsplit('=').next().unwrap_or(label);
+    if v.len() == 10 && v.as_bytes()[4] == b'-' { v[5..].to_string() } else { v.chars().take(12).collect() }
+}
