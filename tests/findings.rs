@@ -237,3 +237,20 @@ fn projection_uses_the_interval_spark_sees_and_the_metadata_files_on_the_store()
     let growth = p.per_commit.metadata_json_bytes.expect("metadata log files are in the fixture");
     assert!(growth > 0.0);
 }
+
+#[test]
+fn delete_debt_counts_the_delete_files_spark_sees_and_the_ones_left_dangling() {
+    let fx = fixture("upsert-stream");
+    let rewrite = fx.facts["maintenance"].as_array().unwrap().iter().find(|m| m["call"].as_str().unwrap().contains("rewrite_data_files")).unwrap();
+    let after = rewrite["files_by_content_after"].as_array().unwrap();
+    let deletes: u64 = after.iter().filter(|c| c["content"] != 0).map(|c| c["files"].as_u64().unwrap()).sum();
+    let data: u64 = after.iter().filter(|c| c["content"] == 0).map(|c| c["files"].as_u64().unwrap()).sum();
+    let f = fx.of_kind("delete_debt");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].title, format!("Delete debt: {deletes} delete files on {data} data files"));
+    // Spark's rewrite reported it removed none, and one data file replaced all: every delete left is dangling.
+    assert_eq!(rewrite["result"][0]["removed_delete_files_count"], 0);
+    assert!(f[0].evidence.contains(&format!("{deletes} of them apply to no live data file")), "{}", f[0].evidence);
+    assert!(f[0].statement.as_deref().unwrap().contains("'delete-file-threshold', '1'"));
+    fixture("savepoint-twice").none_of("delete_debt");
+}

@@ -105,6 +105,9 @@ pub struct LiveFile<'a> {
     pub file: &'a crate::decode::DataFile,
     /// The adding snapshot, inherited from the manifest list where the entry leaves it out.
     pub added_snapshot_id: Option<i64>,
+    /// The data sequence number, inherited from the manifest list for entries added without one
+    /// (v2+); None in v1 tables.
+    pub data_sequence_number: Option<i64>,
     pub partition_spec_id: i32,
 }
 
@@ -165,6 +168,9 @@ impl TableHistory {
                 out.push(LiveFile {
                     file: &e.data_file,
                     added_snapshot_id: e.snapshot_id.or(m.added_snapshot_id),
+                    data_sequence_number: e.sequence_number.or(
+                        (e.status == crate::decode::ManifestStatus::Added && self.metadata.format_version >= 2).then_some(m.sequence_number),
+                    ),
                     partition_spec_id: manifest.partition_spec_id.unwrap_or(m.partition_spec_id),
                 });
             }

@@ -267,19 +267,25 @@ async function fetchOk(url) {
 }
 
 /**
- * The examples the app should offer, straight from <app>/examples/index.json, each with its newest
+ * The examples the app should offer, from <app>/fixtures/index.json and <app>/examples/index.json, each with its newest
  * metadata parsed here: [{ name, title, entry, newestUrl, meta, text, ids }].
  * Paths in index.json are tried relative to examples/<name>/, examples/, then the site root.
  */
 export async function loadExamples(appUrl) {
-  const indexUrl = new URL('examples/index.json', appUrl).href;
-  const raw = await fetchOk(indexUrl);
-  if (!raw) throw new Error(`${indexUrl} not served`);
-  const index = JSON.parse(raw.toString('utf8'));
-  if (!Array.isArray(index.examples)) throw new Error(`${indexUrl}: no "examples" array`);
+  // The lab's fixtures (Trunk copies tests/fixtures to fixtures/) and the bundled examples.
+  const entries = [];
+  for (const rel of ['fixtures/index.json', 'examples/index.json']) {
+    const indexUrl = new URL(rel, appUrl).href;
+    const raw = await fetchOk(indexUrl);
+    if (!raw) throw new Error(`${indexUrl} not served`);
+    const index = JSON.parse(raw.toString('utf8'));
+    if (!Array.isArray(index.examples)) throw new Error(`${indexUrl}: no "examples" array`);
+    entries.push(...index.examples);
+  }
   const out = [];
-  for (const ex of index.examples) {
-    const bases = [new URL(`examples/${encodeURIComponent(ex.name)}/`, appUrl), new URL('examples/', appUrl), new URL(appUrl)];
+  for (const ex of entries) {
+    const own = ex.base ? new URL(`${ex.base}/`, appUrl) : new URL(`examples/${encodeURIComponent(ex.name)}/`, appUrl);
+    const bases = [own, new URL('examples/', appUrl), new URL(appUrl)];
     const resolve = async (p) => {
       for (const b of bases) {
         const u = new URL(p, b).href;

@@ -36,8 +36,16 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         thousands(now.data_files),
         thousands(opened)
     );
+    let dangling = dangling_deletes(cx, cur);
     if now.equality_delete_files > 0 {
         evidence.push_str(" rewrite_position_delete_files cannot touch equality deletes; only a data-file rewrite applies them.");
+    }
+    if dangling > 0 {
+        evidence += &format!(
+            " {} of them apply to no live data file (every data file is newer than the delete): a data-file rewrite \
+             left them behind, and readers still open them.",
+            thousands(dangling)
+        );
     }
     vec![Finding {
         kind: "delete_debt",
@@ -46,12 +54,31 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         snapshot_ids: vec![cx.id(since), cx.id(cur)],
         job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.clone()).collect(),
         evidence,
-        action: "Rewrite the data files with a delete threshold of one, every N checkpoints: it applies the deletes of both \
-                 kinds and leaves none behind."
+        action: "Rewrite the data files with a delete threshold of one, every N checkpoints, and remove dangling deletes in \
+                 the same call: the rewrite applies deletes of both kinds, but without remove-dangling-deletes the equality \
+                 deletes it applied stay in the table."
             .into(),
         statement: Some(cx.table.call(
             "rewrite_data_files",
-            &format!("table => '{}', options => map('delete-file-threshold', '1')", cx.table.table),
+            &format!("table => '{}', options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')", cx.table.table),
         )),
     }]
+}
+
+/// Delete files whose data sequence number is not above any live data file's (equality deletes
+/// apply to strictly older data, position deletes to older or equal): they delete nothing.
+pub(super) fn dangling_deletes(cx: &Context<'_>, index: usize) -> u64 {
+    use crate::decode::DataContent;
+    let files = cx.history.live_files(index);
+    let Some(oldest_data) = files.iter().filter(|f| f.file.content == DataContent::Data).filter_map(|f| f.data_sequence_number).min() else {
+        return 0;
+    };
+    files
+        .iter()
+        .filter(|f| match (f.file.content, f.data_sequence_number) {
+            (DataContent::EqualityDeletes, Some(s)) => s <= oldest_data,
+            (DataContent::PositionDeletes, Some(s)) => s < oldest_data,
+            _ => false,
+        })
+        .count() as u64
 }

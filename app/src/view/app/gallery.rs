@@ -18,6 +18,9 @@ pub struct Example {
     pub writer: String,
     pub metadata: String,
     pub files: Vec<String>,
+    /// Where the files are served, relative to the app; `examples/<name>` when absent.
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -25,45 +28,59 @@ struct Index {
     examples: Vec<Example>,
 }
 
-async fn load_index() -> Result<Vec<Example>, String> {
-    let bytes = fetch_bytes("examples/index.json").await.map_err(|e| e.to_string())?;
-    serde_json::from_slice::<Index>(&bytes).map(|i| i.examples).map_err(|e| format!("examples/index.json: {e}"))
+async fn load_index(url: &'static str) -> Result<Vec<Example>, String> {
+    let bytes = fetch_bytes(url).await.map_err(|e| e.to_string())?;
+    serde_json::from_slice::<Index>(&bytes).map(|i| i.examples).map_err(|e| format!("{url}: {e}"))
 }
+
+/// The lab's tables (real Flink and Spark runs, each a failure from the runbook), then the examples.
+const SECTIONS: [(&str, &str, &str); 2] = [
+    ("fixtures/index.json", "Flink lab tables", "Real Flink 2 and Spark runs against an Iceberg REST catalog and S3, each reproducing one streaming failure."),
+    ("examples/index.json", "Example tables", "Written by PyIceberg and bundled with the app."),
+];
 
 #[component]
 pub fn Gallery() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let examples = LocalResource::new(load_index);
     view! {
         <section class="gallery" data-testid="gallery">
-            <h2>"Example tables"</h2>
-            <p class="hint">"Written by real engines and bundled with the app. Or drop a table folder above."</p>
-            <Suspense fallback=|| view! { <p class="hint">"Loading examples…"</p> }>
-                {move || examples.get().map(|r| match r {
-                    Err(e) => view! { <p class="error" data-testid="load-error">{e}</p> }.into_any(),
-                    Ok(list) => view! {
-                        <div class="cards">
-                            {list.into_iter().map(|ex| {
-                                let ex2 = ex.clone();
-                                view! {
-                                    <button class="card" data-testid="example-card" data-example=ex.name.clone()
-                                        on:click=move |_| open_example(state, ex2.clone())>
-                                        <span class="card-title">{ex.title.clone()}</span>
-                                        <span class="card-writer">{ex.writer.clone()}</span>
-                                        <span class="card-caption">{ex.caption.clone()}</span>
-                                    </button>
-                                }
-                            }).collect_view()}
-                        </div>
-                    }.into_any(),
-                })}
-            </Suspense>
+            {SECTIONS.iter().map(|&(url, title, hint)| view! { <GallerySection url=url title=title hint=hint/> }).collect_view()}
         </section>
+    }
+}
+
+#[component]
+fn GallerySection(url: &'static str, title: &'static str, hint: &'static str) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let examples = LocalResource::new(move || load_index(url));
+    view! {
+        <h2>{title}</h2>
+        <p class="hint">{hint}</p>
+        <Suspense fallback=|| view! { <p class="hint">"Loading…"</p> }>
+            {move || examples.get().map(|r| match r {
+                Err(e) => view! { <p class="error" data-testid="load-error">{e}</p> }.into_any(),
+                Ok(list) => view! {
+                    <div class="cards">
+                        {list.into_iter().map(|ex| {
+                            let ex2 = ex.clone();
+                            view! {
+                                <button class="card" data-testid="example-card" data-example=ex.name.clone()
+                                    on:click=move |_| open_example(state, ex2.clone())>
+                                    <span class="card-title">{ex.title.clone()}</span>
+                                    <span class="card-writer">{ex.writer.clone()}</span>
+                                    <span class="card-caption">{ex.caption.clone()}</span>
+                                </button>
+                            }
+                        }).collect_view()}
+                    </div>
+                }.into_any(),
+            })}
+        </Suspense>
     }
 }
 
 fn open_example(state: AppState, ex: Example) {
     state.errors.set(Vec::new());
-    let files = TableFiles::Served { base: format!("examples/{}", ex.name), index: PathIndex::new(ex.files.clone()) };
+    let base = ex.base.clone().unwrap_or_else(|| format!("examples/{}", ex.name));
+    let files = TableFiles::Served { base, index: PathIndex::new(ex.files.clone()) };
     spawn_local(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));
 }
