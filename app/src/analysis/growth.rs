@@ -23,6 +23,10 @@ pub struct GrowthPoint {
     pub committed_at_ms: i64,
     pub operation: String,
     pub counts: Option<LiveCounts>,
+    /// Size of the metadata.json this commit wrote, when that file is among the table's files.
+    pub metadata_json_bytes: Option<u64>,
+    /// Sequence numbers skipped just before this snapshot: commits expired since (v2+).
+    pub expired_before: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,11 +38,21 @@ pub struct GrowthSeries {
 impl GrowthSeries {
     pub fn of(history: &TableHistory) -> GrowthSeries {
         let axis = if history.has_flink_commits() { XAxis::CheckpointId } else { XAxis::CommitOrder };
+        let mut prev_seq: Option<i64> = None;
         let points = history
             .snapshots
             .iter()
             .enumerate()
-            .map(|(i, s)| GrowthPoint {
+            .map(|(i, s)| {
+                let seq = s.snapshot.sequence_number;
+                let expired_before = match prev_seq {
+                    Some(p) if seq > p + 1 && history.metadata.format_version >= 2 => (seq - p - 1) as u64,
+                    _ => 0,
+                };
+                prev_seq = Some(seq);
+                (i, s, expired_before)
+            })
+            .map(|(i, s, expired_before)| GrowthPoint {
                 index: i,
                 checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
                 job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
@@ -46,6 +60,8 @@ impl GrowthSeries {
                 committed_at_ms: s.snapshot.timestamp_ms,
                 operation: s.snapshot.operation.clone(),
                 counts: history.counts(i),
+                metadata_json_bytes: history.metadata_sizes.iter().find(|m| m.timestamp_ms == s.snapshot.timestamp_ms).map(|m| m.bytes),
+                expired_before,
             })
             .collect();
         GrowthSeries { axis, points }

@@ -29,7 +29,15 @@ fn draw<DB: DrawingBackend>(
     series: &GrowthSeries,
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
-    let main = super::frame(root, stamp)?;
+    let frame = super::frame(root, stamp)?;
+    let has_sizes = series.points.iter().filter(|p| p.metadata_json_bytes.is_some()).count() >= 2;
+    let (main, strip) = if has_sizes {
+        let (_, h) = frame.dim_in_pixel();
+        let (a, b) = frame.split_vertically(h * 3 / 4);
+        (a, Some(b))
+    } else {
+        (frame, None)
+    };
 
     let xs = series.x_positions();
     let known: Vec<(f64, &crate::model::LiveCounts)> =
@@ -79,11 +87,19 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style(("sans-serif", 14).into_font().color(&palette::RECORDS))
         .draw()?;
 
-    // Commits that are not appends (deletes, overwrites, rewrites) explain most drops in a line.
-    for (p, x) in series.points.iter().zip(&xs).filter(|(p, _)| p.operation != "append") {
+    // Commits that are not appends (deletes, overwrites, rewrites) and expired stretches explain
+    // most drops in a line.
+    for (p, x) in series.points.iter().zip(&xs) {
+        let mut label = if p.operation != "append" { p.operation.clone() } else { String::new() };
+        if p.expired_before > 0 {
+            label = format!("{} expired{}{label}", p.expired_before, if label.is_empty() { "" } else { " · " });
+        }
+        if label.is_empty() {
+            continue;
+        }
         chart.draw_series(std::iter::once(PathElement::new(vec![(x.x, 0.0), (x.x, y_max)], palette::FAINT.mix(0.6).stroke_width(1))))?;
         chart.draw_series(std::iter::once(Text::new(
-            p.operation.clone(),
+            label,
             (x.x, y_max * 0.985),
             ("sans-serif", 12).into_font().color(&palette::FAINT).transform(FontTransform::Rotate90),
         )))?;
@@ -115,8 +131,44 @@ fn draw<DB: DrawingBackend>(
         .background_style(WHITE.mix(0.88))
         .border_style(RGBColor(200, 204, 210))
         .draw()?;
+    if let Some(strip) = strip {
+        draw_metadata_strip(&strip, series, &xs, (x_min, x_max))?;
+    }
     root.present()?;
     Ok(xs.len())
+}
+
+/// metadata.json size per commit, under the main chart on the same x axis: read on every load,
+/// rewritten on every commit.
+fn draw_metadata_strip<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    series: &GrowthSeries,
+    xs: &[crate::analysis::XPosition],
+    (x_min, x_max): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pts: Vec<(f64, f64)> = series.points.iter().zip(xs).filter_map(|(p, x)| p.metadata_json_bytes.map(|b| (x.x, b as f64 / 1024.0))).collect();
+    let k_max = pts.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(14)
+        .margin_right(14)
+        .x_label_area_size(6)
+        .y_label_area_size(64)
+        .right_y_label_area_size(78)
+        .build_cartesian_2d(x_min..x_max, 0.0..k_max)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_labels(3)
+        .light_line_style(RGBColor(238, 240, 243))
+        .y_desc("metadata.json KB")
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(("sans-serif", 12).into_font().color(&palette::INK))
+        .axis_desc_style(("sans-serif", 12).into_font().color(&palette::INK))
+        .draw()?;
+    chart.draw_series(LineSeries::new(pts.clone(), palette::MANIFESTS.mix(0.8).stroke_width(2)))?;
+    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, palette::MANIFESTS.filled())))?;
+    Ok(())
 }
 
 /// Consecutive snapshots whose counts are known, split where the writing job changes: a line must
