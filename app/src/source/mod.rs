@@ -1,11 +1,19 @@
-//! source: where bytes come from — a local folder, dropped files, bundled examples (later HTTP,
-//! REST catalogs, S3). Owns file lookup and path resolution; imports no other layer.
+//! source: where bytes come from — local folders, dropped files, bundled examples, HTTP(S) URLs,
+//! S3-compatible stores and Iceberg REST catalogs. Owns path resolution, request building, signing
+//! and authentication; imports no other layer.
 
 pub mod files;
+pub mod http;
 pub mod metadata_pick;
 pub mod resolve;
+pub mod rest_catalog;
+pub mod s3;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod remote;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod transport;
 
 pub use files::{FileSet, MemoryFiles, SourceError};
 pub use metadata_pick::newest_metadata;

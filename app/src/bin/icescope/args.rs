@@ -1,0 +1,126 @@
+//! Command-line options. Auth flags follow PyIceberg's property names; every secret can also come
+//! from the environment, so that it stays out of shell history.
+
+use std::collections::BTreeMap;
+
+use icescope::source::rest_catalog::CatalogAuth;
+
+pub const USAGE: &str = "\
+usage:
+  icescope inspect <table-folder | metadata.json | https://…/x.metadata.json | s3://…/x.metadata.json> [options]
+  icescope inspect --catalog URI [--warehouse W] --table NS.NAME [options]
+  icescope catalog --catalog URI [--warehouse W] [options]          list namespaces and tables
+
+output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
+catalog:  --token T | --credential ID:SECRET [--oauth2-server-uri URI] [--scope S]
+          | --sigv4 --signing-region R --signing-name N (with the AWS keys below)
+storage:  --s3-endpoint URL --s3-access-key-id K --s3-secret-access-key S [--s3-session-token T]
+          --s3-region R --s3-path-style-access
+env:      ICESCOPE_TOKEN, ICESCOPE_CREDENTIAL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+          AWS_SESSION_TOKEN, AWS_REGION (flags win)
+";
+
+#[derive(Debug, Default)]
+pub struct Args {
+    pub command: String,
+    pub target: Option<String>,
+    pub format: String,
+    pub help: bool,
+    pub spark_catalog: Option<String>,
+    pub table_name: Option<String>,
+    pub catalog: Option<String>,
+    pub warehouse: Option<String>,
+    pub table: Option<String>,
+    pub token: Option<String>,
+    pub credential: Option<String>,
+    pub oauth2_server_uri: Option<String>,
+    pub scope: Option<String>,
+    pub sigv4: bool,
+    pub signing_region: Option<String>,
+    pub signing_name: Option<String>,
+    /// `s3.*` properties the user typed.
+    pub s3: BTreeMap<String, String>,
+}
+
+impl Args {
+    pub fn parse(argv: &[String]) -> Result<Args, String> {
+        let mut a = Args { format: "json".into(), ..Args::default() };
+        let mut it = argv.iter();
+        a.command = it.next().cloned().ok_or(USAGE)?;
+        if a.command == "-h" || a.command == "--help" {
+            a.help = true;
+            return Ok(a);
+        }
+        while let Some(flag) = it.next() {
+            let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+            match flag.as_str() {
+                "-h" | "--help" => a.help = true,
+                "--format" => a.format = value(flag)?,
+                "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
+                "--table-name" => a.table_name = Some(value(flag)?),
+                "--catalog" => a.catalog = Some(value(flag)?),
+                "--warehouse" => a.warehouse = Some(value(flag)?),
+                "--table" => a.table = Some(value(flag)?),
+                "--token" => a.token = Some(value(flag)?),
+                "--credential" => a.credential = Some(value(flag)?),
+                "--oauth2-server-uri" => a.oauth2_server_uri = Some(value(flag)?),
+                "--scope" => a.scope = Some(value(flag)?),
+                "--sigv4" => a.sigv4 = true,
+                "--signing-region" => a.signing_region = Some(value(flag)?),
+                "--signing-name" => a.signing_name = Some(value(flag)?),
+                "--s3-endpoint" => _ = a.s3.insert("s3.endpoint".into(), value(flag)?),
+                "--s3-access-key-id" => _ = a.s3.insert("s3.access-key-id".into(), value(flag)?),
+                "--s3-secret-access-key" => _ = a.s3.insert("s3.secret-access-key".into(), value(flag)?),
+                "--s3-session-token" => _ = a.s3.insert("s3.session-token".into(), value(flag)?),
+                "--s3-region" => _ = a.s3.insert("s3.region".into(), value(flag)?),
+                "--s3-path-style-access" => _ = a.s3.insert("s3.path-style-access".into(), "true".into()),
+                other if !other.starts_with("--") && a.target.is_none() => a.target = Some(other.to_string()),
+                other => return Err(format!("unexpected argument `{other}`\n{USAGE}")),
+            }
+        }
+        a.fill_from_env();
+        Ok(a)
+    }
+
+    fn fill_from_env(&mut self) {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        self.token = self.token.take().or_else(|| env("ICESCOPE_TOKEN"));
+        self.credential = self.credential.take().or_else(|| env("ICESCOPE_CREDENTIAL"));
+        for (prop, var) in [
+            ("s3.access-key-id", "AWS_ACCESS_KEY_ID"),
+            ("s3.secret-access-key", "AWS_SECRET_ACCESS_KEY"),
+            ("s3.session-token", "AWS_SESSION_TOKEN"),
+            ("s3.region", "AWS_REGION"),
+        ] {
+            if let (false, Some(v)) = (self.s3.contains_key(prop), env(var)) {
+                self.s3.insert(prop.into(), v);
+            }
+        }
+    }
+
+    pub fn auth(&self) -> Result<CatalogAuth, String> {
+        if self.sigv4 {
+            let get = |k: &str| self.s3.get(k).cloned();
+            return Ok(CatalogAuth::SigV4 {
+                region: self.signing_region.clone().or_else(|| get("s3.region")).ok_or("--sigv4 needs --signing-region (or AWS_REGION)")?,
+                signing_name: self.signing_name.clone().unwrap_or_else(|| "execute-api".into()),
+                access_key_id: get("s3.access-key-id").ok_or("--sigv4 needs AWS keys (--s3-access-key-id or AWS_ACCESS_KEY_ID)")?,
+                secret_access_key: get("s3.secret-access-key").ok_or("--sigv4 needs AWS keys (--s3-secret-access-key or AWS_SECRET_ACCESS_KEY)")?,
+                session_token: get("s3.session-token"),
+            });
+        }
+        if let Some(t) = &self.token {
+            return Ok(CatalogAuth::Bearer(t.clone()));
+        }
+        if let Some(c) = &self.credential {
+            let (id, secret) = c.split_once(':').ok_or("--credential takes CLIENT_ID:CLIENT_SECRET")?;
+            return Ok(CatalogAuth::OAuth2 {
+                client_id: id.to_string(),
+                client_secret: secret.to_string(),
+                server_uri: self.oauth2_server_uri.clone(),
+                scope: self.scope.clone(),
+            });
+        }
+        Ok(CatalogAuth::None)
+    }
+}

@@ -1,0 +1,56 @@
+//! The native CLI over the same layers as the browser app, for automation, tests and tickets.
+//! Built for the host only: the browser has the app (icescope-web) instead.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod args;
+#[cfg(not(target_arch = "wasm32"))]
+mod open;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    use std::io::Write;
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match run(&argv) {
+        Ok(out) => {
+            // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
+            let _ = std::io::stdout().lock().write_all(out.as_bytes());
+            std::process::ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("icescope: {message}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn run(argv: &[String]) -> Result<String, String> {
+    use icescope::analysis::findings::TableRef;
+    use icescope::analysis::inspect::inspect;
+
+    let a = args::Args::parse(argv)?;
+    if a.help {
+        return Ok(args::USAGE.to_string());
+    }
+    match a.command.as_str() {
+        "catalog" => open::catalog_listing(&a),
+        "inspect" => {
+            let history = open::history(&a)?;
+            let mut table = TableRef::guess(&history, a.spark_catalog.as_deref());
+            if let Some(t) = a.table_name.clone().or_else(|| a.table.clone()) {
+                table.table = t;
+            }
+            let report = inspect(&history, &table);
+            match a.format.as_str() {
+                "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),
+                "text" => Ok(icescope::analysis::inspect::text(&report)),
+                "markdown" => Ok(icescope::analysis::markdown::markdown(&report)),
+                other => Err(format!("unknown format `{other}` (json, text, markdown)")),
+            }
+        }
+        other => Err(format!("unknown command `{other}`\n{}", args::USAGE)),
+    }
+}

@@ -1,0 +1,69 @@
+//! Opening what the user named: a folder, a local metadata file, a URL, or a catalog table.
+
+use std::path::Path;
+
+use icescope::model::{load_table, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::newest_metadata;
+use icescope::source::remote::{self, RemoteFiles};
+use icescope::source::rest_catalog::{split_identifier, CatalogOptions};
+
+use super::args::Args;
+
+pub fn history(a: &Args) -> Result<TableHistory, String> {
+    if let Some(uri) = &a.catalog {
+        let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
+        let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
+        let session = remote::connect(&options(a, uri)?).map_err(|e| e.to_string())?;
+        let loaded = remote::load_table(&session, &ns, &table).map_err(|e| e.to_string())?;
+        let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
+        let files = RemoteFiles::from_catalog(a.s3.clone(), session, ns, table, &loaded);
+        return load_table(&files, &location).map_err(|e| e.to_string());
+    }
+    let target = a.target.as_deref().ok_or(super::args::USAGE)?;
+    if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
+        return load_table(&RemoteFiles::direct(a.s3.clone()), target).map_err(|e| e.to_string());
+    }
+    let (folder, metadata) = open_local(Path::new(target))?;
+    load_table(&folder, &metadata).map_err(|e| e.to_string())
+}
+
+fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
+    Ok(CatalogOptions { uri: uri.to_string(), warehouse: a.warehouse.clone(), auth: a.auth()? })
+}
+
+/// `{"namespaces": [[…]], "tables": {"a.b": [names]}}`
+pub fn catalog_listing(a: &Args) -> Result<String, String> {
+    let uri = a.catalog.as_deref().ok_or("catalog needs --catalog URI")?;
+    let session = remote::connect(&options(a, uri)?).map_err(|e| e.to_string())?;
+    let listing = remote::list(&session).map_err(|e| e.to_string())?;
+    if a.format == "text" {
+        return Ok(listing.iter().map(|(ns, t)| format!("{}: {}\n", ns.join("."), t.join(", "))).collect());
+    }
+    let tables: serde_json::Map<String, serde_json::Value> = listing.iter().map(|(ns, t)| (ns.join("."), serde_json::json!(t))).collect();
+    let json = serde_json::json!({
+        "catalog": uri,
+        "prefix": session.prefix,
+        "namespaces": listing.iter().map(|(ns, _)| ns.clone()).collect::<Vec<_>>(),
+        "tables": tables,
+    });
+    serde_json::to_string_pretty(&json).map(|s| s + "\n").map_err(|e| e.to_string())
+}
+
+/// A metadata file is read within its table folder (the parent of `metadata/`), so that the
+/// manifest lists and manifests it names can be found by path suffix.
+fn open_local(target: &Path) -> Result<(LocalFolder, String), String> {
+    if target.is_dir() {
+        let folder = LocalFolder::open(target).map_err(|e| e.to_string())?;
+        let metadata = newest_metadata(&folder).ok_or_else(|| format!("{}: no *.metadata.json file in this folder", target.display()))?;
+        return Ok((folder, metadata));
+    }
+    if !target.is_file() {
+        return Err(format!("{}: no such file or folder", target.display()));
+    }
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let root = if dir.file_name().is_some_and(|n| n == "metadata") { dir.parent().unwrap_or(dir) } else { dir };
+    let folder = LocalFolder::open(root).map_err(|e| e.to_string())?;
+    let rel = target.strip_prefix(root).map_err(|e| e.to_string())?.to_string_lossy().replace('\\', "/");
+    Ok((folder, rel))
+}

@@ -1,0 +1,162 @@
+//! HTTP as data: requests built and responses read by pure code, sent by a transport (ureq in the
+//! CLI, fetch in the browser). Errors say which URL and what a person can do about it.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl Request {
+    pub fn get(url: impl Into<String>) -> Request {
+        Request { method: "GET", url: url.into(), headers: Vec::new(), body: None }
+    }
+
+    pub fn post_form(url: impl Into<String>, form: &[(&str, &str)]) -> Request {
+        let body: String = form
+            .iter()
+            .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        Request {
+            method: "POST",
+            url: url.into(),
+            headers: vec![("Content-Type".into(), "application/x-www-form-urlencoded".into())],
+            body: Some(body.into_bytes()),
+        }
+    }
+
+    pub fn post_json(url: impl Into<String>, json: &serde_json::Value) -> Request {
+        Request {
+            method: "POST",
+            url: url.into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Some(json.to_string().into_bytes()),
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Request {
+        self.headers.push((name.to_string(), value.into()));
+        self
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpErrorKind {
+    /// Nothing listens there, or the name does not resolve.
+    Unreachable,
+    /// The browser refused to read the response: the server sends no CORS headers for this origin.
+    Cors,
+    Status(u16),
+    Malformed,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpError {
+    pub url: String,
+    pub kind: HttpErrorKind,
+    pub message: String,
+}
+
+impl HttpError {
+    pub fn status(url: &str, status: u16, body: &[u8]) -> HttpError {
+        HttpError { url: url.to_string(), kind: HttpErrorKind::Status(status), message: server_message(body) }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            HttpErrorKind::Status(s) => write!(f, "{}: HTTP {s} {}{}", self.url, reason(*s), if self.message.is_empty() { String::new() } else { format!(": {}", self.message) }),
+            HttpErrorKind::Unreachable => write!(f, "{}: connection refused or host not found ({})", self.url, self.message),
+            HttpErrorKind::Cors => write!(f, "{}: {}", self.url, self.message),
+            HttpErrorKind::Malformed => write!(f, "{}: malformed response: {}", self.url, self.message),
+            HttpErrorKind::Other => write!(f, "{}: {}", self.url, self.message),
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+fn reason(s: u16) -> &'static str {
+    match s {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        409 => "Conflict",
+        419 => "Authentication Timeout",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+/// The message an Iceberg REST error (`{"error": {"message", "type"}}`) or an S3 error
+/// (`<Error><Code>…</Code><Message>…</Message>`) carries, kept short.
+fn server_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        let e = &v["error"];
+        let msg = e["message"].as_str().or_else(|| v["message"].as_str()).or_else(|| v["error_description"].as_str()).or_else(|| v["error"].as_str());
+        if let Some(m) = msg {
+            return match e["type"].as_str() {
+                Some(t) => format!("{t}: {m}"),
+                None => m.to_string(),
+            };
+        }
+    }
+    let tag = |name: &str| text.split(&format!("<{name}>")).nth(1).and_then(|r| r.split(&format!("</{name}>")).next()).map(str::to_string);
+    if let Some(code) = tag("Code") {
+        return match tag("Message") {
+            Some(m) => format!("{code}: {m}"),
+            None => code,
+        };
+    }
+    text.chars().take(200).collect::<String>().trim().to_string()
+}
+
+/// Percent-encoding for form values and URL path segments (RFC 3986 unreserved kept).
+pub fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Everything before the path: `https://host:port`.
+pub fn origin(url: &str) -> &str {
+    let start = url.find("://").map(|i| i + 3).unwrap_or(0);
+    match url[start..].find('/') {
+        Some(j) => &url[..start + j],
+        None => url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_messages_are_read_from_rest_and_s3_errors() {
+        assert_eq!(server_message(br#"{"error":{"message":"Table does not exist: ns.t","type":"NoSuchTableException","code":404}}"#), "NoSuchTableException: Table does not exist: ns.t");
+        assert_eq!(server_message(b"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>"), "AccessDenied: Access Denied.");
+        assert_eq!(origin("http://127.0.0.1:8181/v1/config?warehouse=w"), "http://127.0.0.1:8181");
+        assert_eq!(encode("a b/ü"), "a%20b%2F%C3%BC");
+    }
+}

@@ -1,0 +1,170 @@
+//! Tables read over the network from the CLI: a REST catalog session and the object store behind
+//! it, or a plain metadata URL. The browser drives the same request builders asynchronously.
+
+use std::cell::RefCell;
+
+use super::files::{FileSet, SourceError};
+use super::http::{HttpError, HttpErrorKind, Request, Response};
+use super::resolve::PathIndex;
+use super::rest_catalog::{props_for, CatalogOptions, LoadTableResult, Session, StorageCredential};
+use super::s3::{apply_remote_signature, now_ms, parse_s3, remote_sign_request, Props, S3Config};
+use super::transport::send;
+
+fn ok(req: &Request) -> Result<Response, HttpError> {
+    let resp = send(req)?;
+    if (200..300).contains(&resp.status) {
+        Ok(resp)
+    } else {
+        Err(HttpError::status(&req.url, resp.status, &resp.body))
+    }
+}
+
+/// Token (if OAuth2), then `GET /v1/config`.
+pub fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
+    let token = match opts.token_request() {
+        Some(req) => Some(opts.read_token(&req, &send(&req)?)?),
+        None => None,
+    };
+    let req = opts.config_request(token.as_deref(), now_ms())?;
+    let resp = send(&req)?;
+    opts.session(token, &req, &resp)
+}
+
+/// Every namespace (nested ones too, following `parent`) and its tables, all pages.
+pub fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
+    let mut out = Vec::new();
+    let mut queue: Vec<Option<Vec<String>>> = vec![None];
+    while let Some(parent) = queue.pop() {
+        let mut page = None;
+        loop {
+            let req = session.namespaces_request(parent.as_deref(), page.as_deref(), now_ms())?;
+            let (namespaces, next) = session.read_namespaces(&req, &send(&req)?)?;
+            for ns in namespaces {
+                // Some catalogs answer a parent query with the parent itself: do not loop on it.
+                if parent.as_ref() == Some(&ns) || out.iter().any(|(n, _)| *n == ns) {
+                    continue;
+                }
+                let mut tables = Vec::new();
+                let mut tpage = None;
+                loop {
+                    let req = session.tables_request(&ns, tpage.as_deref(), now_ms())?;
+                    let (names, next) = session.read_tables(&req, &send(&req)?)?;
+                    tables.extend(names);
+                    match next {
+                        Some(t) => tpage = Some(t),
+                        None => break,
+                    }
+                }
+                queue.push(Some(ns.clone()));
+                out.push((ns, tables));
+            }
+            match next {
+                Some(t) => page = Some(t),
+                None => break,
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+pub fn load_table(session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {
+    let req = session.load_table_request(namespace, table, now_ms())?;
+    let resp = send(&req)?;
+    session.read_load_table(&req, &resp)
+}
+
+/// The files of a table on an object store or web server, addressed by full URLs.
+pub struct RemoteFiles {
+    user: Props,
+    table_config: Props,
+    storage: RefCell<Vec<StorageCredential>>,
+    /// The catalog, for remote signing and credential refresh.
+    catalog: Option<(Session, Vec<String>, String)>,
+    index: PathIndex,
+}
+
+impl RemoteFiles {
+    pub fn direct(user: Props) -> RemoteFiles {
+        RemoteFiles { user, table_config: Props::new(), storage: RefCell::new(Vec::new()), catalog: None, index: PathIndex::default() }
+    }
+
+    pub fn from_catalog(user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> RemoteFiles {
+        RemoteFiles {
+            user,
+            table_config: loaded.config.clone(),
+            storage: RefCell::new(loaded.storage_credentials.clone()),
+            catalog: Some((session, namespace, table)),
+            index: PathIndex::default(),
+        }
+    }
+
+    fn request(&self, reference: &str) -> Result<Request, HttpError> {
+        let err = |m: String| HttpError { url: reference.to_string(), kind: HttpErrorKind::Other, message: m };
+        if reference.starts_with("http://") || reference.starts_with("https://") {
+            return Ok(Request::get(reference));
+        }
+        if parse_s3(reference).is_none() {
+            return Err(err("only s3://, s3a://, http:// and https:// locations can be read remotely".into()));
+        }
+        let props = props_for(reference, &self.user, &self.table_config, &self.storage.borrow());
+        let cfg = S3Config::from_props(&props);
+        if cfg.remote_signing && cfg.access_key_id.is_none() {
+            let (session, ..) = self.catalog.as_ref().ok_or_else(|| err("the table asks for remote signing but no catalog is connected".into()))?;
+            let unsigned = Request::get(cfg.object_url(parse_s3(reference).map(|b| b.0).unwrap_or(""), parse_s3(reference).map(|b| b.1).unwrap_or("")).map_err(err)?);
+            let sign = session.authorize(remote_sign_request(&session.signer_url(&props), cfg.region.as_deref().unwrap_or("us-east-1"), &unsigned), now_ms())?;
+            let signed = ok(&sign)?;
+            return apply_remote_signature(unsigned, &signed.body).map_err(err);
+        }
+        cfg.get(reference, now_ms()).map_err(err)
+    }
+
+    fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let io = |e: HttpError| SourceError::Io { path: reference.to_string(), message: e.to_string() };
+        let req = self.request(reference).map_err(io)?;
+        let resp = send(&req).map_err(io)?;
+        if resp.status == 403 && self.refresh_credentials() {
+            let req = self.request(reference).map_err(io)?;
+            return ok(&req).map(|r| r.body).map_err(io);
+        }
+        if (200..300).contains(&resp.status) {
+            Ok(resp.body)
+        } else {
+            Err(io(HttpError::status(&req.url, resp.status, &resp.body)))
+        }
+    }
+
+    /// Vended credentials expire: ask the catalog once for fresh ones.
+    fn refresh_credentials(&self) -> bool {
+        let Some((session, ns, table)) = &self.catalog else { return false };
+        if self.storage.borrow().is_empty() {
+            return false;
+        }
+        let Ok(req) = session.credentials_request(ns, table, now_ms()) else { return false };
+        match send(&req).ok().and_then(|resp| session.read_credentials(&req, &resp).ok()) {
+            Some(fresh) if !fresh.is_empty() => {
+                *self.storage.borrow_mut() = fresh;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl FileSet for RemoteFiles {
+    fn index(&self) -> &PathIndex {
+        &self.index
+    }
+
+    fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        self.fetch(path)
+    }
+
+    fn size_of(&self, _path: &str) -> Option<u64> {
+        None
+    }
+
+    fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {
+        self.fetch(reference).map(|b| (reference.to_string(), b))
+    }
+}

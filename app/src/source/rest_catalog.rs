@@ -1,0 +1,310 @@
+//! The Iceberg REST catalog protocol as request builders and response readers: config, OAuth2
+//! tokens, namespaces, tables, LoadTable with vended credentials, and credential refresh.
+//! Transports (CLI, browser) send the requests in the order `connect` and `load_table` describe.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::http::{encode, HttpError, HttpErrorKind, Request, Response};
+use super::s3::{sign_request, Props};
+
+/// How the catalog is authenticated. Secrets live here, in memory, and nowhere else.
+#[derive(Clone, PartialEq)]
+pub enum CatalogAuth {
+    None,
+    Bearer(String),
+    /// OAuth2 client credentials (`id:secret`), at the catalog's `/v1/oauth/tokens` unless a token
+    /// endpoint is given.
+    OAuth2 { client_id: String, client_secret: String, server_uri: Option<String>, scope: Option<String> },
+    /// AWS SigV4 on every catalog request (Glue, S3 Tables).
+    SigV4 { region: String, signing_name: String, access_key_id: String, secret_access_key: String, session_token: Option<String> },
+}
+
+impl std::fmt::Debug for CatalogAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print a secret, even in a debug log.
+        match self {
+            CatalogAuth::None => write!(f, "none"),
+            CatalogAuth::Bearer(_) => write!(f, "bearer(***)"),
+            CatalogAuth::OAuth2 { client_id, .. } => write!(f, "oauth2(client {client_id})"),
+            CatalogAuth::SigV4 { region, signing_name, .. } => write!(f, "sigv4({signing_name}, {region})"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CatalogOptions {
+    pub uri: String,
+    pub warehouse: Option<String>,
+    pub auth: CatalogAuth,
+}
+
+/// A connected catalog: its merged config, URL prefix and the token to send.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub uri: String,
+    pub prefix: String,
+    pub separator: String,
+    pub config: Props,
+    token: Option<String>,
+    auth: CatalogAuth,
+}
+
+#[derive(Deserialize)]
+struct ConfigResponse {
+    #[serde(default)]
+    defaults: BTreeMap<String, String>,
+    #[serde(default)]
+    overrides: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+}
+
+/// What LoadTable returns that icescope uses.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LoadTableResult {
+    #[serde(rename = "metadata-location")]
+    pub metadata_location: Option<String>,
+    #[serde(default)]
+    pub config: Props,
+    #[serde(rename = "storage-credentials", default)]
+    pub storage_credentials: Vec<StorageCredential>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct StorageCredential {
+    pub prefix: String,
+    #[serde(default)]
+    pub config: Props,
+}
+
+impl CatalogOptions {
+    pub fn base(&self) -> String {
+        self.uri.trim_end_matches('/').to_string()
+    }
+
+    /// The token request, for OAuth2 client credentials.
+    pub fn token_request(&self) -> Option<Request> {
+        let CatalogAuth::OAuth2 { client_id, client_secret, server_uri, scope } = &self.auth else { return None };
+        let url = server_uri.clone().unwrap_or_else(|| format!("{}/v1/oauth/tokens", self.base()));
+        let mut form = vec![("grant_type", "client_credentials"), ("client_id", client_id.as_str()), ("client_secret", client_secret.as_str())];
+        if let Some(s) = scope {
+            form.push(("scope", s.as_str()));
+        }
+        Some(Request::post_form(url, &form))
+    }
+
+    pub fn read_token(&self, req: &Request, resp: &Response) -> Result<String, HttpError> {
+        if resp.status != 200 {
+            let mut e = HttpError::status(&req.url, resp.status, &resp.body);
+            if let CatalogAuth::OAuth2 { client_id, .. } = &self.auth {
+                e.message = format!(
+                    "{}{}the token endpoint refused the OAuth2 client credential for client id `{client_id}` (--credential or ICESCOPE_CREDENTIAL)",
+                    e.message,
+                    if e.message.is_empty() { "" } else { "; " }
+                );
+            }
+            return Err(e);
+        }
+        parse::<TokenResponse>(&req.url, &resp.body).map(|t| t.access_token)
+    }
+
+    pub fn config_request(&self, token: Option<&str>, now_ms: u64) -> Result<Request, HttpError> {
+        let mut url = format!("{}/v1/config", self.base());
+        if let Some(w) = &self.warehouse {
+            url += &format!("?warehouse={}", encode(w));
+        }
+        authorize(Request::get(url), token, &self.auth, now_ms)
+    }
+
+    /// The session after `GET /v1/config`: server defaults < what the client asked < server overrides.
+    pub fn session(&self, token: Option<String>, req: &Request, resp: &Response) -> Result<Session, HttpError> {
+        let c: ConfigResponse = ok_json(req, resp)?;
+        let mut config = c.defaults;
+        if let Some(w) = &self.warehouse {
+            config.insert("warehouse".into(), w.clone());
+        }
+        config.extend(c.overrides);
+        let prefix = config.get("prefix").cloned().unwrap_or_default();
+        let separator = config.get("namespace-separator").cloned().unwrap_or_else(|| "%1F".into());
+        let token = config.get("token").cloned().or(token);
+        Ok(Session { uri: self.base(), prefix, separator, config, token, auth: self.auth.clone() })
+    }
+}
+
+impl Session {
+    fn url(&self, path: &str) -> String {
+        if self.prefix.is_empty() {
+            format!("{}/v1/{path}", self.uri)
+        } else {
+            format!("{}/v1/{}/{path}", self.uri, self.prefix.trim_matches('/'))
+        }
+    }
+
+    fn ns(&self, namespace: &[String]) -> String {
+        namespace.iter().map(|p| encode(p)).collect::<Vec<_>>().join(&self.separator)
+    }
+
+    fn get(&self, url: String, now_ms: u64) -> Result<Request, HttpError> {
+        authorize(Request::get(url), self.token.as_deref(), &self.auth, now_ms)
+    }
+
+    pub fn namespaces_request(&self, parent: Option<&[String]>, page_token: Option<&str>, now_ms: u64) -> Result<Request, HttpError> {
+        let mut q = Vec::new();
+        if let Some(p) = parent {
+            q.push(format!("parent={}", self.ns(p)));
+        }
+        if let Some(t) = page_token {
+            q.push(format!("pageToken={}", encode(t)));
+        }
+        let url = if q.is_empty() { self.url("namespaces") } else { format!("{}?{}", self.url("namespaces"), q.join("&")) };
+        self.get(url, now_ms)
+    }
+
+    /// (namespaces, next page token)
+    pub fn read_namespaces(&self, req: &Request, resp: &Response) -> Result<(Vec<Vec<String>>, Option<String>), HttpError> {
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(default)]
+            namespaces: Vec<Vec<String>>,
+            #[serde(rename = "next-page-token")]
+            next: Option<String>,
+        }
+        let r: R = ok_json(req, resp)?;
+        Ok((r.namespaces, r.next.filter(|t| !t.is_empty())))
+    }
+
+    pub fn tables_request(&self, namespace: &[String], page_token: Option<&str>, now_ms: u64) -> Result<Request, HttpError> {
+        let mut url = self.url(&format!("namespaces/{}/tables", self.ns(namespace)));
+        if let Some(t) = page_token {
+            url += &format!("?pageToken={}", encode(t));
+        }
+        self.get(url, now_ms)
+    }
+
+    /// (table names, next page token)
+    pub fn read_tables(&self, req: &Request, resp: &Response) -> Result<(Vec<String>, Option<String>), HttpError> {
+        #[derive(Deserialize)]
+        struct Ident {
+            name: String,
+        }
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(default)]
+            identifiers: Vec<Ident>,
+            #[serde(rename = "next-page-token")]
+            next: Option<String>,
+        }
+        let r: R = ok_json(req, resp)?;
+        Ok((r.identifiers.into_iter().map(|i| i.name).collect(), r.next.filter(|t| !t.is_empty())))
+    }
+
+    pub fn load_table_request(&self, namespace: &[String], table: &str, now_ms: u64) -> Result<Request, HttpError> {
+        let url = self.url(&format!("namespaces/{}/tables/{}", self.ns(namespace), encode(table)));
+        Ok(self.get(url, now_ms)?.header("X-Iceberg-Access-Delegation", "vended-credentials,remote-signing"))
+    }
+
+    pub fn read_load_table(&self, req: &Request, resp: &Response) -> Result<LoadTableResult, HttpError> {
+        ok_json(req, resp)
+    }
+
+    /// Fresh vended credentials, when a read got 403 with expired ones.
+    pub fn credentials_request(&self, namespace: &[String], table: &str, now_ms: u64) -> Result<Request, HttpError> {
+        let url = self.url(&format!("namespaces/{}/tables/{}/credentials", self.ns(namespace), encode(table)));
+        self.get(url, now_ms)
+    }
+
+    pub fn read_credentials(&self, req: &Request, resp: &Response) -> Result<Vec<StorageCredential>, HttpError> {
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(rename = "storage-credentials", default)]
+            storage_credentials: Vec<StorageCredential>,
+        }
+        ok_json::<R>(req, resp).map(|r| r.storage_credentials)
+    }
+
+    /// The remote signer's URL, from the table config (`s3.signer.uri` + `s3.signer.endpoint`).
+    pub fn signer_url(&self, table_config: &Props) -> String {
+        let base = table_config.get("s3.signer.uri").cloned().unwrap_or_else(|| self.uri.clone());
+        let endpoint = table_config.get("s3.signer.endpoint").cloned().unwrap_or_else(|| "v1/aws/s3/sign".into());
+        format!("{}/{}", base.trim_end_matches('/'), endpoint.trim_start_matches('/'))
+    }
+
+    /// A request to the signer carries the catalog's own authorization.
+    pub fn authorize(&self, req: Request, now_ms: u64) -> Result<Request, HttpError> {
+        authorize(req, self.token.as_deref(), &self.auth, now_ms)
+    }
+}
+
+/// `ns.inner.table` → (["ns", "inner"], "table").
+pub fn split_identifier(ident: &str) -> Option<(Vec<String>, String)> {
+    let mut parts: Vec<String> = ident.split('.').map(str::to_string).collect();
+    let table = parts.pop()?;
+    (!parts.is_empty() && !table.is_empty()).then_some((parts, table))
+}
+
+fn authorize(req: Request, token: Option<&str>, auth: &CatalogAuth, now_ms: u64) -> Result<Request, HttpError> {
+    match (auth, token) {
+        (CatalogAuth::SigV4 { region, signing_name, access_key_id, secret_access_key, session_token }, _) => {
+            sign_request(req.clone(), access_key_id, secret_access_key, session_token.as_deref(), region, signing_name, now_ms)
+                .map_err(|m| HttpError { url: req.url.clone(), kind: HttpErrorKind::Other, message: m })
+        }
+        (CatalogAuth::Bearer(t), _) => Ok(req.header("Authorization", format!("Bearer {t}"))),
+        (_, Some(t)) => Ok(req.header("Authorization", format!("Bearer {t}"))),
+        _ => Ok(req),
+    }
+}
+
+fn ok_json<T: serde::de::DeserializeOwned>(req: &Request, resp: &Response) -> Result<T, HttpError> {
+    if !(200..300).contains(&resp.status) {
+        return Err(HttpError::status(&req.url, resp.status, &resp.body));
+    }
+    parse(&req.url, &resp.body)
+}
+
+fn parse<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, HttpError> {
+    serde_json::from_slice(body).map_err(|e| HttpError { url: url.to_string(), kind: HttpErrorKind::Malformed, message: e.to_string() })
+}
+
+/// The S3 properties for one object: the longest matching vended storage-credential prefix, over
+/// the table's config, over what the user typed.
+pub fn props_for(reference: &str, user: &Props, table_config: &Props, storage: &[StorageCredential]) -> Props {
+    let mut p = user.clone();
+    p.extend(table_config.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let norm = |s: &str| s.replacen("s3a://", "s3://", 1).replacen("s3n://", "s3://", 1);
+    if let Some(best) = storage.iter().filter(|c| norm(reference).starts_with(&norm(&c.prefix))).max_by_key(|c| c.prefix.len()) {
+        p.extend(best.config.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_vended_prefix_wins_over_config_over_user() {
+        let user = Props::from([("s3.access-key-id".into(), "user".into()), ("s3.endpoint".into(), "http://typed".into())]);
+        let config = Props::from([("s3.endpoint".into(), "http://vended".into())]);
+        let storage = vec![
+            StorageCredential { prefix: "s3://wh/".into(), config: Props::from([("s3.access-key-id".into(), "wide".into())]) },
+            StorageCredential { prefix: "s3://wh/ns/t".into(), config: Props::from([("s3.access-key-id".into(), "narrow".into())]) },
+        ];
+        let p = props_for("s3a://wh/ns/t/metadata/m.avro", &user, &config, &storage);
+        assert_eq!(p["s3.access-key-id"], "narrow");
+        assert_eq!(p["s3.endpoint"], "http://vended");
+        assert_eq!(props_for("s3://other/x", &user, &Props::new(), &storage)["s3.access-key-id"], "user");
+    }
+
+    #[test]
+    fn identifiers_and_namespaces_encode_like_the_spec() {
+        assert_eq!(split_identifier("a.b.t"), Some((vec!["a".into(), "b".into()], "t".into())));
+        assert_eq!(split_identifier("t"), None);
+        let s = Session { uri: "http://c".into(), prefix: "wh".into(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
+        assert_eq!(s.load_table_request(&["a".into(), "b c".into()], "t", 0).unwrap().url, "http://c/v1/wh/namespaces/a%1Fb%20c/tables/t");
+    }
+}
