@@ -6,8 +6,9 @@ use std::cell::RefCell;
 use super::files::{FileSet, SourceError};
 use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::resolve::PathIndex;
-use super::rest_catalog::{props_for, CatalogOptions, LoadTableResult, Session, StorageCredential};
-use super::s3::{apply_remote_signature, now_ms, parse_s3, remote_sign_request, Props, S3Config};
+use super::object_read::{ObjectAccess, Plan};
+use super::rest_catalog::{CatalogOptions, LoadTableResult, Session};
+use super::s3::{apply_remote_signature, now_ms, Props};
 use super::transport::send;
 
 fn ok(req: &Request) -> Result<Response, HttpError> {
@@ -76,9 +77,7 @@ pub fn load_table(session: &Session, namespace: &[String], table: &str) -> Resul
 
 /// The files of a table on an object store or web server, addressed by full URLs.
 pub struct RemoteFiles {
-    user: Props,
-    table_config: Props,
-    storage: RefCell<Vec<StorageCredential>>,
+    access: RefCell<ObjectAccess>,
     /// The catalog, for remote signing and credential refresh.
     catalog: Option<(Session, Vec<String>, String)>,
     index: PathIndex,
@@ -86,37 +85,20 @@ pub struct RemoteFiles {
 
 impl RemoteFiles {
     pub fn direct(user: Props) -> RemoteFiles {
-        RemoteFiles { user, table_config: Props::new(), storage: RefCell::new(Vec::new()), catalog: None, index: PathIndex::default() }
+        RemoteFiles { access: RefCell::new(ObjectAccess { user, ..ObjectAccess::default() }), catalog: None, index: PathIndex::default() }
     }
 
     pub fn from_catalog(user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> RemoteFiles {
-        RemoteFiles {
-            user,
-            table_config: loaded.config.clone(),
-            storage: RefCell::new(loaded.storage_credentials.clone()),
-            catalog: Some((session, namespace, table)),
-            index: PathIndex::default(),
-        }
+        let access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
+        RemoteFiles { access: RefCell::new(access), catalog: Some((session, namespace, table)), index: PathIndex::default() }
     }
 
     fn request(&self, reference: &str) -> Result<Request, HttpError> {
         let err = |m: String| HttpError { url: reference.to_string(), kind: HttpErrorKind::Other, message: m };
-        if reference.starts_with("http://") || reference.starts_with("https://") {
-            return Ok(Request::get(reference));
+        match self.access.borrow().plan(reference, self.catalog.as_ref().map(|c| &c.0), now_ms()).map_err(err)? {
+            Plan::Get(req) => Ok(req),
+            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &ok(&sign)?.body).map_err(err),
         }
-        if parse_s3(reference).is_none() {
-            return Err(err("only s3://, s3a://, http:// and https:// locations can be read remotely".into()));
-        }
-        let props = props_for(reference, &self.user, &self.table_config, &self.storage.borrow());
-        let cfg = S3Config::from_props(&props);
-        if cfg.remote_signing && cfg.access_key_id.is_none() {
-            let (session, ..) = self.catalog.as_ref().ok_or_else(|| err("the table asks for remote signing but no catalog is connected".into()))?;
-            let unsigned = Request::get(cfg.object_url(parse_s3(reference).map(|b| b.0).unwrap_or(""), parse_s3(reference).map(|b| b.1).unwrap_or("")).map_err(err)?);
-            let sign = session.authorize(remote_sign_request(&session.signer_url(&props), cfg.region.as_deref().unwrap_or("us-east-1"), &unsigned), now_ms())?;
-            let signed = ok(&sign)?;
-            return apply_remote_signature(unsigned, &signed.body).map_err(err);
-        }
-        cfg.get(reference, now_ms()).map_err(err)
     }
 
     fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
@@ -137,13 +119,13 @@ impl RemoteFiles {
     /// Vended credentials expire: ask the catalog once for fresh ones.
     fn refresh_credentials(&self) -> bool {
         let Some((session, ns, table)) = &self.catalog else { return false };
-        if self.storage.borrow().is_empty() {
+        if self.access.borrow().storage.is_empty() {
             return false;
         }
         let Ok(req) = session.credentials_request(ns, table, now_ms()) else { return false };
         match send(&req).ok().and_then(|resp| session.read_credentials(&req, &resp).ok()) {
             Some(fresh) if !fresh.is_empty() => {
-                *self.storage.borrow_mut() = fresh;
+                self.access.borrow_mut().storage = fresh;
                 true
             }
             _ => false,
