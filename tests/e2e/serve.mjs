@@ -63,9 +63,24 @@ function statOrNull(p) {
  * Start serving `root`. Resolves to { url, port, root, close() }; url ends with '/'.
  * Paths without an extension that match no file fall back to index.html (client-side routes).
  */
-export function startServer({ root = process.env.ICESCOPE_DIST || DEFAULT_DIST, port = 0, host = '127.0.0.1', log = false } = {}) {
+export function startServer({ root = process.env.ICESCOPE_DIST || DEFAULT_DIST, port = 0, host = '127.0.0.1', log = false, proxy = {} } = {}) {
   root = path.resolve(root);
   const server = http.createServer((req, res) => {
+    // Same-origin reverse proxy, as `trunk serve` does for /catalog/: { '/catalog/': 'http://127.0.0.1:8181/' }.
+    const prefix = Object.keys(proxy).find((p) => req.url.startsWith(p));
+    if (prefix) {
+      const target = new URL(req.url.slice(prefix.length), proxy[prefix]);
+      const up = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
+        res.writeHead(r.statusCode, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', (e) => {
+        res.writeHead(502, { 'Content-Type': 'text/plain' });
+        res.end(`proxy: ${e.message}\n`);
+      });
+      req.pipe(up);
+      return;
+    }
     const send = (status, headers, body) => {
       res.writeHead(status, { 'Cache-Control': 'no-store', ...headers });
       if (req.method === 'HEAD' || body == null) res.end();

@@ -62,10 +62,11 @@ impl S3Config {
                 let (scheme, host) = e.split_once("://").unwrap_or(("https", e));
                 Ok(format!("{scheme}://{bucket}.{host}/{key}"))
             }
-            // No endpoint but a region: the user or catalog named AWS itself.
-            (None, Some(r)) => Ok(format!("https://{bucket}.s3.{r}.amazonaws.com/{key}")),
-            (None, None) => Err(format!(
-                "s3://{bucket}/: no S3 endpoint or region was vended by the catalog or given (--s3-endpoint, --s3-region)"
+            // Requests go only to hosts the user or the catalog named: AWS too must be named.
+            (None, region) => Err(format!(
+                "s3://{bucket}/: the catalog vended no S3 endpoint and none was given: set the S3 endpoint \
+                 (--s3-endpoint; for AWS https://s3.{}.amazonaws.com)",
+                region.as_deref().unwrap_or("<region>")
             )),
         }
     }
@@ -154,11 +155,11 @@ mod tests {
         assert_eq!(c.object_url("wh", "ns/t/metadata/v1.metadata.json").unwrap(), "http://127.0.0.1:8333/wh/ns/t/metadata/v1.metadata.json");
         c.path_style = false;
         assert_eq!(c.object_url("wh", "a b").unwrap(), "http://wh.127.0.0.1:8333/a%20b");
+        c.endpoint = Some("https://s3.eu-west-1.amazonaws.com".into());
+        assert_eq!(c.object_url("wh", "k").unwrap(), "https://wh.s3.eu-west-1.amazonaws.com/k");
         c.endpoint = None;
         c.region = Some("eu-west-1".into());
-        assert_eq!(c.object_url("wh", "k").unwrap(), "https://wh.s3.eu-west-1.amazonaws.com/k");
-        c.region = None;
-        assert!(c.object_url("wh", "k").unwrap_err().contains("--s3-endpoint"));
+        assert!(c.object_url("wh", "k").unwrap_err().contains("https://s3.eu-west-1.amazonaws.com"), "no host the user did not name");
     }
 
     #[test]

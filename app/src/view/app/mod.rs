@@ -1,8 +1,10 @@
 //! The browser app: a gallery of bundled examples, a drop zone, and the opened table.
 
+mod catalog;
 mod chart_canvas;
 mod charts;
 mod drop;
+mod fetch;
 mod findings_panel;
 mod gallery;
 mod loader;
@@ -18,6 +20,10 @@ pub use loader::Opened;
 pub struct AppState {
     pub opened: RwSignal<Option<Opened>>,
     pub errors: RwSignal<Vec<String>>,
+    /// Bumped by every open and by cancel: a loader whose generation is stale stops.
+    pub generation: RwSignal<u64>,
+    /// The generation whose loading the user cancelled.
+    pub cancelled: RwSignal<u64>,
 }
 
 impl AppState {
@@ -29,7 +35,7 @@ impl AppState {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState { opened: RwSignal::new(None), errors: RwSignal::new(Vec::new()) };
+    let state = AppState { opened: RwSignal::new(None), errors: RwSignal::new(Vec::new()), generation: RwSignal::new(0), cancelled: RwSignal::new(0) };
     provide_context(state);
     view! {
         <header class="topbar">
@@ -41,7 +47,7 @@ pub fn App() -> impl IntoView {
             <Errors/>
             {move || match state.opened.get() {
                 Some(opened) => view! { <table_view::TableView opened=opened/> }.into_any(),
-                None => view! { <gallery::Gallery/> }.into_any(),
+                None => view! { <catalog::CatalogPanel/><gallery::Gallery/> }.into_any(),
             }}
         </main>
     }

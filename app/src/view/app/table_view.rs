@@ -28,11 +28,13 @@ pub fn TableView(opened: Opened) -> impl IntoView {
                     <div class="wide"><dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd></div>
                 </dl>
                 <Show when=move || opened.loading>
-                    <p class="progress">
+                    <p class="progress" data-testid="progress">
                         <progress max=total value=done></progress>
-                        {format!(" {done} of {total} metadata files read")}
+                        {format!(" {done} of {total} metadata files read · {} KB", opened.bytes_read / 1024)}
+                        <button data-testid="cancel" on:click=move |_| state.cancelled.set(state.generation.get_untracked())>"Cancel"</button>
                     </p>
                 </Show>
+                {opened.stopped.clone().map(|s| view! { <p class="hint" data-testid="stopped">{s}</p> })}
             </div>
             {(!gaps.is_empty()).then(|| view! {
                 <details class="gaps" open>

@@ -1,0 +1,292 @@
+//! Open a table from an Iceberg REST catalog: connect (token, config), browse namespaces and
+//! tables, load one with vended credentials. Secrets stay in this tab's memory unless the user
+//! ticks "remember on this device"; they never go into the URL or the logs.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::source::http::HttpError;
+use crate::source::object_read::{is_loopback, ObjectAccess};
+use crate::source::rest_catalog::{CatalogAuth, CatalogOptions, Session};
+use crate::source::s3::Props;
+
+use super::fetch::send;
+use super::loader::{open_table, TableFiles};
+use super::AppState;
+
+const REMEMBER_KEY: &str = "icescope.catalog";
+
+#[derive(Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Form {
+    uri: String,
+    warehouse: String,
+    auth: String,
+    token: String,
+    client_id: String,
+    client_secret: String,
+    oauth2_server_uri: String,
+    scope: String,
+    signing_region: String,
+    signing_name: String,
+    s3_endpoint: String,
+    s3_access_key_id: String,
+    s3_secret_access_key: String,
+    s3_session_token: String,
+    s3_region: String,
+    s3_path_style: bool,
+    remember: bool,
+}
+
+impl Form {
+    fn options(&self) -> Result<CatalogOptions, String> {
+        let t = |s: &str| s.trim().to_string();
+        let opt = |s: &str| Some(t(s)).filter(|v| !v.is_empty());
+        let uri = t(&self.uri);
+        if uri.is_empty() {
+            return Err("the catalog URI is empty".into());
+        }
+        let auth = match self.auth.as_str() {
+            "token" => CatalogAuth::Bearer(t(&self.token)),
+            "oauth2" => CatalogAuth::OAuth2 {
+                client_id: t(&self.client_id),
+                client_secret: self.client_secret.clone(),
+                server_uri: opt(&self.oauth2_server_uri),
+                scope: opt(&self.scope),
+            },
+            "sigv4" => CatalogAuth::SigV4 {
+                region: t(&self.signing_region),
+                signing_name: opt(&self.signing_name).unwrap_or_else(|| "execute-api".into()),
+                access_key_id: t(&self.s3_access_key_id),
+                secret_access_key: self.s3_secret_access_key.clone(),
+                session_token: opt(&self.s3_session_token),
+            },
+            _ => CatalogAuth::None,
+        };
+        Ok(CatalogOptions { uri, warehouse: opt(&self.warehouse), auth })
+    }
+
+    fn s3_props(&self) -> Props {
+        let mut p = BTreeMap::new();
+        for (k, v) in [
+            ("s3.endpoint", &self.s3_endpoint),
+            ("s3.access-key-id", &self.s3_access_key_id),
+            ("s3.secret-access-key", &self.s3_secret_access_key),
+            ("s3.session-token", &self.s3_session_token),
+            ("s3.region", &self.s3_region),
+        ] {
+            if !v.trim().is_empty() {
+                p.insert(k.to_string(), v.trim().to_string());
+            }
+        }
+        if self.s3_path_style {
+            p.insert("s3.path-style-access".into(), "true".into());
+        }
+        p
+    }
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+fn remembered() -> Form {
+    let saved = storage().and_then(|s| s.get_item(REMEMBER_KEY).ok().flatten()).and_then(|j| serde_json::from_str::<Form>(&j).ok());
+    saved.unwrap_or(Form { auth: "oauth2".into(), scope: "catalog".into(), s3_region: "us-east-1".into(), ..Form::default() })
+}
+
+#[derive(Clone)]
+struct Connected {
+    session: Session,
+    listing: Vec<(Vec<String>, Vec<String>)>,
+    user_s3: Props,
+}
+
+async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
+    let now = js_sys::Date::now() as u64;
+    let token = match opts.token_request() {
+        Some(req) => Some(opts.read_token(&req, &send(&req).await?)?),
+        None => None,
+    };
+    let req = opts.config_request(token.as_deref(), now)?;
+    let resp = send(&req).await?;
+    opts.session(token, &req, &resp)
+}
+
+async fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
+    let now = || js_sys::Date::now() as u64;
+    let mut out: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut queue: Vec<Option<Vec<String>>> = vec![None];
+    while let Some(parent) = queue.pop() {
+        let mut page = None;
+        loop {
+            let req = session.namespaces_request(parent.as_deref(), page.as_deref(), now())?;
+            let (namespaces, next) = session.read_namespaces(&req, &send(&req).await?)?;
+            for ns in namespaces {
+                if parent.as_ref() == Some(&ns) || out.iter().any(|(n, _)| *n == ns) {
+                    continue;
+                }
+                let mut tables = Vec::new();
+                let mut tpage = None;
+                loop {
+                    let req = session.tables_request(&ns, tpage.as_deref(), now())?;
+                    let (names, next) = session.read_tables(&req, &send(&req).await?)?;
+                    tables.extend(names);
+                    match next {
+                        Some(t) => tpage = Some(t),
+                        None => break,
+                    }
+                }
+                queue.push(Some(ns.clone()));
+                out.push((ns, tables));
+            }
+            match next {
+                Some(t) => page = Some(t),
+                None => break,
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[component]
+pub fn CatalogPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let form = RwSignal::new(remembered());
+    let connected = RwSignal::new(None::<Connected>);
+    let busy = RwSignal::new(false);
+    let on_connect = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let f = form.get_untracked();
+        if let Some(s) = storage() {
+            let _ = if f.remember { s.set_item(REMEMBER_KEY, &serde_json::to_string(&f).unwrap_or_default()) } else { s.remove_item(REMEMBER_KEY) };
+        }
+        let opts = match f.options() {
+            Ok(o) => o,
+            Err(e) => return state.error(e),
+        };
+        state.errors.set(Vec::new());
+        busy.set(true);
+        spawn_local(async move {
+            let result = async {
+                let session = connect(&opts).await?;
+                let listing = list(&session).await?;
+                Ok::<_, HttpError>(Connected { session, listing, user_s3: f.s3_props() })
+            }
+            .await;
+            busy.set(false);
+            match result {
+                Ok(c) => connected.set(Some(c)),
+                Err(e) => state.error(e.to_string()),
+            }
+        });
+    };
+    let text = move |get: fn(&Form) -> String, set: fn(&mut Form, String), testid: &'static str, kind: &'static str, placeholder: &'static str| {
+        view! {
+            <input type=kind data-testid=testid placeholder=placeholder autocomplete="off"
+                prop:value=move || form.with(get) on:input=move |ev| form.update(|f| set(f, event_target_value(&ev)))/>
+        }
+    };
+    view! {
+        <details class="catalog-panel" data-testid="catalog-panel">
+            <summary>"Open from an Iceberg REST catalog"</summary>
+            <form on:submit=on_connect class="catalog-form">
+                <label>"Catalog URI"{text(|f| f.uri.clone(), |f, v| f.uri = v, "catalog-uri", "text", "https://catalog.example.com/api/catalog")}</label>
+                <label>"Warehouse"{text(|f| f.warehouse.clone(), |f, v| f.warehouse = v, "catalog-warehouse", "text", "optional")}</label>
+                <label>"Authentication"
+                    <select data-testid="catalog-auth" prop:value=move || form.with(|f| f.auth.clone()) on:change=move |ev| form.update(|f| f.auth = event_target_value(&ev))>
+                        <option value="none">"none"</option>
+                        <option value="token">"bearer token"</option>
+                        <option value="oauth2">"OAuth2 client credentials"</option>
+                        <option value="sigv4">"AWS SigV4 (Glue, S3 Tables)"</option>
+                    </select>
+                </label>
+                <Show when=move || form.with(|f| f.auth == "token")>
+                    <label>"Token"{text(|f| f.token.clone(), |f, v| f.token = v, "catalog-token", "password", "")}</label>
+                </Show>
+                <Show when=move || form.with(|f| f.auth == "oauth2")>
+                    <label>"Client id"{text(|f| f.client_id.clone(), |f, v| f.client_id = v, "catalog-client-id", "text", "")}</label>
+                    <label>"Client secret"{text(|f| f.client_secret.clone(), |f, v| f.client_secret = v, "catalog-client-secret", "password", "")}</label>
+                    <label>"Token endpoint"{text(|f| f.oauth2_server_uri.clone(), |f, v| f.oauth2_server_uri = v, "catalog-token-uri", "text", "default: <catalog>/v1/oauth/tokens")}</label>
+                    <label>"Scope"{text(|f| f.scope.clone(), |f, v| f.scope = v, "catalog-scope", "text", "e.g. PRINCIPAL_ROLE:ALL")}</label>
+                </Show>
+                <Show when=move || form.with(|f| f.auth == "sigv4")>
+                    <label>"Signing region"{text(|f| f.signing_region.clone(), |f, v| f.signing_region = v, "catalog-signing-region", "text", "us-east-1")}</label>
+                    <label>"Signing name"{text(|f| f.signing_name.clone(), |f, v| f.signing_name = v, "catalog-signing-name", "text", "glue or s3tables")}</label>
+                </Show>
+                <fieldset>
+                    <legend>"Object store (used where the catalog vends nothing)"</legend>
+                    <label>"S3 endpoint"{text(|f| f.s3_endpoint.clone(), |f, v| f.s3_endpoint = v, "s3-endpoint", "text", "https://s3.us-east-1.amazonaws.com")}</label>
+                    <label>"Region"{text(|f| f.s3_region.clone(), |f, v| f.s3_region = v, "s3-region", "text", "us-east-1")}</label>
+                    <label>"Access key id"{text(|f| f.s3_access_key_id.clone(), |f, v| f.s3_access_key_id = v, "s3-access-key-id", "text", "")}</label>
+                    <label>"Secret access key"{text(|f| f.s3_secret_access_key.clone(), |f, v| f.s3_secret_access_key = v, "s3-secret-access-key", "password", "")}</label>
+                    <label>"Session token"{text(|f| f.s3_session_token.clone(), |f, v| f.s3_session_token = v, "s3-session-token", "password", "optional")}</label>
+                    <label class="check"><input type="checkbox" data-testid="s3-path-style" prop:checked=move || form.with(|f| f.s3_path_style)
+                        on:change=move |ev| form.update(|f| f.s3_path_style = event_target_checked(&ev))/>"path-style access"</label>
+                </fieldset>
+                <label class="check"><input type="checkbox" data-testid="remember" prop:checked=move || form.with(|f| f.remember)
+                    on:change=move |ev| form.update(|f| f.remember = event_target_checked(&ev))/>"remember on this device (stores these fields, secrets included, in this browser)"</label>
+                <button type="submit" data-testid="catalog-connect" prop:disabled=move || busy.get()>{move || if busy.get() { "Connecting…" } else { "Connect" }}</button>
+            </form>
+            {move || connected.get().map(|c| view! { <Tables connected=c/> })}
+        </details>
+    }
+}
+
+#[component]
+fn Tables(connected: Connected) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let count: usize = connected.listing.iter().map(|(_, t)| t.len()).sum();
+    view! {
+        <div class="catalog-tables" data-testid="catalog-tables">
+            <p class="hint">{format!("{} namespaces, {} tables", connected.listing.len(), count)}</p>
+            {connected.listing.iter().map(|(ns, tables)| {
+                let ns_name = ns.join(".");
+                view! {
+                    <div class="namespace" data-testid="namespace" data-namespace=ns_name.clone()>
+                        <strong>{ns_name.clone()}</strong>
+                        {tables.iter().map(|t| {
+                            let (c, ns, t2) = (connected.clone(), ns.clone(), t.clone());
+                            view! {
+                                <button class="link table-link" data-testid="catalog-table" data-table=format!("{ns_name}.{t}")
+                                    on:click=move |_| open_from_catalog(state, c.clone(), ns.clone(), t2.clone())>{t.clone()}</button>
+                            }
+                        }).collect_view()}
+                    </div>
+                }
+            }).collect_view()}
+        </div>
+    }
+}
+
+fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: String) {
+    state.errors.set(Vec::new());
+    spawn_local(async move {
+        let name = format!("{}.{}", ns.join("."), table);
+        let req = match c.session.load_table_request(&ns, &table, js_sys::Date::now() as u64) {
+            Ok(r) => r,
+            Err(e) => return state.error(e.to_string()),
+        };
+        let loaded = match send(&req).await.and_then(|resp| c.session.read_load_table(&req, &resp)) {
+            Ok(l) => l,
+            Err(e) => return state.error(e.to_string()),
+        };
+        let Some(location) = loaded.metadata_location.clone() else { return state.error(format!("{name}: the catalog returned no metadata-location")) };
+        let access = ObjectAccess { user: c.user_s3.clone(), table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
+        // The seed's localhost trap: an endpoint that means another machine to the browser.
+        if let Some(endpoint) = access.endpoint_for(&location) {
+            let page = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
+            if is_loopback(&endpoint) && !is_loopback(&page) {
+                state.error(format!(
+                    "{name}: the storage endpoint {endpoint} is a loopback address, but this page was loaded from {page}: \
+                     it names a different machine for the browser than for the catalog and the writers. The catalog must \
+                     vend an endpoint that resolves from both sides."
+                ));
+            }
+        }
+        let files = TableFiles::Remote { access: std::cell::RefCell::new(access), catalog: Some((c.session.clone(), ns, table)) };
+        open_table(state, name, files, Some(location)).await;
+    });
+}

@@ -1,0 +1,51 @@
+//! The browser's transport for source-layer requests, with the one error a browser hides: CORS.
+
+use js_sys::Uint8Array;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::source::http::{origin, HttpError, HttpErrorKind, Request, Response};
+
+pub async fn send(req: &Request) -> Result<Response, HttpError> {
+    let err = |kind: HttpErrorKind, message: String| HttpError { url: req.url.clone(), kind, message };
+    let init = web_sys::RequestInit::new();
+    init.set_method(req.method);
+    let headers = web_sys::Headers::new().map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?;
+    for (k, v) in &req.headers {
+        headers.append(k, v).map_err(|e| err(HttpErrorKind::Other, format!("header {k}: {e:?}")))?;
+    }
+    init.set_headers(&headers);
+    if let Some(body) = &req.body {
+        init.set_body(&Uint8Array::from(body.as_slice()).into());
+    }
+    let request = web_sys::Request::new_with_str_and_init(&req.url, &init).map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?;
+    let window = web_sys::window().ok_or_else(|| err(HttpErrorKind::Other, "no window".into()))?;
+    let response = match JsFuture::from(window.fetch_with_request(&request)).await {
+        Ok(r) => r.unchecked_into::<web_sys::Response>(),
+        // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
+        Err(_) => return Err(blocked(req, &window)),
+    };
+    let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?)
+        .await
+        .map_err(|e| err(HttpErrorKind::Other, format!("body: {e:?}")))?;
+    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec() })
+}
+
+fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
+    let page = window.location().origin().unwrap_or_default();
+    let target = origin(&req.url).to_string();
+    let same = target.is_empty() || target == page || !req.url.contains("://");
+    let message = if same {
+        "the request failed (the server is down or the connection was refused)".to_string()
+    } else {
+        format!(
+            "Failed to fetch: either nothing answers at {target}, or it does not allow this page's origin {page} (CORS). \
+             The server must answer preflight requests from {page} for methods GET, POST and headers Authorization, \
+             Content-Type, X-Iceberg-Access-Delegation, x-amz-date, x-amz-content-sha256, x-amz-security-token. \
+             S3: a bucket CORS rule (aws s3api put-bucket-cors); MinIO/SeaweedFS: their CORS settings; a REST catalog \
+             (Polaris, Nessie, Lakekeeper, Gravitino): its HTTP server's CORS option, or a reverse proxy on this origin \
+             (trunk serve proxies /catalog to 127.0.0.1:8181 in development)."
+        )
+    };
+    HttpError { url: req.url.clone(), kind: if same { HttpErrorKind::Unreachable } else { HttpErrorKind::Cors }, message }
+}

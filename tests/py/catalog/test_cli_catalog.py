@@ -1,0 +1,224 @@
+"""The CLI against a real Iceberg REST catalog and S3 store (SeaweedFS), checked against PyIceberg.
+
+Contract under test (the catalog/S3 flags are new; a CLI without them fails these tests):
+
+    icescope inspect --catalog URI --warehouse WH --table NS.TABLE [--credential ID:SECRET]
+        [--scope SCOPE] [--s3-endpoint URL] [--s3-access-key-id ID] [--s3-secret-access-key SECRET]
+        [--s3-region REGION] [--s3-path-style-access] --format json
+    icescope inspect s3://BUCKET/PATH/metadata/FILE.metadata.json [--s3-...] --format json
+    icescope catalog --catalog URI --warehouse WH [--credential ID:SECRET] --format json
+
+Secrets may come from the environment instead: ICESCOPE_CREDENTIAL, AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY. Expected values are PyIceberg's own (see conftest.py), never the CLI's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from catalogkit import EVENTS, NESTED, ORDERS, closed_port
+
+SECRET_FREE = "the secret must never be printed"
+
+
+def catalog_args(sw, table: str, *, catalog: str | None = None, credential: str | None = "flag",
+                 s3_keys: bool = True, s3_secret: str | None = None) -> list[str]:
+    args = ["inspect", "--catalog", catalog or sw.catalog_uri, "--warehouse", sw.warehouse, "--table", table]
+    if credential is not None:
+        args += ["--credential", sw.credential if credential == "flag" else credential]
+    args += ["--scope", sw.scope]
+    args += s3_args(sw, keys=s3_keys, secret=s3_secret)
+    return args + ["--format", "json"]
+
+
+def s3_args(sw, *, endpoint: str | None = None, keys: bool = True, secret: str | None = None) -> list[str]:
+    args = ["--s3-endpoint", endpoint or sw.s3_endpoint]
+    if keys:
+        args += ["--s3-access-key-id", sw.key, "--s3-secret-access-key", secret or sw.secret]
+    return args + ["--s3-region", sw.region, "--s3-path-style-access"]
+
+
+def assert_no_secret(run, *secrets: str):
+    for s in secrets:
+        assert s not in run.stdout, f"{SECRET_FREE}: found in stdout"
+        assert s not in run.stderr, f"{SECRET_FREE}: found in stderr:\n{run.stderr}"
+
+
+def assert_failed(run):
+    assert run.returncode != 0, f"expected a failure, got exit 0 with stdout:\n{run.stdout[:2000]}"
+    assert run.stderr.strip(), "a failure must say why on stderr"
+
+
+def assert_matches_pyiceberg(report: dict, facts: dict):
+    """The CLI's report of a table equals what PyIceberg says about it."""
+    table = report["table"]
+    assert table["metadata_file"] == facts["metadata_location"]
+    assert table["location"] == facts["location"]
+    assert table["format_version"] == facts["format_version"]
+    assert table["current_snapshot_id"] == facts["current_snapshot_id"]
+    expected = {s["snapshot_id"]: s for s in facts["snapshots"]}
+    got = {s["snapshot_id"]: s for s in report["snapshots"]}
+    assert sorted(got) == sorted(expected), "snapshot ids differ from PyIceberg's"
+    for sid, want in expected.items():
+        row = got[sid]
+        assert row["parent_id"] == want["parent_id"], f"snapshot {sid}: parent_id"
+        assert row["operation"] == want["operation"], f"snapshot {sid}: operation"
+        assert (row["data_files"], row["records"]) == (want["total_data_files"], want["total_records"]), (
+            f"snapshot {sid} ({want['operation']}): (data_files, records) vs PyIceberg's "
+            "(total-data-files, total-records)")
+        assert row["manifests"] == len(want["manifests"]), f"snapshot {sid}: manifests"
+    assert report["gaps"] == [], f"no file is missing, yet gaps: {report['gaps']}"
+
+
+TABLES = [pytest.param(".".join(EVENTS), id="events"), pytest.param(".".join(ORDERS), id="orders")]
+
+
+# ---------------------------------------------------------------- reading through the catalog
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_inspect_via_catalog_with_flags(seaweed, catalog_tables, run_cli, table):
+    run = run_cli(*catalog_args(seaweed, table))
+    report = run.json()
+    assert_matches_pyiceberg(report, catalog_tables.facts[table])
+    assert_no_secret(run, seaweed.secret)
+
+
+def test_events_table_has_the_history_it_was_written_with(catalog_tables):
+    """The fixture itself: 8 appends and a delete, as PyIceberg records them (guards the expected
+    values above against a fixture that silently wrote something else)."""
+    ops = [s["operation"] for s in catalog_tables.facts[".".join(EVENTS)]["snapshots"]]
+    assert ops == ["append"] * 8 + ["delete"]
+    orders = catalog_tables.facts[".".join(ORDERS)]
+    assert len(orders["schema_ids"]) == 2 and orders["current_schema_id"] == orders["schema_ids"][-1]
+
+
+def test_inspect_nested_namespace(seaweed, catalog_tables, run_cli):
+    if not catalog_tables.nested_namespaces:
+        pytest.skip("this catalog refused a nested namespace")
+    table = ".".join(NESTED)  # scope_ns.inner.deep: namespace ["scope_ns", "inner"], table "deep"
+    report = run_cli(*catalog_args(seaweed, table)).json()
+    assert_matches_pyiceberg(report, catalog_tables.facts[table])
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_inspect_via_catalog_with_secrets_from_env(seaweed, catalog_tables, run_cli, table):
+    args = catalog_args(seaweed, table, credential=None, s3_keys=False)
+    run = run_cli(*args, env={"ICESCOPE_CREDENTIAL": seaweed.credential,
+                              "AWS_ACCESS_KEY_ID": seaweed.key, "AWS_SECRET_ACCESS_KEY": seaweed.secret})
+    assert seaweed.secret not in " ".join(args)
+    report = run.json()
+    assert_matches_pyiceberg(report, catalog_tables.facts[table])
+    assert_no_secret(run, seaweed.secret)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_inspect_direct_s3_metadata_url(seaweed, catalog_tables, run_cli, table):
+    facts = catalog_tables.facts[table]
+    assert facts["metadata_location"].startswith(f"s3://{seaweed.warehouse}/")
+    run = run_cli("inspect", facts["metadata_location"], *s3_args(seaweed), "--format", "json")
+    assert_matches_pyiceberg(run.json(), facts)
+    assert_no_secret(run, seaweed.secret)
+
+
+# ---------------------------------------------------------------- listing
+
+
+def test_catalog_listing_matches_pyiceberg(seaweed, catalog_tables, run_cli):
+    run = run_cli("catalog", "--catalog", seaweed.catalog_uri, "--warehouse", seaweed.warehouse,
+                  "--credential", seaweed.credential, "--format", "json")  # default scope
+    listing = run.json()
+    assert sorted(map(tuple, listing["namespaces"])) == catalog_tables.namespaces
+    assert {ns: sorted(names) for ns, names in listing["tables"].items()} == catalog_tables.tables
+    assert listing["tables"]["scope_ns"] and sorted(listing["tables"]["scope_ns"]) == ["events", "orders"]
+    assert_no_secret(run, seaweed.secret)
+
+
+# ---------------------------------------------------------------- errors a person can act on
+
+
+def test_wrong_credential_says_401_token_url_and_credential(seaweed, catalog_tables, run_cli):
+    wrong = "wrong-4e1d"  # distinctive, so finding it in the output can only be a leak
+    run = run_cli(*catalog_args(seaweed, ".".join(EVENTS), credential=f"{seaweed.key}:{wrong}"))
+    assert_failed(run)
+    # SeaweedFS answers the token request with 401 {"error":"invalid_client",...}.
+    assert "401" in run.stderr
+    assert seaweed.token_url in run.stderr
+    assert "credential" in run.stderr.lower()
+    assert_no_secret(run, wrong, seaweed.secret)
+
+
+def test_unknown_table_says_404_and_the_name(seaweed, catalog_tables, run_cli):
+    run = run_cli(*catalog_args(seaweed, "scope_ns.no_such_table"))
+    assert_failed(run)
+    # SeaweedFS: 404 {"error":{"type":"NoSuchTableException","message":"Table does not exist: no_such_table"}}
+    assert "404" in run.stderr
+    assert "no_such_table" in run.stderr
+    assert_no_secret(run, seaweed.secret)
+
+
+def test_missing_manifest_is_a_gap_not_a_failure(seaweed, damaged_table, run_cli):
+    d = damaged_table
+    assert d.deleted_get_status == 404, "S3 should now answer 404 NoSuchKey for the deleted manifest"
+    assert d.broken_snapshot_ids and d.intact_snapshot_ids
+    run = run_cli(*catalog_args(seaweed, d.ident))
+    report = run.json()  # exit 0: the rest of the history stands
+    assert report["table"]["metadata_file"] == d.facts["metadata_location"]
+    gaps = [g for g in report["gaps"] if g["file"] == d.deleted_manifest]
+    assert gaps, f"no gap names {d.deleted_manifest}: {report['gaps']}"
+    assert [g["file"] for g in report["gaps"]] == [d.deleted_manifest], "only the deleted manifest is missing"
+    rows = {s["snapshot_id"]: s for s in report["snapshots"]}
+    assert sorted(rows) == sorted(s["snapshot_id"] for s in d.facts["snapshots"])
+    nulled = sorted(sid for sid, r in rows.items() if r["data_files"] is None)
+    assert nulled == sorted(d.broken_snapshot_ids), "counts are null exactly where a listed manifest is gone"
+    for sid in d.broken_snapshot_ids:
+        assert rows[sid]["records"] is None, f"snapshot {sid}: records of a partial read"
+    for s in d.facts["snapshots"]:
+        if s["snapshot_id"] in d.intact_snapshot_ids:
+            row = rows[s["snapshot_id"]]
+            assert (row["data_files"], row["records"]) == (s["total_data_files"], s["total_records"])
+
+
+def _object_urls(sw, s3_url: str) -> tuple[str, str]:
+    """An object as s3://bucket/key and as the path-style HTTP URL the request went to."""
+    return s3_url, f"{sw.s3_endpoint}/{s3_url.removeprefix('s3://')}"
+
+
+def test_wrong_s3_secret_direct_url_says_403_and_the_object(seaweed, catalog_tables, run_cli):
+    wrong = "wrong-s3-9b2c"
+    url = catalog_tables.facts[".".join(EVENTS)]["metadata_location"]
+    run = run_cli("inspect", url, *s3_args(seaweed, secret=wrong), "--format", "json")
+    assert_failed(run)
+    # SeaweedFS: 403 SignatureDoesNotMatch
+    assert "403" in run.stderr
+    assert any(u in run.stderr for u in _object_urls(seaweed, url)), f"stderr names neither form of {url}"
+    assert_no_secret(run, wrong, seaweed.secret)
+
+
+def test_wrong_s3_secret_via_catalog_says_403_and_the_metadata_file(seaweed, catalog_tables, run_cli):
+    wrong = "wrong-s3-9b2c"
+    facts = catalog_tables.facts[".".join(EVENTS)]
+    run = run_cli(*catalog_args(seaweed, ".".join(EVENTS), s3_secret=wrong))
+    assert_failed(run)
+    assert "403" in run.stderr
+    assert any(u in run.stderr for u in _object_urls(seaweed, facts["metadata_location"]))
+    assert_no_secret(run, wrong, seaweed.secret)
+
+
+def test_catalog_connection_refused_names_the_uri(seaweed, catalog_tables, run_cli):
+    uri = f"http://127.0.0.1:{closed_port()}"
+    run = run_cli(*catalog_args(seaweed, ".".join(EVENTS), catalog=uri), timeout=60)
+    assert_failed(run)
+    assert "refused" in run.stderr.lower() or "connect" in run.stderr.lower()
+    assert uri in run.stderr
+    assert_no_secret(run, seaweed.secret)
+
+
+def test_s3_connection_refused_names_the_endpoint(seaweed, catalog_tables, run_cli):
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    url = catalog_tables.facts[".".join(EVENTS)]["metadata_location"]
+    run = run_cli("inspect", url, *s3_args(seaweed, endpoint=endpoint), "--format", "json", timeout=60)
+    assert_failed(run)
+    assert "refused" in run.stderr.lower() or "connect" in run.stderr.lower()
+    assert endpoint in run.stderr
+    assert_no_secret(run, seaweed.secret)
