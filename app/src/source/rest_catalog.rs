@@ -308,3 +308,10 @@ mod tests {
         assert_eq!(s.load_table_request(&["a".into(), "b c".into()], "t", 0).unwrap().url, "http://c/v1/wh/namespaces/a%1Fb%20c/tables/t");
     }
 }
+
+/// A property value fit to show: secrets (keys, tokens, passwords) are replaced by their length.
+pub fn masked(key: &str, value: &str) -> String {
+    let k = key.to_ascii_lowercase();
+    let secret = ["secret", "token", "password", "credential", "signature"].iter().any(|s| k.contains(s));
+    if secret { format!("•••••• ({} characters)", value.chars().count()) } else { value.to_string() }
+}

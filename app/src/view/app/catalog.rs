@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::{is_loopback, ObjectAccess};
-use crate::source::rest_catalog::{CatalogAuth, CatalogOptions, Session};
+use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Session};
 use crate::source::s3::Props;
 
 use super::fetch::send;
@@ -275,6 +275,11 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
         };
         let Some(location) = loaded.metadata_location.clone() else { return state.error(format!("{name}: the catalog returned no metadata-location")) };
         let access = ObjectAccess { user: c.user_s3.clone(), table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
+        let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
+        for cred in &loaded.storage_credentials {
+            vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
+        }
+        state.vended.set(Some(vended));
         // The seed's localhost trap: an endpoint that means another machine to the browser.
         if let Some(endpoint) = access.endpoint_for(&location) {
             let page = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();

@@ -93,6 +93,7 @@ async fn open_set(state: AppState, set: MemoryFiles) {
         return;
     }
     state.errors.set(Vec::new());
+    state.vended.set(None);
     let name = crate::source::newest_metadata(&set).map(|m| table_name(&m)).unwrap_or_else(|| "dropped files".into());
     open_table(state, name, TableFiles::Memory(set), None).await;
 }

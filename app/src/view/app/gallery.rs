@@ -80,6 +80,7 @@ fn GallerySection(url: &'static str, title: &'static str, hint: &'static str) ->
 
 fn open_example(state: AppState, ex: Example) {
     state.errors.set(Vec::new());
+    state.vended.set(None);
     let base = ex.base.clone().unwrap_or_else(|| format!("examples/{}", ex.name));
     let files = TableFiles::Served { base, index: PathIndex::new(ex.files.clone()) };
     spawn_local(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));

@@ -24,6 +24,8 @@ pub struct AppState {
     pub generation: RwSignal<u64>,
     /// The generation whose loading the user cancelled.
     pub cancelled: RwSignal<u64>,
+    /// What the catalog handed out for the open table (secrets masked): config, then per-prefix credentials.
+    pub vended: RwSignal<Option<Vec<(String, String, String)>>>,
 }
 
 impl AppState {
@@ -35,7 +37,7 @@ impl AppState {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState { opened: RwSignal::new(None), errors: RwSignal::new(Vec::new()), generation: RwSignal::new(0), cancelled: RwSignal::new(0) };
+    let state = AppState { opened: RwSignal::new(None), errors: RwSignal::new(Vec::new()), generation: RwSignal::new(0), cancelled: RwSignal::new(0), vended: RwSignal::new(None) };
     provide_context(state);
     view! {
         <header class="topbar">

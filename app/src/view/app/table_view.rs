@@ -42,6 +42,13 @@ pub fn TableView(opened: Opened) -> impl IntoView {
                     <ul>{gaps.into_iter().map(|g| view! { <li class="mono" data-testid="load-error">{g.message}</li> }).collect_view()}</ul>
                 </details>
             })}
+            {move || state.vended.get().map(|v| view! {
+                <details class="vended" data-testid="vended">
+                    <summary>{format!("What the catalog handed out ({} properties, secrets masked)", v.len())}</summary>
+                    {if v.is_empty() { Some(view! { <p class="hint">"No table config and no storage credentials: reads use the object-store settings typed above."</p> }) } else { None }}
+                    <table class="kv">{v.into_iter().map(|(scope, k, val)| view! { <tr><td>{scope}</td><td class="mono">{k}</td><td class="mono">{val}</td></tr> }).collect_view()}</table>
+                </details>
+            })}
             <AlertStrip opened=opened.clone()/>
             <Charts opened=opened.clone()/>
             <FindingsPanel opened=opened.clone()/>
