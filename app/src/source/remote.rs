@@ -7,7 +7,7 @@ use super::files::{FileSet, SourceError};
 use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::resolve::PathIndex;
 use super::object_read::{ObjectAccess, Plan};
-use super::rest_catalog::{CatalogOptions, LoadTableResult, Session};
+use super::rest_catalog::{CatalogOptions, Lister, LoadTableResult, Session};
 use super::s3::{apply_remote_signature, now_ms, Props};
 use super::transport::send;
 
@@ -31,42 +31,14 @@ pub fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
     opts.session(token, &req, &resp)
 }
 
-/// Every namespace (nested ones too, following `parent`) and its tables, all pages.
+/// Every namespace (nested ones too) and its tables, all pages.
 pub fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
-    let mut out = Vec::new();
-    let mut queue: Vec<Option<Vec<String>>> = vec![None];
-    while let Some(parent) = queue.pop() {
-        let mut page = None;
-        loop {
-            let req = session.namespaces_request(parent.as_deref(), page.as_deref(), now_ms())?;
-            let (namespaces, next) = session.read_namespaces(&req, &send(&req)?)?;
-            for ns in namespaces {
-                // Some catalogs answer a parent query with the parent itself: do not loop on it.
-                if parent.as_ref() == Some(&ns) || out.iter().any(|(n, _)| *n == ns) {
-                    continue;
-                }
-                let mut tables = Vec::new();
-                let mut tpage = None;
-                loop {
-                    let req = session.tables_request(&ns, tpage.as_deref(), now_ms())?;
-                    let (names, next) = session.read_tables(&req, &send(&req)?)?;
-                    tables.extend(names);
-                    match next {
-                        Some(t) => tpage = Some(t),
-                        None => break,
-                    }
-                }
-                queue.push(Some(ns.clone()));
-                out.push((ns, tables));
-            }
-            match next {
-                Some(t) => page = Some(t),
-                None => break,
-            }
-        }
+    let mut lister = Lister::default();
+    while let Some(req) = lister.next(session, now_ms())? {
+        let resp = send(&req)?;
+        lister.feed(session, &req, &resp)?;
     }
-    out.sort();
-    Ok(out)
+    Ok(lister.listing)
 }
 
 pub fn load_table(session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {

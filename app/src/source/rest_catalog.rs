@@ -315,3 +315,77 @@ pub fn masked(key: &str, value: &str) -> String {
     let secret = ["secret", "token", "password", "credential", "signature"].iter().any(|s| k.contains(s));
     if secret { format!("•••••• ({} characters)", value.chars().count()) } else { value.to_string() }
 }
+
+/// Walks every namespace (following `parent` for nested ones) and every page of tables, one request
+/// at a time: the CLI and the browser each send what `next` asks and hand the answer to `feed`.
+pub struct Lister {
+    queue: Vec<Option<Vec<String>>>,
+    /// What is being listed now: namespaces under a parent, or the tables of one namespace.
+    current: Option<Step>,
+    pending_tables: Vec<Vec<String>>,
+    pub listing: Vec<(Vec<String>, Vec<String>)>,
+}
+
+enum Step {
+    Namespaces { parent: Option<Vec<String>>, page: Option<String> },
+    Tables { namespace: Vec<String>, page: Option<String> },
+}
+
+impl Default for Lister {
+    fn default() -> Self {
+        Lister { queue: vec![None], current: None, pending_tables: Vec::new(), listing: Vec::new() }
+    }
+}
+
+impl Lister {
+    /// The next request, or None when everything is listed (then `listing` is complete and sorted).
+    pub fn next(&mut self, session: &Session, now_ms: u64) -> Result<Option<Request>, HttpError> {
+        if self.current.is_none() {
+            self.current = if let Some(namespace) = self.pending_tables.pop() {
+                Some(Step::Tables { namespace, page: None })
+            } else if let Some(parent) = self.queue.pop() {
+                Some(Step::Namespaces { parent, page: None })
+            } else {
+                self.listing.sort();
+                return Ok(None);
+            };
+        }
+        match &self.current {
+            Some(Step::Namespaces { parent, page }) => session.namespaces_request(parent.as_deref(), page.as_deref(), now_ms).map(Some),
+            Some(Step::Tables { namespace, page }) => session.tables_request(namespace, page.as_deref(), now_ms).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    pub fn feed(&mut self, session: &Session, req: &Request, resp: &Response) -> Result<(), HttpError> {
+        match self.current.take() {
+            Some(Step::Namespaces { parent, .. }) => {
+                let (namespaces, next) = session.read_namespaces(req, resp)?;
+                for ns in namespaces {
+                    // Some catalogs answer a parent query with the parent itself, or list nested
+                    // namespaces at the top level too: each is listed once.
+                    if parent.as_ref() == Some(&ns) || self.listing.iter().any(|(n, _)| *n == ns) {
+                        continue;
+                    }
+                    self.listing.push((ns.clone(), Vec::new()));
+                    self.pending_tables.push(ns.clone());
+                    self.queue.push(Some(ns));
+                }
+                if next.is_some() {
+                    self.current = Some(Step::Namespaces { parent, page: next });
+                }
+            }
+            Some(Step::Tables { namespace, .. }) => {
+                let (names, next) = session.read_tables(req, resp)?;
+                if let Some(entry) = self.listing.iter_mut().find(|(n, _)| *n == namespace) {
+                    entry.1.extend(names);
+                }
+                if next.is_some() {
+                    self.current = Some(Step::Tables { namespace, page: next });
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    }
+}

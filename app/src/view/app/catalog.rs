@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::{is_loopback, ObjectAccess};
-use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Session};
+use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Lister, Session};
 use crate::source::s3::Props;
 
 use super::fetch::send;
@@ -115,40 +115,12 @@ async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
 }
 
 async fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
-    let now = || js_sys::Date::now() as u64;
-    let mut out: Vec<(Vec<String>, Vec<String>)> = Vec::new();
-    let mut queue: Vec<Option<Vec<String>>> = vec![None];
-    while let Some(parent) = queue.pop() {
-        let mut page = None;
-        loop {
-            let req = session.namespaces_request(parent.as_deref(), page.as_deref(), now())?;
-            let (namespaces, next) = session.read_namespaces(&req, &send(&req).await?)?;
-            for ns in namespaces {
-                if parent.as_ref() == Some(&ns) || out.iter().any(|(n, _)| *n == ns) {
-                    continue;
-                }
-                let mut tables = Vec::new();
-                let mut tpage = None;
-                loop {
-                    let req = session.tables_request(&ns, tpage.as_deref(), now())?;
-                    let (names, next) = session.read_tables(&req, &send(&req).await?)?;
-                    tables.extend(names);
-                    match next {
-                        Some(t) => tpage = Some(t),
-                        None => break,
-                    }
-                }
-                queue.push(Some(ns.clone()));
-                out.push((ns, tables));
-            }
-            match next {
-                Some(t) => page = Some(t),
-                None => break,
-            }
-        }
+    let mut lister = Lister::default();
+    while let Some(req) = lister.next(session, js_sys::Date::now() as u64)? {
+        let resp = send(&req).await?;
+        lister.feed(session, &req, &resp)?;
     }
-    out.sort();
-    Ok(out)
+    Ok(lister.listing)
 }
 
 #[component]
