@@ -9,6 +9,10 @@ def _n(x):
     return f"{x:,}" if isinstance(x, int) else str(x)
 
 
+def _files(n, what="file"):
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def append_stream(f):
     j = f["jobs"][0]
     t = f["final_table"]
@@ -21,8 +25,8 @@ def append_stream(f):
             f"{cps['completed']} checkpoints and the table has {len(t['snapshots'])} snapshots, one per committed "
             f"checkpoint, each an append from job {j['job_id'][:8]}… with its flink.max-committed-checkpoint-id; "
             f"{_n(t['rows'])} rows live in {data} data files across {parts} day partitions, a file per partition "
-            f"touched per checkpoint. The rows written after the last completed checkpoint are on the store as "
-            f"{len(f['store']['orphans'])} uncommitted (orphan) files.")
+            f"touched per checkpoint. The files the writer closed when it was cancelled, after the last completed "
+            f"checkpoint, are on the store as {_files(len(f['store']['orphans']), 'uncommitted (orphan) file')}.")
 
 
 def savepoint_twice(f):
@@ -34,8 +38,8 @@ def savepoint_twice(f):
             f"({_n(f['after_first_resume']['rows'])} rows, {_n(f['after_first_resume']['distinct_ids'])} distinct ids), "
             f"then resumed AGAIN from the same savepoint and finished too: the table now holds "
             f"{_n(f['after_second_resume']['rows'])} rows for {_n(f['after_second_resume']['distinct_ids'])} distinct "
-            f"ids, {_n(f['after_second_resume']['duplicates'])} duplicates. Both resumed jobs ended {b['state']} and "
-            f"{c['state']}; the snapshot log carries {len(_jobs(f))} distinct flink.job-id values, and "
+            f"ids, {_n(f['after_second_resume']['duplicates'])} duplicates. The resumed jobs ended {b['state']} and "
+            f"{c['state']} with {b['exceptions']['count'] + c['exceptions']['count']} exceptions between them; the snapshot log carries {len(_jobs(f))} distinct flink.job-id values, and "
             f"{len(final)} of them end with the end-of-input commit under checkpoint id 9223372036854775807.")
 
 
@@ -44,7 +48,7 @@ def late_data(f):
     parts = [p for p in t["files_by_partition"] if p["content"] == "data"]
     one_row = [p for p in parts if p["records"] == 1]
     c = f["compaction_scoped_to_month"]["result"][0] if f["compaction_scoped_to_month"]["result"] else {}
-    return (f"A bounded Flink job wrote {t['rows']} events, three stamped today and three stamped about a month "
+    return (f"A bounded Flink job wrote {t['rows']} events, half stamped today and half stamped about a month "
             f"earlier, into a day-partitioned table. They landed where their timestamps say: {len(parts)} partitions, "
             f"{len(one_row)} of them holding a single one-row file. A Spark rewrite_data_files scoped to this month "
             f"rewrote {c.get('rewritten_data_files_count', 0)} files, so the old partitions keep their one-row files.")
@@ -65,8 +69,9 @@ def upsert_stream(f):
             f"delete files and left the equality deletes alone; rewrite_data_files with delete-file-threshold 1 "
             f"rewrote {m2['result'][0].get('rewritten_data_files_count') if m2['result'] else 0} data files into "
             f"{m2['result'][0].get('added_data_files_count') if m2['result'] else 0}, after which the current snapshot "
-            f"has {after.get(1, {}).get('files', 0) + after.get(2, {}).get('files', 0)} delete files and "
-            f"{_n(m2['rows_after'])} rows.")
+            f"still lists {after.get(1, {}).get('files', 0)} position-delete and {after.get(2, {}).get('files', 0)} "
+            f"equality-delete files ({_n(after.get(2, {}).get('records', 0) or 0)} equality-delete rows) beside "
+            f"{_n(m2['rows_after'])} live rows.")
 
 
 def schema_on_the_wire(f):
@@ -89,6 +94,10 @@ def maintenance_live(f):
 
     def r(m, k):
         return m["result"][0].get(k) if m["result"] else None
+    failed = [f"{m['call'].split('system.')[1].split('(')[0]} failed once ({m['attempts'][0]['error'].split(':')[0].split('.')[-1]}) "
+              f"and {'succeeded' if m['result'] else 'failed again'} on a second try"
+              for m in (rw, ex, rm) if not m["attempts"][0]["ok"]]
+    note = (" Under the live writer " + "; ".join(failed) + ".") if failed else ""
     return (f"While a Flink job kept appending 200 rows/s with 5 s checkpoints, Spark ran rewrite_data_files with "
             f"partial progress ({r(rw, 'rewritten_data_files_count')} files into {r(rw, 'added_data_files_count')}), "
             f"expire_snapshots with no arguments under hot-class retention properties (deleted "
@@ -96,7 +105,7 @@ def maintenance_live(f):
             f"{r(ex, 'deleted_data_files_count')} data files) and rewrite_manifests "
             f"({r(rm, 'rewritten_manifests_count')} manifests into {r(rm, 'added_manifests_count')}). The job was "
             f"{rm['job_state']} after each call and ended with {j['checkpoints']['counts']['completed']} completed and "
-            f"{j['checkpoints']['counts']['failed']} failed checkpoints and {j['exceptions']['count']} exceptions.")
+            f"{j['checkpoints']['counts']['failed']} failed checkpoints and {j['exceptions']['count']} exceptions.{note}")
 
 
 def taskmanager_kill(f):
@@ -104,13 +113,16 @@ def taskmanager_kill(f):
     c = j["checkpoints"]["counts"]
     t = f["final_table"]
     ids = j["checkpoints"]["completed_ids"]
+    maxc = any(9223372036854775807 in v["checkpoint_ids"] for v in _jobs(f).values())
     return (f"A bounded Flink job of {_n(f['bounded_rows'])} rows at {_n(f['rows_per_second'])} rows/s lost its only TaskManager to a SIGKILL about 30 s "
             f"in ({_n(f['at_kill']['table_rows'])} rows committed at that moment); a new TaskManager process was started "
             f"8 s later. The job restored from its last checkpoint and finished {j['state']}: "
             f"{c['completed']} checkpoints completed, {c['failed']} failed, {c['restored']} restored, and the table holds "
-            f"{_n(t['rows'])} rows with {_n(t['distinct_ids'])} distinct ids. The files written between the last "
-            f"checkpoint and the kill were never committed and stay on the store as {len(f['store']['orphans'])} "
-            f"orphans; the final end-of-input commit carries checkpoint id 9223372036854775807.")
+            f"{_n(t['rows'])} rows with {_n(t['distinct_ids'])} distinct ids. The data files the writer had already "
+            f"uploaded for the checkpoint in flight at the kill were never committed and stay on the store as "
+            f"{_files(len(f['store']['orphans']), 'orphan')}; "
+            + ("the final end-of-input commit carries checkpoint id 9223372036854775807." if maxc else
+               "no commit carries the end-of-input checkpoint id 9223372036854775807."))
 
 
 CAPTIONS = {

@@ -85,7 +85,7 @@ class Scenario:
         self.facts["jobs"].append(f)
         return f
 
-    def finish(self, caption, key: str = "id"):
+    def finish(self, caption, key: str = "id", after_export=None):
         tf = K.table_facts(self.t, key)
         self.facts["final_table"] = tf
         refs = K.referenced_files(self.t)
@@ -101,6 +101,8 @@ class Scenario:
         self.facts["versions"] = dict(K.VERSIONS)
         dest = K.FIXTURES / self.name
         self.facts["export"] = K.export_table(self.location, dest)
+        if after_export:
+            after_export(dest)
         self.facts["elapsed_ms"] = K.now_ms() - self.t0
         (dest / "facts.json").write_text(json.dumps(self.facts, indent=1, sort_keys=False, default=str) + "\n")
         (dest / "caption.md").write_text(caption(self.facts).strip() + "\n")
@@ -109,6 +111,23 @@ class Scenario:
 
 def wait_checkpoints(job: str, n: int, timeout=300):
     K.wait_for(f"{n} completed checkpoints", lambda: K.checkpoint_counts(job)["completed"] >= n, timeout=timeout)
+
+
+def call_recorded(proc: str, args: str, tries: int = 2):
+    """A Spark procedure call under a live writer: a failure is a fact, recorded, then tried once more."""
+    attempts = []
+    for _ in range(tries):
+        t0 = K.now_ms()
+        try:
+            res = K.call(proc, args)
+            attempts.append({"started_ms": t0, "ms": K.now_ms() - t0, "ok": True})
+            return res, attempts
+        except Exception as e:  # noqa: BLE001 (Py4JJavaError carries the Java exception)
+            msg = str(e)
+            java = next((ln.strip(": ") for ln in msg.splitlines() if "Exception" in ln and "py4j" not in ln), msg[:300])
+            attempts.append({"started_ms": t0, "ms": K.now_ms() - t0, "ok": False, "error": java[:500]})
+            log(f"{proc} failed: {java[:200]}")
+    return None, attempts
 
 
 def flink_job_ids(tf: dict) -> list[str]:
@@ -265,26 +284,26 @@ def schema_on_the_wire():
     added = K.sql(f"SELECT e.snapshot_id, e.data_file.file_path AS path, s.committed_at, s.summary['engine-name'] AS engine "
                   f"FROM {s.t}.entries e JOIN {s.t}.snapshots s ON e.snapshot_id = s.snapshot_id "
                   f"WHERE e.status = 1 AND e.data_file.content = 0")
-    s.finish(CAPTIONS["schema-on-the-wire"])
-    # which columns the files themselves carry: DuckDB reads each exported Parquet footer
-    import duckdb
-    drop_at = changes[1]["at_ms"]
-    dest = K.FIXTURES / s.name
-    prefix = s.location.rstrip("/") + "/"
-    files = []
-    for r in added:
-        local = dest / r["path"][len(prefix):]
-        cols = [c[0] for c in duckdb.sql(f"SELECT name FROM parquet_schema('{local}') WHERE name <> 'schema'").fetchall()]
-        files.append({"path": r["path"][len(prefix):], "snapshot_id": r["snapshot_id"], "engine": r["engine"],
-                      "committed_after_drop": r["committed_at"].replace(tzinfo=timezone.utc).timestamp() * 1000 > drop_at, "parquet_columns": cols})
-    s.facts["data_file_columns"] = {
-        "read_with": f"DuckDB {duckdb.__version__} parquet_schema() on the exported files",
-        "files_committed_after_drop": sum(f["committed_after_drop"] for f in files),
-        "of_which_still_carry_note": sum(f["committed_after_drop"] and "note" in f["parquet_columns"] for f in files),
-        "files": sorted(files, key=lambda f: f["path"]),
-    }
-    (dest / "facts.json").write_text(json.dumps(s.facts, indent=1, default=str) + "\n")
-    (dest / "caption.md").write_text(CAPTIONS["schema-on-the-wire"](s.facts).strip() + "\n")
+    def columns_in_files(dest: Path):
+        # which columns the files themselves carry: DuckDB reads each exported Parquet footer
+        import duckdb
+        drop_at = changes[1]["at_ms"]
+        prefix = s.location.rstrip("/") + "/"
+        files = []
+        for r in added:
+            local = dest / r["path"][len(prefix):]
+            cols = [c[0] for c in duckdb.sql(f"SELECT name FROM parquet_schema('{local}') "
+                                                 f"WHERE coalesce(num_children, 0) = 0").fetchall()]
+            files.append({"path": r["path"][len(prefix):], "snapshot_id": r["snapshot_id"], "engine": r["engine"],
+                          "committed_after_drop": r["committed_at"].replace(tzinfo=timezone.utc).timestamp() * 1000 > drop_at,
+                          "parquet_columns": cols})
+        s.facts["data_file_columns"] = {
+            "read_with": f"DuckDB {duckdb.__version__} parquet_schema() on the exported files",
+            "files_committed_after_drop": sum(f["committed_after_drop"] for f in files),
+            "of_which_still_carry_note": sum(f["committed_after_drop"] and "note" in f["parquet_columns"] for f in files),
+            "files": sorted(files, key=lambda f: f["path"]),
+        }
+    s.finish(CAPTIONS["schema-on-the-wire"], after_export=columns_in_files)
 
 
 def maintenance_live():
@@ -301,9 +320,14 @@ def maintenance_live():
                        ("rewrite_manifests", f"table => '{s.ident}'")):
         b = K.current_snapshot(s.t)
         census_b = K.store_census(s.location)
-        res = K.call(proc, args)
+        prefix = s.location.split(f"s3://{K.BUCKET}/", 1)[1].rstrip("/") + "/"
+        keys_b = {o["key"] for o in K.list_objects(prefix)}
+        res, attempts = call_recorded(proc, args)
         a = K.current_snapshot(s.t)
-        m.append({"call": f"CALL lab.system.{proc}({args})", "result": res, "snapshot_before": b, "snapshot_after": a,
+        keys_a = {o["key"] for o in K.list_objects(prefix)}
+        m.append({"call": f"CALL lab.system.{proc}({args})", "result": res, "attempts": attempts,
+                  "snapshot_before": b, "snapshot_after": a,
+                  "deleted_objects": sorted(k[len(prefix):] for k in keys_b - keys_a),
                   "store_before": census_b, "store_after": K.store_census(s.location),
                   "job_state": K.job_state(job), "checkpoints": K.checkpoint_counts(job)})
         s.mark(proc, snapshot_before=b, snapshot_after=a)
@@ -328,15 +352,20 @@ def taskmanager_kill():
     # S3FileIO stages a data file locally and uploads it when the writer closes it at a checkpoint
     # barrier, so a kill between checkpoints leaves nothing on the store. The kill therefore waits
     # for a checkpoint to be in flight (files flushed, not yet committed) and lands inside it.
-    delay_ms = int(os.environ.get("LAB_TMKILL_DELAY_MS", "40"))
-    seen = K.checkpoint_counts(job)["total"]
-    K.wait_for("a checkpoint in flight", lambda: K.checkpoint_counts(job)["total"] > seen, timeout=30, every=0.01)
-    time.sleep(delay_ms / 1000)
+    # Signal: new data files appear under data/ (the writer flushed them for checkpoint N+1),
+    # watched by listing the store every few ms; the kill follows at once.
+    data_prefix = s.location.split(f"s3://{K.BUCKET}/", 1)[1].rstrip("/") + "/data/"
+    done = K.checkpoint_counts(job)["completed"]
+    K.wait_for("the next completed checkpoint", lambda: K.checkpoint_counts(job)["completed"] > done, timeout=30, every=0.2)
+    time.sleep(0.5)
+    n0 = len(K.list_objects(data_prefix))
+    K.wait_for("data files of the next checkpoint on the store", lambda: len(K.list_objects(data_prefix)) > n0,
+               timeout=30, every=0.005)
     tm = TM["name"]
     pid = K._procs[tm].pid
     K.kill(tm, signal.SIGKILL)
-    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL",
-           checkpoint_triggered_before_kill=seen + 1, delay_after_trigger_seen_ms=delay_ms)
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL", data_files_on_store_before_flush=n0,
+           data_files_on_store_at_kill=len(K.list_objects(data_prefix)))
     time.sleep(8)
     s.sample(job, note="8 s after the kill")
     TM["name"] = K.start_taskmanager()
@@ -364,6 +393,13 @@ TM: dict = {}
 def main(argv: list[str]) -> int:
     import captions
     CAPTIONS.update(captions.CAPTIONS)
+    if argv[:1] == ["--captions"]:  # rewrite caption.md from the facts.json already there; no engines
+        for n in argv[1:] or list(SCENARIOS):
+            d = K.FIXTURES / n
+            if (d / "facts.json").exists():
+                (d / "caption.md").write_text(CAPTIONS[n](json.loads((d / "facts.json").read_text())).strip() + "\n")
+                print(f"caption.md rewritten for {n}")
+        return 0
     names = argv or list(SCENARIOS)
     bad = [n for n in names if n not in SCENARIOS]
     if bad:

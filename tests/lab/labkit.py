@@ -289,6 +289,7 @@ def flink_conf() -> Path:
         "heartbeat.interval": 2000,
         "heartbeat.timeout": 8000,
         "metrics.fetcher.update-interval": 1000,
+        "rest.cache.checkpoint-statistics.timeout": "100 ms",
         "web.checkpoints.history": 500,
         "jobstore.expiration-time": 86400,
         "env.java.opts.all": " ".join(JAVA_OPENS),

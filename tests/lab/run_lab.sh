@@ -14,4 +14,10 @@ mkdir -p work/logs
 setsid .venv/bin/python lab.py "$@" &
 PID=$!
 trap 'kill -TERM -- -"$PID" 2>/dev/null || true' EXIT INT TERM
-wait "$PID"
+RC=0
+wait "$PID" || RC=$?
+trap - EXIT INT TERM
+# the gallery index (tests/fixtures/index.json) and the offline check of what was just written
+if [ -f index_fixtures.py ]; then .venv/bin/python index_fixtures.py; fi
+.venv/bin/python check_fixtures.py
+exit "$RC"

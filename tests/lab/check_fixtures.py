@@ -1,0 +1,120 @@
+"""Fast, offline check of the lab's fixtures (tests/fixtures/<scenario>/), no engine needed.
+
+    tests/.venv/bin/python tests/lab/check_fixtures.py [fixture-dir ...]
+
+For every fixture:
+  * the newest metadata.json's snapshots, manifest lists, manifests and live data/delete files all
+    exist in the fixture; files that older metadata.json versions name and that are missing must be
+    listed in facts.json as deleted by a maintenance call (expire_snapshots);
+  * facts.json agrees with the metadata: every Flink job id in facts["jobs"] that committed appears in
+    the snapshot summaries' flink.job-id, the snapshot log's job count matches, and on append-only
+    tables the current snapshot's total-records equals the row count Spark reported;
+  * the orphans facts.json lists are on disk and referenced by no manifest.
+Prints one line per fixture and closes with "N passed, N failed".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from fastavro import reader
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def version(p: Path) -> int:
+    m = re.match(r"v?(\d+)", p.name)
+    return int(m.group(1)) if m else -1
+
+
+def check(d: Path) -> list[str]:
+    problems: list[str] = []
+    facts = json.loads((d / "facts.json").read_text())
+    metas = sorted((d / "metadata").glob("*.metadata.json"), key=version)
+    if not metas:
+        return ["no metadata.json"]
+    latest = json.loads(metas[-1].read_text())
+    loc = latest["location"].rstrip("/") + "/"
+
+    def local(path: str) -> Path:
+        if not path.startswith(loc):
+            problems.append(f"path outside the table location: {path}")
+            return d / "__outside__"
+        return d / path[len(loc):]
+
+    deleted = set()
+    for m in facts.get("maintenance", []):
+        deleted.update(m.get("deleted_objects", []))
+
+    referenced: set[str] = set()
+    for s in latest.get("snapshots", []):
+        ml = local(s["manifest-list"])
+        if not ml.exists():
+            problems.append(f"missing manifest list {ml.relative_to(d)}")
+            continue
+        with open(ml, "rb") as fh:
+            manifests = [r["manifest_path"] for r in reader(fh)]
+        for mp in manifests:
+            mf = local(mp)
+            if not mf.exists():
+                problems.append(f"missing manifest {mf.relative_to(d)}")
+                continue
+            with open(mf, "rb") as fh:
+                for e in reader(fh):
+                    fp = e["data_file"]["file_path"]
+                    referenced.add(fp)
+                    if e["status"] != 2 and not local(fp).exists():
+                        problems.append(f"missing data/delete file {fp}")
+    for old in metas[:-1]:
+        for s in json.loads(old.read_text()).get("snapshots", []):
+            rel = s["manifest-list"][len(loc):]
+            if not (d / rel).exists() and rel not in deleted:
+                problems.append(f"{old.name}: manifest list {rel} is missing and not listed as deleted")
+
+    # facts vs metadata
+    summaries = [s.get("summary", {}) for s in latest.get("snapshots", [])]
+    job_ids_meta = {s["flink.job-id"] for s in summaries if "flink.job-id" in s}
+    for j in facts.get("jobs", []):
+        if j["job_id"] not in job_ids_meta:
+            problems.append(f"job {j['job_id']} from facts has no snapshot in the metadata")
+    in_log = set(facts["final_table"]["flink_jobs_in_snapshot_log"])
+    if in_log != job_ids_meta:
+        problems.append(f"flink job ids: facts {sorted(in_log)} vs metadata {sorted(job_ids_meta)}")
+    cur = next((s for s in latest.get("snapshots", []) if s["snapshot-id"] == latest.get("current-snapshot-id")), None)
+    if cur:
+        sm = cur["summary"]
+        if sm.get("total-position-deletes", "0") == "0" and sm.get("total-equality-deletes", "0") == "0":
+            if int(sm["total-records"]) != facts["final_table"]["rows"]:
+                problems.append(f"total-records {sm['total-records']} != rows {facts['final_table']['rows']}")
+    for o in facts.get("store", {}).get("orphans", []):
+        if not (d / o).exists():
+            problems.append(f"orphan {o} not in the fixture")
+        if loc + o in referenced:
+            problems.append(f"orphan {o} is referenced by a manifest")
+    if not (d / "caption.md").exists():
+        problems.append("no caption.md")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    dirs = [Path(a) for a in argv] or sorted(p.parent for p in FIXTURES.glob("*/facts.json"))
+    passed = failed = 0
+    for d in dirs:
+        probs = check(d)
+        if probs:
+            failed += 1
+            print(f"FAIL {d.name}")
+            for p in probs[:20]:
+                print("   ", p)
+        else:
+            passed += 1
+            print(f"ok   {d.name}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
