@@ -254,3 +254,19 @@ fn delete_debt_counts_the_delete_files_spark_sees_and_the_ones_left_dangling() {
     assert!(f[0].statement.as_deref().unwrap().contains("'delete-file-threshold', '1'"));
     fixture("savepoint-twice").none_of("delete_debt");
 }
+
+#[test]
+fn checkpoint_gaps_are_exactly_the_checkpoints_flink_reports_failed() {
+    let fx = fixture("taskmanager-kill");
+    let job = &fx.facts["jobs"][0];
+    let failed: Vec<i64> = job["checkpoints"]["failed_ids"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    assert!(!failed.is_empty(), "the lab's kill failed no checkpoint");
+    let spans = icescope::analysis::jobs::job_spans(&fx.history);
+    assert_eq!(spans.len(), 1);
+    assert_eq!(spans[0].missing_checkpoints(), failed);
+    let f = fx.of_kind("checkpoint_gaps");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].job_ids, vec![job["job_id"].as_str().unwrap().to_string()]);
+    assert!(f[0].statement.as_deref().unwrap().contains("remove_orphan_files"), "a restore leaves orphans");
+    fixture("savepoint-twice").none_of("checkpoint_gaps");
+}

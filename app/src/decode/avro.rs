@@ -24,6 +24,7 @@ pub(crate) fn read_container(file: &str, bytes: &[u8]) -> Result<AvroFile, Decod
             "not an Avro object container file (the first bytes are not `Obj\\x01`)",
         ));
     }
+    super::avro_header::check_header(file, bytes)?;
     let reader = Reader::new(bytes).map_err(|e| DecodeError::new(file, "", format!("Avro header: {e}")))?;
     let metadata = reader
         .user_metadata()
