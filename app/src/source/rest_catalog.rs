@@ -103,7 +103,7 @@ impl CatalogOptions {
             let mut e = HttpError::status(&req.url, resp.status, &resp.body);
             if let CatalogAuth::OAuth2 { client_id, .. } = &self.auth {
                 e.message = format!(
-                    "{}{}the token endpoint refused the OAuth2 client credential for client id `{client_id}` (--credential or ICESCOPE_CREDENTIAL)",
+                    "{}{}the token endpoint refused the OAuth2 client credential for client id `{client_id}`",
                     e.message,
                     if e.message.is_empty() { "" } else { "; " }
                 );

@@ -57,7 +57,9 @@ impl S3Config {
     pub fn object_url(&self, bucket: &str, key: &str) -> Result<String, String> {
         let key = key.split('/').map(super::http::encode).collect::<Vec<_>>().join("/");
         match (&self.endpoint, &self.region) {
-            (Some(e), _) if self.path_style => Ok(format!("{e}/{bucket}/{key}")),
+            // An IP address or localhost cannot carry the bucket as a subdomain: path style, as the
+            // AWS SDKs do.
+            (Some(e), _) if self.path_style || !has_dns_name(e) => Ok(format!("{e}/{bucket}/{key}")),
             (Some(e), _) => {
                 let (scheme, host) = e.split_once("://").unwrap_or(("https", e));
                 Ok(format!("{scheme}://{bucket}.{host}/{key}"))
@@ -65,7 +67,7 @@ impl S3Config {
             // Requests go only to hosts the user or the catalog named: AWS too must be named.
             (None, region) => Err(format!(
                 "s3://{bucket}/: the catalog vended no S3 endpoint and none was given: set the S3 endpoint \
-                 (--s3-endpoint; for AWS https://s3.{}.amazonaws.com)",
+                 (for AWS https://s3.{}.amazonaws.com)",
                 region.as_deref().unwrap_or("<region>")
             )),
         }
@@ -80,6 +82,12 @@ impl S3Config {
             _ => Ok(Request::get(url)),
         }
     }
+}
+
+fn has_dns_name(endpoint: &str) -> bool {
+    let host = super::http::origin(endpoint).split("://").nth(1).unwrap_or("");
+    let host = host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host);
+    !(host == "localhost" || host.starts_with('[') || host.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())))
 }
 
 /// SigV4 with the AWS SDK's own signer (aws-sigv4): headers are added to the request.
@@ -154,7 +162,9 @@ mod tests {
         let mut c = S3Config::from_props(&Props::from([("s3.endpoint".into(), "http://127.0.0.1:8333/".into()), ("s3.path-style-access".into(), "true".into())]));
         assert_eq!(c.object_url("wh", "ns/t/metadata/v1.metadata.json").unwrap(), "http://127.0.0.1:8333/wh/ns/t/metadata/v1.metadata.json");
         c.path_style = false;
-        assert_eq!(c.object_url("wh", "a b").unwrap(), "http://wh.127.0.0.1:8333/a%20b");
+        assert_eq!(c.object_url("wh", "a b").unwrap(), "http://127.0.0.1:8333/wh/a%20b", "an IP cannot take a bucket subdomain");
+        c.endpoint = Some("https://minio.example.com".into());
+        assert_eq!(c.object_url("wh", "k").unwrap(), "https://wh.minio.example.com/k");
         c.endpoint = Some("https://s3.eu-west-1.amazonaws.com".into());
         assert_eq!(c.object_url("wh", "k").unwrap(), "https://wh.s3.eu-west-1.amazonaws.com/k");
         c.endpoint = None;

@@ -40,6 +40,33 @@ export const sel = {
   fileInput: 'input[type=file][data-testid="file-input"]',
   savePng: 'button[data-testid="save-png"]',
   back: 'button[data-testid="back"]',
+  progress: '[data-testid="progress"]',
+  cancel: '[data-testid="cancel"]',
+};
+
+/** The catalog panel's DOM contract (see tests/e2e/catalog.test.mjs). */
+export const catalogSel = {
+  panel: 'details[data-testid="catalog-panel"]',
+  summary: 'details[data-testid="catalog-panel"] > summary',
+  uri: '[data-testid="catalog-uri"]',
+  warehouse: '[data-testid="catalog-warehouse"]',
+  auth: 'select[data-testid="catalog-auth"]',
+  token: '[data-testid="catalog-token"]',
+  clientId: '[data-testid="catalog-client-id"]',
+  clientSecret: '[data-testid="catalog-client-secret"]',
+  tokenUri: '[data-testid="catalog-token-uri"]',
+  scope: '[data-testid="catalog-scope"]',
+  s3Endpoint: '[data-testid="s3-endpoint"]',
+  s3Region: '[data-testid="s3-region"]',
+  s3AccessKeyId: '[data-testid="s3-access-key-id"]',
+  s3SecretAccessKey: '[data-testid="s3-secret-access-key"]',
+  s3SessionToken: '[data-testid="s3-session-token"]',
+  s3PathStyle: '[data-testid="s3-path-style"]',
+  remember: '[data-testid="remember"]',
+  connect: '[data-testid="catalog-connect"]',
+  tables: '[data-testid="catalog-tables"]',
+  namespace: '[data-testid="namespace"]',
+  table: '[data-testid="catalog-table"]',
 };
 
 /**

@@ -37,7 +37,7 @@ pub fn ChartCanvas(testid: &'static str, file_stem: String, draw: DrawFn, #[prop
         let el: web_sys::HtmlCanvasElement = el.unchecked_into();
         match el.to_data_url_with_type("image/png") {
             Ok(url) => download(&url, &format!("{file_stem}.png")),
-            Err(e) => state.error(format!("PNG export failed: {e:?}")),
+            Err(e) => state.error(format!("PNG export failed: {}", super::fetch::js_message(&e))),
         }
     };
     view! {

@@ -115,7 +115,7 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
 }
 
 async fn add_file(set: &mut MemoryFiles, path: String, file: &File) -> Result<(), String> {
-    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{path}: cannot be read: {e:?}"))?;
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{path}: cannot be read: {}", super::fetch::js_message(&e)))?;
     set.insert(path.trim_start_matches('/').to_string(), js_sys::Uint8Array::new(&buffer).to_vec());
     Ok(())
 }
@@ -135,7 +135,7 @@ async fn read_entry(entry: &FileSystemEntry, set: &mut MemoryFiles) -> Result<()
                     }
                 }))
                 .await
-                .map_err(|err| format!("folder cannot be listed: {err:?}"))?;
+                .map_err(|err| format!("folder cannot be listed: {}", super::fetch::js_message(&err)))?;
                 let batch: js_sys::Array = batch.unchecked_into();
                 if batch.length() == 0 {
                     break;
@@ -148,7 +148,7 @@ async fn read_entry(entry: &FileSystemEntry, set: &mut MemoryFiles) -> Result<()
                 fe.file_with_callback_and_callback(&resolve, &reject);
             }))
             .await
-            .map_err(|err| format!("{}: cannot be opened: {err:?}", e.full_path()))?;
+            .map_err(|err| format!("{}: cannot be opened: {}", e.full_path(), super::fetch::js_message(&err)))?;
             add_file(set, e.full_path(), &file.unchecked_into()).await?;
         }
     }

@@ -6,28 +6,36 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::source::http::{origin, HttpError, HttpErrorKind, Request, Response};
 
+/// The message of a JS exception, without the stack the browser attaches.
+pub fn js_message(e: &wasm_bindgen::JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|err| String::from(err.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the browser refused the request".into())
+}
+
 pub async fn send(req: &Request) -> Result<Response, HttpError> {
     let err = |kind: HttpErrorKind, message: String| HttpError { url: req.url.clone(), kind, message };
     let init = web_sys::RequestInit::new();
     init.set_method(req.method);
-    let headers = web_sys::Headers::new().map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?;
+    let headers = web_sys::Headers::new().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?;
     for (k, v) in &req.headers {
-        headers.append(k, v).map_err(|e| err(HttpErrorKind::Other, format!("header {k}: {e:?}")))?;
+        headers.append(k, v).map_err(|e| err(HttpErrorKind::Other, format!("header {k}: {}", js_message(&e))))?;
     }
     init.set_headers(&headers);
     if let Some(body) = &req.body {
         init.set_body(&Uint8Array::from(body.as_slice()).into());
     }
-    let request = web_sys::Request::new_with_str_and_init(&req.url, &init).map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?;
+    let request = web_sys::Request::new_with_str_and_init(&req.url, &init).map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?;
     let window = web_sys::window().ok_or_else(|| err(HttpErrorKind::Other, "no window".into()))?;
     let response = match JsFuture::from(window.fetch_with_request(&request)).await {
         Ok(r) => r.unchecked_into::<web_sys::Response>(),
         // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
         Err(_) => return Err(blocked(req, &window)),
     };
-    let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, format!("{e:?}")))?)
+    let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?)
         .await
-        .map_err(|e| err(HttpErrorKind::Other, format!("body: {e:?}")))?;
+        .map_err(|e| err(HttpErrorKind::Other, format!("body: {}", js_message(&e))))?;
     Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec() })
 }
 

@@ -23,7 +23,7 @@ pub fn FindingsPanel(opened: Opened) -> impl IntoView {
         let promise = w.navigator().clipboard().write_text(&text);
         leptos::task::spawn_local(async move {
             if let Err(e) = wasm_bindgen_futures::JsFuture::from(promise).await {
-                state.error(format!("copying to the clipboard failed ({e:?}): select the text below instead"));
+                state.error(format!("copying to the clipboard failed ({}): select the text below instead", super::fetch::js_message(&e)));
             }
         });
     };

