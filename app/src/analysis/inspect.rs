@@ -152,7 +152,8 @@ pub fn text(report: &Inspect) -> String {
         );
     }
     for g in &report.gaps {
-        out += &format!("gap: {}\n", g.message);
+        let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
+        out += &format!("gap: {} (needed by snapshot {})\n", g.message, ids.join(", "));
     }
     out
 }

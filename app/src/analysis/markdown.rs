@@ -87,7 +87,8 @@ pub fn markdown(report: &Inspect) -> String {
     if !report.gaps.is_empty() {
         out += "### Files that could not be read\n\n";
         for g in &report.gaps {
-            out += &format!("- {}\n", g.message);
+            let ids: Vec<String> = g.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();
+            out += &format!("- {} — needed by snapshot {}\n", g.message, ids.join(", "));
         }
     }
     out

@@ -14,6 +14,9 @@ pub struct Gap {
     /// The path as the metadata wrote it.
     pub file: String,
     pub message: String,
+    /// The snapshots that need this file (filled in by `TableHistory::gaps`).
+    #[serde(default)]
+    pub snapshot_ids: Vec<crate::decode::SnapshotId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -191,17 +194,26 @@ impl TableHistory {
             .or_else(|| self.snapshots.len().checked_sub(1))
     }
 
-    /// Every file that could not be read, with the message; the rest of the history stands.
+    /// Every file that could not be read, with the message and the snapshots that need it; the
+    /// rest of the history stands.
     pub fn gaps(&self) -> Vec<Gap> {
         let lists = self.snapshots.iter().filter_map(|s| match &s.list {
-            ListState::Unavailable(g) => Some(g.clone()),
+            ListState::Unavailable(g) => Some(Gap { snapshot_ids: vec![s.snapshot.snapshot_id], ..g.clone() }),
             _ => None,
         });
         let mut manifests: Vec<Gap> = self
             .manifests
-            .values()
-            .filter_map(|m| match m {
-                ManifestState::Unavailable(g) => Some(g.clone()),
+            .iter()
+            .filter_map(|(path, m)| match m {
+                ManifestState::Unavailable(g) => {
+                    let users = self
+                        .snapshots
+                        .iter()
+                        .filter(|s| matches!(&s.list, ListState::Loaded(list) if list.iter().any(|mf| mf.manifest_path == *path)))
+                        .map(|s| s.snapshot.snapshot_id)
+                        .collect();
+                    Some(Gap { snapshot_ids: users, ..g.clone() })
+                }
                 _ => None,
             })
             .collect();

@@ -81,7 +81,7 @@ impl TableHistory {
     /// Hands over the bytes (or the failure) of a needed file; decoding happens here.
     pub fn deliver(&mut self, need: &Need, bytes: Result<Vec<u8>, LoadError>) {
         let path = need.path();
-        let gap = |e: LoadError| Gap { file: path.to_string(), message: e.to_string() };
+        let gap = |e: LoadError| Gap { file: path.to_string(), message: e.to_string(), snapshot_ids: Vec::new() };
         match need {
             Need::ManifestList { snapshot_index, .. } => {
                 let state = match bytes.and_then(|b| ManifestList::from_bytes(path, &b).map_err(LoadError::from)) {

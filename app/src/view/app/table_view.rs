@@ -39,7 +39,10 @@ pub fn TableView(opened: Opened) -> impl IntoView {
             {(!gaps.is_empty()).then(|| view! {
                 <details class="gaps" open>
                     <summary>{format!("{} file(s) could not be read — their snapshots show no counts", gaps.len())}</summary>
-                    <ul>{gaps.into_iter().map(|g| view! { <li class="mono" data-testid="load-error">{g.message}</li> }).collect_view()}</ul>
+                    <ul>{gaps.into_iter().map(|g| {
+                        let needed = g.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
+                        view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{format!("needed by snapshot(s) {needed}")}</span></li> }
+                    }).collect_view()}</ul>
                 </details>
             })}
             {move || state.vended.get().map(|v| view! {
