@@ -20,10 +20,16 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let statement = after_target.then(|| {
             cx.table.call("rollback_to_snapshot", &format!("'{}', {}", cx.table.table, cx.id(target)))
         });
+        // A job whose counter starts at 1 restored nothing: a second deployment re-reading the source.
+        let cause = if first == 1 {
+            "it started without state, so it re-read the source from the beginning"
+        } else {
+            "both were restored from the same state, so the second replayed every row after it"
+        };
         let evidence = format!(
-            "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: both were \
-             restored from the same state, so the second replayed every row after it. Job {} added {} rows in {} snapshots \
-             (first {}), duplicates of rows job {} had written. The last snapshot of job {} is {}{}.",
+            "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
+             Job {} added {} rows in {} snapshots (first {}), duplicates of rows job {} had written. The last snapshot of \
+             job {} is {}{}.",
             Context::short(&job.job_id),
             first,
             job.last_checkpoint().unwrap_or(first),
