@@ -270,3 +270,23 @@ fn checkpoint_gaps_are_exactly_the_checkpoints_flink_reports_failed() {
     assert!(f[0].statement.as_deref().unwrap().contains("remove_orphan_files"), "a restore leaves orphans");
     fixture("savepoint-twice").none_of("checkpoint_gaps");
 }
+
+#[test]
+fn two_jobs_writing_at_once_are_concurrent_writers_not_a_savepoint_replay() {
+    let fx = fixture("concurrent-writers");
+    let mut jobs = job_ids(&fx.facts);
+    jobs.sort();
+    let f = fx.of_kind("concurrent_writers");
+    assert_eq!(f.len(), 1, "{:#?}", fx.findings);
+    let mut named = f[0].job_ids.clone();
+    named.sort();
+    assert_eq!(named, jobs);
+    assert_eq!(f[0].severity, Severity::Critical);
+    // Each job added its whole input; Spark counted the duplicates.
+    let dupes = fx.facts["after_both_finished"]["duplicates"].as_u64().unwrap();
+    assert!(f[0].evidence.contains(&icescope::analysis::findings::thousands(dupes)), "{}", f[0].evidence);
+    fx.none_of("savepoint_replayed");
+    fx.none_of("job_resumed");
+    // And a sequential replay is not mistaken for concurrency.
+    fixture("savepoint-twice").none_of("concurrent_writers");
+}

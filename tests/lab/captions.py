@@ -125,6 +125,32 @@ def taskmanager_kill(f):
                "no commit carries the end-of-input checkpoint id 9223372036854775807."))
 
 
+def concurrent_writers(f):
+    a, b = f["jobs"][:2]
+    t = f["final_table"]
+    jobs = _jobs(f)
+    il = f["interleaving"]
+    eoi = [j for j, v in jobs.items() if 9223372036854775807 in v["checkpoint_ids"]]
+
+    def span(j):
+        v = jobs.get(j["job_id"], {})
+        return (f"job {j['job_id'][:8]}… committed {v.get('snapshots', 0)} snapshots "
+                f"({_n(v.get('added_records', 0))} rows) from {str(v.get('first_commit'))[11:19]} "
+                f"to {str(v.get('last_commit'))[11:19]} UTC")
+    dup = t["rows"] - t["distinct_ids"]
+    twice = " (every id twice)" if t["rows"] == 2 * t["distinct_ids"] else ""
+    return (f"Two Flink jobs were submitted separately at the same moment, neither restored from a savepoint or "
+            f"checkpoint and sharing no state, each generating the same {_n(f['bounded_rows'])} ids at "
+            f"{_n(f['rows_per_second'])} rows/s with 5 s checkpoints into one day-partitioned table. "
+            f"{span(a)[:1].upper() + span(a)[1:]}; {span(b)}. Their commits interleave in time (commit order {il['commit_order']}, "
+            f"{il['switches']} switches between the two flink.job-id values), and each job's checkpoint counter "
+            f"starts at {min(jobs[a['job_id']]['checkpoint_ids'])} and {min(jobs[b['job_id']]['checkpoint_ids'])}. "
+            f"Both ended {a['state']} and {b['state']} with {a['exceptions']['count'] + b['exceptions']['count']} "
+            f"exceptions between them, {len(eoi)} of them with the end-of-input commit under checkpoint id "
+            f"9223372036854775807. Spark counts {_n(t['rows'])} rows for {_n(t['distinct_ids'])} distinct ids: "
+            f"{_n(dup)} duplicates{twice}.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -133,4 +159,5 @@ CAPTIONS = {
     "schema-on-the-wire": schema_on_the_wire,
     "maintenance-live": maintenance_live,
     "taskmanager-kill": taskmanager_kill,
+    "concurrent-writers": concurrent_writers,
 }

@@ -17,6 +17,7 @@ TITLES = {
     "schema-on-the-wire": "Schema changes under a running job",
     "late-data": "Late data in old partitions",
     "upsert-stream": "Upsert stream with equality deletes",
+    "concurrent-writers": "Two jobs writing one table",
 }
 
 

@@ -17,8 +17,8 @@ spec.loader.exec_module(check_fixtures)
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "facts.json").exists())
 
 
-def test_all_seven_scenarios_are_there():
-    assert NAMES == sorted(["append-stream", "maintenance-live", "taskmanager-kill", "savepoint-twice",
+def test_all_eight_scenarios_are_there():
+    assert NAMES == sorted(["append-stream", "maintenance-live", "taskmanager-kill", "savepoint-twice", "concurrent-writers",
                             "schema-on-the-wire", "late-data", "upsert-stream"])
 
 

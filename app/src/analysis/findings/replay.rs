@@ -14,6 +14,10 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         }) else {
             continue;
         };
+        // Commits that overlap in time are two writers at once (`concurrent_writers`), not a resume.
+        if job.first_index() < replayed.last_index() {
+            continue;
+        }
         let target = replayed.last_index();
         let target_records = cx.history.counts(target).map(|c| c.records);
         let after_target = job.first_index() > target;
@@ -82,6 +86,11 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
         for b in &cx.jobs[k + 1..] {
             if b.first_index() < a.last_index() {
                 let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
+                let fresh = if b.first_checkpoint() == Some(1) {
+                    format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
+                } else {
+                    String::new()
+                };
                 out.push(Finding {
                     kind: "concurrent_writers",
                     severity: Severity::Critical,
@@ -90,7 +99,8 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
                     job_ids: vec![a.job_id.clone(), b.job_id.clone()],
                     evidence: format!(
                         "job {} committed from {} to {}; job {} started committing at {}, {} of its commits before job {}'s last. \
-                         Both write every row they read: a duplicated deployment or a second resume.",
+                         Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {} added {} rows \
+                         ({} snapshots), job {} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
                         Context::short(&a.job_id),
                         crate::model::time::rfc3339_ms(a.first_commit_ms),
                         crate::model::time::rfc3339_ms(a.last_commit_ms),
@@ -98,8 +108,17 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
                         crate::model::time::rfc3339_ms(b.first_commit_ms),
                         interleaved,
                         Context::short(&a.job_id),
+                        Context::short(&a.job_id),
+                        thousands(a.rows_added),
+                        a.snapshot_indexes.len(),
+                        Context::short(&b.job_id),
+                        thousands(b.rows_added),
+                        b.snapshot_indexes.len(),
                     ),
-                    action: "Stop one of the jobs now (keep the one the deployment owns); then remove the other's rows.".into(),
+                    action: "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
+                             snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
+                             range, or restore from a snapshot before the second job's first commit and replay the owner."
+                        .into(),
                     statement: None,
                 });
             }
