@@ -38,12 +38,16 @@ pub fn Charts(opened: Opened) -> impl IntoView {
         generated_at: rfc3339_ms(js_sys::Date::now() as i64),
     };
     let stem = format!("icescope-{}-{}", opened.name.replace(['/', ' ', '\\'], "_"), stamp.snapshot);
-    let flagged: Vec<String> = opened
+    // The job each finding blames: the replaying one, or the one that started second.
+    let flagged: Vec<(String, &'static str)> = opened
         .report
         .findings
         .iter()
-        .filter(|f| f.kind == "savepoint_replayed" || f.kind == "concurrent_writers")
-        .filter_map(|f| f.job_ids.first().cloned())
+        .filter_map(|f| match f.kind {
+            "savepoint_replayed" => f.job_ids.first().map(|j| (j.clone(), "REPLAY")),
+            "concurrent_writers" => f.job_ids.get(1).map(|j| (j.clone(), "CONCURRENT")),
+            _ => None,
+        })
         .collect();
     view! {
         <nav class="tabs">

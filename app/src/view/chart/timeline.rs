@@ -11,15 +11,15 @@ use crate::model::time::rfc3339_ms;
 use super::palette::{self, job_band};
 use super::Stamp;
 
-/// `flagged`: job ids a finding marked (replays, concurrent writers).
-pub fn draw_timeline<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, jobs: &[JobSpan], flagged: &[String], stamp: &Stamp) -> super::Drawn {
+/// `flagged`: job ids a finding marked, with the word to mark them by (REPLAY, CONCURRENT).
+pub fn draw_timeline<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, jobs: &[JobSpan], flagged: &[(String, &str)], stamp: &Stamp) -> super::Drawn {
     super::drawn(draw(root, jobs, flagged, stamp))
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     jobs: &[JobSpan],
-    flagged: &[String],
+    flagged: &[(String, &str)],
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let main = super::frame(root, stamp)?;
@@ -54,7 +54,8 @@ fn draw<DB: DrawingBackend>(
     for (k, j) in jobs.iter().enumerate() {
         let y = (n - 1 - k) as f64;
         let (a, b) = ((j.first_commit_ms - t0) as f64 / 1000.0, (j.last_commit_ms - t0) as f64 / 1000.0);
-        let bad = flagged.contains(&j.job_id);
+        let mark = flagged.iter().find(|(id, _)| *id == j.job_id).map(|(_, w)| *w);
+        let bad = mark.is_some();
         let fill = if bad { palette::POSITION_DELETES } else { super::palette::MANIFESTS };
         chart.draw_series(std::iter::once(Rectangle::new([(a, y - 0.28), (b.max(a + span * 0.004), y + 0.28)], job_band(k).filled())))?;
         chart.draw_series(std::iter::once(Rectangle::new([(a, y - 0.28), (b.max(a + span * 0.004), y + 0.28)], fill.stroke_width(2))))?;
@@ -69,7 +70,7 @@ fn draw<DB: DrawingBackend>(
         };
         let label = format!(
             "{}{}{} · {} snapshots · {} rows{}",
-            if bad { "REPLAY · " } else { "" },
+            mark.map(|w| format!("{w} · ")).unwrap_or_default(),
             cps,
             if j.end_of_input { " + end of input" } else { "" },
             j.snapshot_indexes.len(),
