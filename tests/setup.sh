@@ -52,4 +52,6 @@ if [ ! -x tests/.venv/bin/python ] || ! cmp -s tests/requirements.txt tests/.ven
   cp tests/requirements.txt tests/.venv/.icescope-requirements
 fi
 npm_ci tests/e2e
+# The Apache Iceberg REST reference server (Maven Central jars), the second real catalog the tests use.
+bash tests/py/catalog/fetch_rest_fixture.sh
 log "ready"

@@ -16,6 +16,8 @@ impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SourceError::NotFound { reference } => write!(f, "{reference}: file not found among the table's files"),
+            // Transport messages usually start with the URL already: say it once.
+            SourceError::Io { path, message } if message.starts_with(path.as_str()) => write!(f, "{message}"),
             SourceError::Io { path, message } => write!(f, "{path}: {message}"),
         }
     }

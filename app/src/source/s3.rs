@@ -66,7 +66,7 @@ impl S3Config {
             }
             // Requests go only to hosts the user or the catalog named: AWS too must be named.
             (None, region) => Err(format!(
-                "s3://{bucket}/: the catalog vended no S3 endpoint and none was given: set the S3 endpoint \
+                "the catalog vended no S3 endpoint for bucket `{bucket}` and none was given: set the S3 endpoint \
                  (for AWS https://s3.{}.amazonaws.com)",
                 region.as_deref().unwrap_or("<region>")
             )),

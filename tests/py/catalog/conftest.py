@@ -5,6 +5,10 @@ process group at the end, however the session ends. `catalog_tables` (session) w
 tables through the REST catalog with PyIceberg and records what PyIceberg itself says about them:
 those facts are the expected values. Both write what they saw to tests/out/catalog/ (server.json,
 rest-responses.json with GET /v1/config and LoadTable, catalog-facts.json, seaweedfs.log).
+
+`rest_fixture` (session) is a second, independent REST catalog implementation: Apache Iceberg's
+RESTCatalogServer (see restfixture.py), storing through the same SeaweedFS S3. `rest_fixture_tables`
+writes tables through it with PyIceberg and records its answers in rest-fixture-*.json/.log.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ from catalogkit import (
     CatalogTables, DamagedTable, Run, encode_ns, make_events, make_nested, make_orders,
     namespace_tree, new_root, s3_status, start_seaweed, stop_all, table_facts, token_error,
     weed_binary,
+)
+from restfixture import (
+    ARTIFACT, FETCH_HINT, ICEBERG_VERSION, RF_EVENTS, RF_NESTED, RF_NESTED_NS, RF_NS, RF_ORDERS, RestFixture,
+    listening_sockets, short_errors, start_rest_fixture,
 )
 
 
@@ -176,3 +184,105 @@ def run_cli(icescope):
         return Run(list(args), p.returncode, p.stdout, p.stderr)
 
     return run
+
+
+# ---------------------------------------------------------------- Apache Iceberg's REST fixture
+
+@pytest.fixture(scope="session")
+def rest_fixture(seaweed) -> RestFixture:
+    """Apache Iceberg's RESTCatalogServer (iceberg-open-api test-fixtures) on 127.0.0.1 and a free
+    port, JdbcCatalog on sqlite, S3FileIO into SeaweedFS bucket `rest-fixture`, for the session."""
+    root = seaweed.data_dir.parent / "rest-fixture"
+    rf, problem = None, None
+    try:
+        rf = start_rest_fixture(seaweed, root)
+    except FileNotFoundError as e:
+        problem = str(e)
+    except (RuntimeError, TimeoutError) as e:
+        problem = f"the Iceberg REST fixture did not start: {e}"
+    if rf is None:
+        pytest.fail(problem, pytrace=False)
+    RUNNING.append(rf)  # stop_all (atexit, SIGTERM) stops it too
+    sockets = listening_sockets(rf.proc.pid)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "rest-fixture-server.json").write_text(json.dumps({
+        "artifact": ARTIFACT, "iceberg_version": ICEBERG_VERSION, "fetch": FETCH_HINT,
+        "command": rf.command, "env": rf.env, "catalog_uri": rf.catalog_uri, "port": rf.port,
+        "listening (ss -ltnp)": sockets, "s3_endpoint": rf.s3_endpoint, "warehouse": rf.warehouse,
+    }, indent=2) + "\n")
+    try:
+        yield rf
+    finally:
+        rf.stop()
+        if rf in RUNNING:
+            RUNNING.remove(rf)
+        try:
+            shutil.copyfile(rf.log, OUT / "rest-fixture.log")
+        except OSError:
+            pass
+
+
+@pytest.fixture(scope="session")
+def rest_fixture_tables(rest_fixture) -> CatalogTables:
+    """Tables written through the Iceberg REST fixture by PyIceberg (same histories as above):
+
+    - rf_ns.events: partitioned by day(ts), 8 appends, then a delete of one append's rows
+    - rf_ns.orders: 2 appends, a schema change, 2 appends
+    - rf_ns.inner.deep: a nested namespace, if the server takes one
+    """
+    rf = rest_fixture
+    cat = rf.catalog()
+    cat.create_namespace(RF_NS)
+    try:
+        cat.create_namespace(RF_NESTED_NS)
+        nested = True
+    except Exception:  # noqa: BLE001 - a catalog without nested namespaces: say so, test the rest
+        nested = False
+    made = {RF_EVENTS: make_events(cat, RF_EVENTS), RF_ORDERS: make_orders(cat, RF_ORDERS)}
+    if nested:
+        made[RF_NESTED] = make_nested(cat, RF_NESTED)
+    facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
+    namespaces = namespace_tree(cat)
+    tables = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+
+    # What this server answers. It has no auth: see the made-up token and client below.
+    rest = {"GET /v1/config": rf.rest("/v1/config")}
+    _, config = rest["GET /v1/config"]
+    sep = ((config or {}).get("overrides") or {}).get("namespace-separator", "%1F") if isinstance(config, dict) else "%1F"
+    rest["GET /v1/namespaces"] = rf.rest("/v1/namespaces")
+    if nested:
+        rest["GET /v1/namespaces?parent=rf_ns"] = rf.rest("/v1/namespaces?parent=rf_ns")
+    for ident in made:
+        ns, name = ident[:-1], ident[-1]
+        path = f"/v1/namespaces/{sep.join(ns)}/tables/{name}"
+        for label, headers in (("plain", {}),
+                               ("vended-credentials", {"X-Iceberg-Access-Delegation": "vended-credentials"})):
+            status, body = rf.rest(path, headers)
+            if isinstance(body, dict):
+                if "metadata" in body:
+                    body = {**body, "metadata": f"<{len(json.dumps(body['metadata']))} chars of table metadata>"}
+                if isinstance(body.get("config"), dict):  # never write the secret, even to tests/out
+                    body = {**body, "config": {k: ("<the S3 secret>" if v == rf.secret else v)
+                                               for k, v in body["config"].items()}}
+            rest[f"LoadTable {path} ({label})"] = [status, body]
+        status, body = rf.rest(f"{path}/credentials")
+        rest[f"GET {path}/credentials"] = [status, body if not isinstance(body, dict) else
+                                           json.loads(json.dumps(body).replace(rf.secret, "<the S3 secret>"))]
+    rest["GET /v1/namespaces with a made-up bearer token"] = rf.rest(
+        "/v1/namespaces", {"Authorization": "Bearer not-a-token"})
+    rest["POST /v1/oauth/tokens (client_credentials, made-up client)"] = rf.rest(
+        "/v1/oauth/tokens", form={"grant_type": "client_credentials", "client_id": "anyone",
+                                  "client_secret": "anything", "scope": "catalog"})
+    rest["unknown table"] = rf.rest(f"/v1/namespaces/{RF_NS[0]}/tables/no_such_table")
+    rest["unknown namespace"] = rf.rest("/v1/namespaces/no_such_ns/tables/events")
+    rest = short_errors(rest)  # its error bodies carry whole Java stack traces
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "rest-fixture-responses.json").write_text(json.dumps(rest, indent=2, sort_keys=True) + "\n")
+    (OUT / "rest-fixture-facts.json").write_text(json.dumps({
+        "nested_namespaces": nested,
+        "namespaces": [list(n) for n in namespaces],
+        "tables": tables,
+        "facts": facts,
+    }, indent=2) + "\n")
+    return CatalogTables(facts=facts, namespaces=namespaces, tables=tables, nested_namespaces=nested, rest=rest)
