@@ -55,13 +55,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
         chart.draw_series(line.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
-        .background_style(WHITE.mix(0.88))
-        .border_style(RGBColor(200, 204, 210))
-        .draw()?;
+    super::draw_legend(chart.configure_series_labels())?;
     root.present()?;
     Ok(pts.len())
 }

@@ -124,13 +124,7 @@ fn draw<DB: DrawingBackend>(
         }
     }
 
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
-        .background_style(WHITE.mix(0.88))
-        .border_style(RGBColor(200, 204, 210))
-        .draw()?;
+    super::draw_legend(chart.configure_series_labels())?;
     if let Some(strip) = strip {
         draw_metadata_strip(&strip, series, &xs, (x_min, x_max))?;
     }

@@ -41,3 +41,15 @@ pub type Drawn = Result<usize, String>;
 pub(crate) fn drawn<E: std::fmt::Debug>(r: Result<usize, E>) -> Drawn {
     r.map_err(|e| format!("chart could not be drawn: {e:?}"))
 }
+
+/// The legend every chart uses: top left, on a translucent white box.
+pub(crate) fn draw_legend<'a, 'b, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    mut labels: plotters::chart::SeriesLabelStyle<'a, 'b, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    labels
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
+        .background_style(WHITE.mix(0.88))
+        .border_style(RGBColor(200, 204, 210))
+        .draw()
+}

@@ -71,13 +71,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionSta
             Text::new(text, (i as f64, p.data_files as f64 + y_max * 0.01), font.clone())
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 13).into_font().color(&palette::INK))
-        .background_style(WHITE.mix(0.88))
-        .border_style(RGBColor(200, 204, 210))
-        .draw()?;
+    super::draw_legend(chart.configure_series_labels())?;
     root.present()?;
     Ok(shown.len())
 }
