@@ -63,10 +63,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionSta
         let font = ("sans-serif", 12).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
         chart.draw_series(shown.iter().enumerate().map(|(i, p)| {
             let mut text = format!("{} files · {} rows", p.data_files, crate::analysis::findings::thousands(p.rows));
-            if p.one_row_files > 0 {
-                if let Some(l) = p.max_lateness_ms {
-                    text = format!("{} one-row · {} late", p.one_row_files, lateness(l));
-                }
+            // A day partition written more than two days after it began is late; today's is not.
+            if let Some(l) = p.max_lateness_ms.filter(|&l| p.one_row_files > 0 && l > 2 * 86_400_000) {
+                text = format!("{} one-row · {} late", p.one_row_files, lateness(l));
             }
             Text::new(text, (i as f64, p.data_files as f64 + y_max * 0.01), font.clone())
         }))?;
