@@ -90,7 +90,9 @@ pub fn DropZone() -> impl IntoView {
 
 async fn open_set(state: AppState, set: MemoryFiles) {
     if set.is_empty() {
-        return;
+        return state.error(
+            "none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into(),
+        );
     }
     state.errors.set(Vec::new());
     state.vended.set(None);
@@ -114,7 +116,17 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
+/// Only metadata is read into memory: a table folder may hold gigabytes of Parquet beside it.
+fn is_metadata_name(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    !name.starts_with('.')
+        && (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".avro") || name == "version-hint.text")
+}
+
 async fn add_file(set: &mut MemoryFiles, path: String, file: &File) -> Result<(), String> {
+    if !is_metadata_name(&path) {
+        return Ok(());
+    }
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{path}: cannot be read: {}", super::fetch::js_message(&e)))?;
     set.insert(path.trim_start_matches('/').to_string(), js_sys::Uint8Array::new(&buffer).to_vec());
     Ok(())
