@@ -290,3 +290,17 @@ fn two_jobs_writing_at_once_are_concurrent_writers_not_a_savepoint_replay() {
     // And a sequential replay is not mistaken for concurrency.
     fixture("savepoint-twice").none_of("concurrent_writers");
 }
+
+#[test]
+fn partition_timeline_ends_at_the_files_spark_counts_per_partition() {
+    use icescope::analysis::partitions::partition_timeline;
+    let fx = fixture("late-data");
+    let t = partition_timeline(&fx.history, 200);
+    assert_eq!(t.snapshots.len(), fx.history.snapshots.len());
+    let (_, last) = t.snapshots.last().unwrap();
+    for p in fx.facts["final_table"]["files_by_partition"].as_array().unwrap().iter().filter(|p| p["content"] == "data") {
+        let label = format!("ts_day={}", p["partition"]["ts_day"].as_str().unwrap());
+        let i = t.partitions.iter().position(|l| *l == label).unwrap_or_else(|| panic!("{label} not in {:?}", t.partitions));
+        assert_eq!(last[i], p["files"].as_u64().unwrap(), "{label}");
+    }
+}

@@ -26,24 +26,13 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let Some(cur) = history.current_index() else { return Vec::new() };
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
     for f in history.live_files(cur) {
-        let spec = history.metadata.partition_spec(f.partition_spec_id);
-        let mut day_start = None;
-        let parts: Vec<String> = f
-            .file
-            .partition
-            .iter()
-            .map(|(name, v)| {
-                let transform = spec.and_then(|s| s.fields.iter().find(|pf| pf.name == *name)).map(|pf| pf.transform.as_str());
-                match (transform, v) {
-                    (Some("day"), PartitionValue::Int(d)) => {
-                        day_start = Some(d * 86_400_000);
-                        format!("{name}={}", date_of_days(*d))
-                    }
-                    _ => format!("{name}={v}"),
-                }
+        let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
+            f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| pf.name == *name).map(|pf| pf.transform.as_str()), v) {
+                (Some("day"), PartitionValue::Int(d)) => Some(d * 86_400_000),
+                _ => None,
             })
-            .collect();
-        let label = if parts.is_empty() { "(unpartitioned)".to_string() } else { parts.join("/") };
+        });
+        let label = label(history, f.partition_spec_id, &f.file.partition);
         let stat = by.entry(label.clone()).or_insert(PartitionStat {
             label,
             data_files: 0,
@@ -65,4 +54,53 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
         }
     }
     by.into_values().collect()
+}
+
+/// Live data files per partition at each of the last snapshots: late data shows as an old
+/// partition gaining a file long after the writer moved on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartitionTimeline {
+    /// Partition labels, sorted (dates in time order).
+    pub partitions: Vec<String>,
+    /// (snapshot index in commit order, files per partition in `partitions` order).
+    pub snapshots: Vec<(usize, Vec<u64>)>,
+}
+
+/// Over at most the last `max_snapshots` snapshots whose manifests are all read.
+pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> PartitionTimeline {
+    let mut per_snapshot: Vec<(usize, BTreeMap<String, u64>)> = Vec::new();
+    let first = history.snapshots.len().saturating_sub(max_snapshots);
+    for i in first..history.snapshots.len() {
+        if history.counts(i).is_none() {
+            continue;
+        }
+        let mut files: BTreeMap<String, u64> = BTreeMap::new();
+        for f in history.live_files(i).into_iter().filter(|f| f.file.content == DataContent::Data) {
+            *files.entry(label(history, f.partition_spec_id, &f.file.partition)).or_default() += 1;
+        }
+        per_snapshot.push((i, files));
+    }
+    let mut partitions: Vec<String> = per_snapshot.iter().flat_map(|(_, m)| m.keys().cloned()).collect();
+    partitions.sort();
+    partitions.dedup();
+    let snapshots = per_snapshot
+        .into_iter()
+        .map(|(i, m)| (i, partitions.iter().map(|p| m.get(p).copied().unwrap_or(0)).collect()))
+        .collect();
+    PartitionTimeline { partitions, snapshots }
+}
+
+fn label(history: &TableHistory, spec_id: i32, values: &[(String, PartitionValue)]) -> String {
+    let spec = history.metadata.partition_spec(spec_id);
+    let parts: Vec<String> = values
+        .iter()
+        .map(|(name, v)| {
+            let transform = spec.and_then(|s| s.fields.iter().find(|pf| pf.name == *name)).map(|pf| pf.transform.as_str());
+            match (transform, v) {
+                (Some("day"), PartitionValue::Int(d)) => format!("{name}={}", date_of_days(*d)),
+                _ => format!("{name}={v}"),
+            }
+        })
+        .collect();
+    if parts.is_empty() { "(unpartitioned)".to_string() } else { parts.join("/") }
 }

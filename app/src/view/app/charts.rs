@@ -60,10 +60,14 @@ pub fn Charts(opened: Opened) -> impl IntoView {
             let (testid, suffix, draw): (&'static str, &str, DrawFn) = match tab.get() {
                 Tab::Growth => ("growth-chart", "growth", Rc::new(move |a| draw_growth(a, &o.series, &s))),
                 Tab::Jobs => { let f = flagged.clone(); ("jobs-chart", "jobs", Rc::new(move |a| draw_timeline(a, &o.jobs, &f, &s))) }
-                Tab::Partitions => ("partitions-chart", "partitions", Rc::new(move |a| draw_partitions(a, &o.partitions, &s))),
+                Tab::Partitions => ("partitions-chart", "partitions", Rc::new(move |a| draw_partitions(a, &o.partitions, &o.partition_timeline, &s))),
                 Tab::Deletes => ("deletes-chart", "deletes", Rc::new(move |a| draw_deletes(a, &o.series, &s))),
             };
-            let height = if testid == "jobs-chart" { (160 + 70 * opened.jobs.len() as u32).clamp(260, 520) } else { super::chart_canvas::HEIGHT };
+            let height = match testid {
+                "jobs-chart" => (160 + 70 * opened.jobs.len() as u32).clamp(260, 520),
+                "partitions-chart" => 760,
+                _ => super::chart_canvas::HEIGHT,
+            };
             view! { <ChartCanvas testid=testid file_stem=format!("{stem}-{suffix}") draw=draw height=height/> }
         }}
     }

@@ -9,7 +9,7 @@ use crate::analysis::findings::TableRef;
 use crate::analysis::inspect::{inspect, Inspect};
 use crate::analysis::jobs::{job_spans, JobSpan};
 use crate::analysis::markdown::markdown;
-use crate::analysis::partitions::{partition_stats, PartitionStat};
+use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
 use crate::analysis::GrowthSeries;
 use crate::model::{LoadError, TableHistory};
 use crate::source::http::{HttpError, HttpErrorKind};
@@ -31,6 +31,7 @@ pub struct Opened {
     pub summaries: Arc<Vec<Vec<(String, String)>>>,
     pub jobs: Arc<Vec<JobSpan>>,
     pub partitions: Arc<Vec<PartitionStat>>,
+    pub partition_timeline: Arc<PartitionTimeline>,
     /// Ticket-ready summary, with `<catalog>` for the user's catalog name.
     pub markdown: Arc<String>,
     pub loading: bool,
@@ -151,6 +152,7 @@ fn publish(state: AppState, name: &str, history: &TableHistory, loading: bool, p
         summaries: Arc::new(summaries),
         jobs: Arc::new(job_spans(history)),
         partitions: Arc::new(partition_stats(history)),
+        partition_timeline: Arc::new(if loading { PartitionTimeline { partitions: Vec::new(), snapshots: Vec::new() } } else { partition_timeline(history, 200) }),
         markdown: Arc::new(markdown),
         loading,
         progress: history.progress(),

@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::analysis::partitions::PartitionStat;
+use crate::analysis::partitions::{PartitionStat, PartitionTimeline};
 
 use super::palette;
 use super::Stamp;
@@ -12,12 +12,20 @@ use super::Stamp;
 /// At most this many partitions are drawn (the newest); the table below the chart lists all.
 pub const MAX_BARS: usize = 60;
 
-pub fn draw_partitions<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], stamp: &Stamp) -> super::Drawn {
-    super::drawn(draw(root, parts, stamp))
+pub fn draw_partitions<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], timeline: &PartitionTimeline, stamp: &Stamp) -> super::Drawn {
+    super::drawn(draw(root, parts, timeline, stamp))
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
-    let main = super::frame(root, stamp)?;
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    parts: &[PartitionStat],
+    timeline: &PartitionTimeline,
+    stamp: &Stamp,
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    let frame = super::frame(root, stamp)?;
+    let (_, h) = frame.dim_in_pixel();
+    let (main, lower) = frame.split_vertically(h * 11 / 20);
+    draw_timeline(&lower, timeline)?;
     let shown = &parts[parts.len().saturating_sub(MAX_BARS)..];
     let n = shown.len().max(1);
     let y_max = shown.iter().map(|p| p.data_files).max().unwrap_or(1).max(1) as f64 * 1.15;
@@ -73,6 +81,40 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionSta
     super::draw_legend(chart.configure_series_labels())?;
     root.present()?;
     Ok(shown.len())
+}
+
+/// Files per partition (rows) at each snapshot (columns), darker for more: a cell lighting up in an
+/// old row late in time is late data arriving.
+fn draw_timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &PartitionTimeline) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let rows = &t.partitions[t.partitions.len().saturating_sub(MAX_BARS)..];
+    let skip = t.partitions.len() - rows.len();
+    let (n_rows, n_cols) = (rows.len().max(1), t.snapshots.len().max(1));
+    let max = t.snapshots.iter().flat_map(|(_, v)| v.iter().copied()).max().unwrap_or(1).max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption("data files per partition at each snapshot (darker = more files)", ("sans-serif", 14).into_font().color(&palette::FAINT))
+        .margin_left(14)
+        .margin_right(14)
+        .x_label_area_size(28)
+        .y_label_area_size(90)
+        .build_cartesian_2d(0.0..n_cols as f64, 0.0..n_rows as f64)?;
+    chart.configure_mesh().disable_mesh().x_labels(0).y_labels(0).draw()?;
+    // Labels at the middle of each row and column, which tick labels cannot do.
+    let font = ("sans-serif", 11).into_font().color(&palette::INK);
+    let step = (n_rows / 12).max(1);
+    chart.draw_series(rows.iter().enumerate().filter(|(r, _)| r % step == 0).map(|(r, l)| {
+        Text::new(short(l), (-0.01 * n_cols as f64, r as f64 + 0.5), font.clone().pos(Pos::new(HPos::Right, VPos::Center)))
+    }))?;
+    let cstep = (n_cols / 12).max(1);
+    chart.draw_series(t.snapshots.iter().enumerate().filter(|(c, _)| c % cstep == 0).map(|(c, (i, _))| {
+        Text::new(format!("#{}", i + 1), (c as f64 + 0.5, 0.0), font.clone().pos(Pos::new(HPos::Center, VPos::Top)))
+    }))?;
+    chart.draw_series(t.snapshots.iter().enumerate().flat_map(|(c, (_, files))| {
+        files[skip..].iter().enumerate().filter(|(_, &f)| f > 0).map(move |(r, &f)| {
+            let shade = 0.15 + 0.85 * (f as f64 / max);
+            Rectangle::new([(c as f64 + 0.05, r as f64 + 0.08), (c as f64 + 0.95, r as f64 + 0.92)], palette::DATA_FILES.mix(shade).filled())
+        })
+    }))?;
+    Ok(())
 }
 
 fn lateness(ms: i64) -> String {
