@@ -479,3 +479,32 @@ class Run:
             return json.loads(self.stdout)
         except json.JSONDecodeError as e:
             raise AssertionError(f"icescope printed no JSON ({e}):\n{self.stdout[:2000]}\nstderr:\n{self.stderr}")
+
+
+def build_tables(cat) -> tuple[dict, list, dict]:
+    """The test tables, written by PyIceberg through `cat`, with PyIceberg's own facts:
+    (facts by "ns.table", every namespace, table names by "ns").
+
+    - scope_ns.events: partitioned by day(ts), 8 appends, then a delete of one append's rows
+    - scope_ns.orders: 2 appends, a schema change (add `status`, rename `total`), 2 appends
+    - scope_ns.inner.deep: a table in a nested namespace, where the catalog accepts one
+    - scope_damage.events_copy: 5 appends, for the tests that delete one of its manifests
+    """
+    cat.create_namespace(NS)
+    try:
+        cat.create_namespace(NESTED_NS)
+        nested = True
+    except Exception:  # noqa: BLE001 - a catalog without nested namespaces: test the rest
+        nested = False
+    cat.create_namespace(DAMAGE_NS)
+    made = {
+        EVENTS: make_events(cat, EVENTS),
+        ORDERS: make_orders(cat, ORDERS),
+        EVENTS_COPY: make_events(cat, EVENTS_COPY, appends=5, delete=False),
+    }
+    if nested:
+        made[NESTED] = make_nested(cat, NESTED)
+    facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
+    namespaces = namespace_tree(cat)
+    listing = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+    return facts, namespaces, listing

@@ -23,7 +23,7 @@ import pytest
 
 from catalogkit import (
     DAMAGE_NS, EVENTS, EVENTS_COPY, INSTALL_HINT, NESTED, NESTED_NS, NS, ORDERS, OUT, RUNNING,
-    CatalogTables, DamagedTable, Run, encode_ns, make_events, make_nested, make_orders,
+    CatalogTables, DamagedTable, Run, build_tables, encode_ns, make_events, make_nested, make_orders,
     namespace_tree, new_root, s3_status, start_seaweed, stop_all, table_facts, token_error,
     weed_binary,
 )
@@ -98,23 +98,8 @@ def catalog_tables(seaweed) -> CatalogTables:
     - scope_damage.events_copy: 5 appends, for the test that deletes one of its manifests
     """
     cat = seaweed.catalog()
-    cat.create_namespace(NS)
-    try:
-        cat.create_namespace(NESTED_NS)
-        nested = True
-    except Exception:  # noqa: BLE001 - a catalog without nested namespaces: say so, test the rest
-        nested = False
-    cat.create_namespace(DAMAGE_NS)
-    made = {
-        EVENTS: make_events(cat, EVENTS),
-        ORDERS: make_orders(cat, ORDERS),
-        EVENTS_COPY: make_events(cat, EVENTS_COPY, appends=5, delete=False),
-    }
-    if nested:
-        made[NESTED] = make_nested(cat, NESTED)
-    facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
-    namespaces = namespace_tree(cat)
-    tables = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+    facts, namespaces, tables = build_tables(cat)
+    nested = ".".join(NESTED) in facts
 
     # What the catalog itself answers, for the CLI's author: config and vended credentials.
     rest = {"GET /v1/config": seaweed.rest("/v1/config"),
@@ -123,7 +108,8 @@ def catalog_tables(seaweed) -> CatalogTables:
     prefix = (config.get("overrides") or {}).get("prefix", "") if isinstance(config, dict) else ""
     base = f"/v1/{prefix}" if prefix else "/v1"
     rest["GET namespaces"] = seaweed.rest(f"{base}/namespaces")
-    for ident in made:
+    for key in facts:
+        ident = tuple(key.split("."))
         ns, name = ident[:-1], ident[-1]
         path = f"{base}/namespaces/{encode_ns(ns)}/tables/{name}"
         for label, headers in (("plain", {}),

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catalogkit import (  # noqa: E402 - after the path fix above
     DAMAGE_NS, EVENTS, EVENTS_COPY, INSTALL_HINT, NESTED, NESTED_NS, NS, ORDERS, OUT, RUNNING,
-    make_events, make_nested, make_orders, namespace_tree, new_root, s3_status, start_seaweed,
+    build_tables, make_events, make_nested, make_orders, namespace_tree, new_root, s3_status, start_seaweed,
     stop_all, table_facts, weed_binary,
 )
 
@@ -103,24 +103,8 @@ def ids(facts: dict) -> dict:
 
 def build(sw) -> dict:
     """The tables of conftest.py's `catalog_tables` and the damage of its `damaged_table`."""
-    cat = sw.catalog()
-    cat.create_namespace(NS)
-    try:
-        cat.create_namespace(NESTED_NS)
-        nested = True
-    except Exception:  # noqa: BLE001 - a catalog without nested namespaces: say so in the JSON
-        nested = False
-    cat.create_namespace(DAMAGE_NS)
-    made = {
-        EVENTS: make_events(cat, EVENTS),
-        ORDERS: make_orders(cat, ORDERS),
-        EVENTS_COPY: make_events(cat, EVENTS_COPY, appends=5, delete=False),
-    }
-    if nested:
-        made[NESTED] = make_nested(cat, NESTED)
-    facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
-    namespaces = namespace_tree(cat)
-    listing = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+    facts, namespaces, listing = build_tables(sw.catalog())
+    nested = ".".join(NESTED) in facts
 
     # The manifest the third append added: every later snapshot still lists it, the first two do not.
     damaged = facts[".".join(EVENTS_COPY)]
