@@ -78,7 +78,7 @@ test('every fixture: each chart tab draws, and the job timeline has one bar per 
       await screenshotOnFailure(page, `charts-${name}`, async () => {
         await open(page, errors, name);
         const jobIds = new Set(Object.keys(f.final_table?.flink_jobs_in_snapshot_log ?? {}));
-        for (const [tab, chart] of [['jobs', 'jobs-chart'], ['partitions', 'partitions-chart'], ['deletes', 'deletes-chart'], ['growth', 'growth-chart']]) {
+        for (const [tab, chart] of [['jobs', 'jobs-chart'], ['partitions', 'partitions-chart'], ['deletes', 'deletes-chart'], ['projection', 'projection-chart'], ['growth', 'growth-chart']]) {
           await page.locator(`[data-testid="tab-${tab}"]`).click();
           const canvas = page.locator(`canvas[data-testid="${chart}"]`);
           await canvas.waitFor();
@@ -86,6 +86,8 @@ test('every fixture: each chart tab draws, and the job timeline has one bar per 
           const points = Number(await canvas.getAttribute('data-points'));
           if (tab === 'jobs') assert.equal(points, jobIds.size, `${name}: bars vs Flink job ids in Spark's snapshots table`);
           if (tab === 'growth' || tab === 'deletes') assert.ok(points > 0, `${name}: ${tab} drew nothing`);
+          // An unbroken stream with its metadata log: snapshots, manifests, data and delete files, metadata.json.
+          if (tab === 'projection' && name === 'append-stream') assert.equal(points, 5, `${name}: projection rows`);
           await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${tab}.png`) });
         }
         assert.deepEqual(errors.all, [], `${name}: page errors`);

@@ -46,6 +46,8 @@ def entry(folder: Path) -> dict | None:
         "writer": writer,
         "metadata": str(metadata[-1].relative_to(folder)),
         "files": files,
+        # metadata.json sizes: the app draws their growth without fetching every old version.
+        "sizes": {f: (folder / f).stat().st_size for f in files if f.endswith(".metadata.json")},
     }
 
 

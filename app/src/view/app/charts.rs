@@ -8,6 +8,7 @@ use crate::model::time::rfc3339_ms;
 use crate::view::chart::deletes::draw_deletes;
 use crate::view::chart::growth::draw_growth;
 use crate::view::chart::partitions::draw_partitions;
+use crate::view::chart::projection::draw_projection;
 use crate::view::chart::timeline::draw_timeline;
 use crate::view::chart::Stamp;
 
@@ -20,13 +21,15 @@ enum Tab {
     Jobs,
     Partitions,
     Deletes,
+    Projection,
 }
 
-const TABS: [(Tab, &str, &str); 4] = [
+const TABS: [(Tab, &str, &str); 5] = [
     (Tab::Growth, "Growth", "tab-growth"),
     (Tab::Jobs, "Flink jobs", "tab-jobs"),
     (Tab::Partitions, "Partitions", "tab-partitions"),
     (Tab::Deletes, "Delete debt", "tab-deletes"),
+    (Tab::Projection, "A day from now", "tab-projection"),
 ];
 
 #[component]
@@ -62,6 +65,10 @@ pub fn Charts(opened: Opened) -> impl IntoView {
                 Tab::Jobs => { let f = flagged.clone(); ("jobs-chart", "jobs", Rc::new(move |a| draw_timeline(a, &o.jobs, &f, &s))) }
                 Tab::Partitions => ("partitions-chart", "partitions", Rc::new(move |a| draw_partitions(a, &o.partitions, &o.partition_timeline, &s))),
                 Tab::Deletes => ("deletes-chart", "deletes", Rc::new(move |a| draw_deletes(a, &o.series, &s))),
+                Tab::Projection => ("projection-chart", "projection", Rc::new(move |a| {
+                    let now = o.series.points.iter().rev().find_map(|p| p.counts.as_ref());
+                    draw_projection(a, o.report.projection.as_ref(), now, o.report.snapshots.len(), &s)
+                })),
             };
             let height = match testid {
                 "jobs-chart" => (160 + 70 * opened.jobs.len() as u32).clamp(260, 520),

@@ -21,6 +21,9 @@ pub struct Example {
     /// Where the files are served, relative to the app; `examples/<name>` when absent.
     #[serde(default)]
     pub base: Option<String>,
+    /// File sizes by path, where the index lists them: the metadata.json growth series.
+    #[serde(default)]
+    pub sizes: std::collections::HashMap<String, u64>,
 }
 
 #[derive(Deserialize)]
@@ -82,6 +85,6 @@ fn open_example(state: AppState, ex: Example) {
     state.errors.set(Vec::new());
     state.vended.set(None);
     let base = ex.base.clone().unwrap_or_else(|| format!("examples/{}", ex.name));
-    let files = TableFiles::Served { base, index: PathIndex::new(ex.files.clone()) };
+    let files = TableFiles::Served { base, index: PathIndex::new(ex.files.clone()), sizes: ex.sizes.clone() };
     spawn_local(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));
 }

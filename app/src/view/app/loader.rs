@@ -45,7 +45,7 @@ pub struct Opened {
 /// an object store behind a catalog or a URL.
 pub enum TableFiles {
     Memory(MemoryFiles),
-    Served { base: String, index: PathIndex },
+    Served { base: String, index: PathIndex, sizes: std::collections::HashMap<String, u64> },
     Remote { access: std::cell::RefCell<ObjectAccess>, catalog: Option<(Session, Vec<String>, String)> },
 }
 
@@ -194,7 +194,10 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     let mut progress = Progress { bytes: bytes.len() as u64, stopped: None };
     match &files {
         TableFiles::Memory(m) => history.record_metadata_sizes(bytes.len() as u64, |r| m.index().resolve(r).and_then(|p| m.size_of(p))),
-        _ => history.record_metadata_sizes(bytes.len() as u64, |_| None),
+        TableFiles::Served { index, sizes, .. } => {
+            history.record_metadata_sizes(bytes.len() as u64, |r| index.resolve(r).and_then(|p| sizes.get(p).copied()))
+        }
+        TableFiles::Remote { .. } => history.record_metadata_sizes(bytes.len() as u64, |_| None),
     }
     publish(state, &name, &history, true, &progress);
     let files = &files;

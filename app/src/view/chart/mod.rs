@@ -4,6 +4,7 @@ pub mod deletes;
 pub mod growth;
 pub mod palette;
 pub mod partitions;
+pub mod projection;
 pub mod timeline;
 
 use plotters::coord::Shift;
