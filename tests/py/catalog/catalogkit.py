@@ -108,8 +108,21 @@ def _die_with_parent():
         pass
 
 
+class ServerProcess:
+    """What every server the tests start has: a log to show on failure, a process group to stop."""
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self):
+        _stop(self.proc)
+
+
 @dataclass
-class Seaweed:
+class Seaweed(ServerProcess):
     catalog_uri: str
     s3_endpoint: str
     key: str
@@ -170,15 +183,6 @@ class Seaweed:
             **{"s3.endpoint": self.s3_endpoint, "s3.access-key-id": self.key,
                "s3.secret-access-key": self.secret, "s3.path-style-access": "true",
                "s3.region": self.region})
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self):
-        _stop(self.proc)
 
 
 def _stop(proc: subprocess.Popen, wait: float = 20.0):
@@ -481,30 +485,40 @@ class Run:
             raise AssertionError(f"icescope printed no JSON ({e}):\n{self.stdout[:2000]}\nstderr:\n{self.stderr}")
 
 
-def build_tables(cat) -> tuple[dict, list, dict]:
+def build_tables(cat, ns=NS, nested_ns=NESTED_NS, damage_ns=DAMAGE_NS) -> tuple[dict, list, dict]:
     """The test tables, written by PyIceberg through `cat`, with PyIceberg's own facts:
     (facts by "ns.table", every namespace, table names by "ns").
 
-    - scope_ns.events: partitioned by day(ts), 8 appends, then a delete of one append's rows
-    - scope_ns.orders: 2 appends, a schema change (add `status`, rename `total`), 2 appends
-    - scope_ns.inner.deep: a table in a nested namespace, where the catalog accepts one
-    - scope_damage.events_copy: 5 appends, for the tests that delete one of its manifests
+    - <ns>.events: partitioned by day(ts), 8 appends, then a delete of one append's rows
+    - <ns>.orders: 2 appends, a schema change (add `status`, rename `total`), 2 appends
+    - <nested_ns>.deep: a table in a nested namespace, where the catalog accepts one
+    - <damage_ns>.events_copy: 5 appends, for the tests that delete one of its manifests (if given)
     """
-    cat.create_namespace(NS)
+    cat.create_namespace(ns)
     try:
-        cat.create_namespace(NESTED_NS)
+        cat.create_namespace(nested_ns)
         nested = True
     except Exception:  # noqa: BLE001 - a catalog without nested namespaces: test the rest
         nested = False
-    cat.create_namespace(DAMAGE_NS)
-    made = {
-        EVENTS: make_events(cat, EVENTS),
-        ORDERS: make_orders(cat, ORDERS),
-        EVENTS_COPY: make_events(cat, EVENTS_COPY, appends=5, delete=False),
-    }
+    made = {ns + ("events",): make_events(cat, ns + ("events",)), ns + ("orders",): make_orders(cat, ns + ("orders",))}
+    if damage_ns:
+        cat.create_namespace(damage_ns)
+        made[damage_ns + ("events_copy",)] = make_events(cat, damage_ns + ("events_copy",), appends=5, delete=False)
     if nested:
-        made[NESTED] = make_nested(cat, NESTED)
+        made[nested_ns + ("deep",)] = make_nested(cat, nested_ns + ("deep",))
     facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
     namespaces = namespace_tree(cat)
-    listing = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+    listing = {".".join(n): sorted(i[-1] for i in cat.list_tables(n)) for n in namespaces}
     return facts, namespaces, listing
+
+
+def save_outputs(responses: str, facts_file: str, rest: dict, facts: dict, namespaces: list, tables: dict, nested: bool):
+    """What a catalog answered and what PyIceberg wrote, under tests/out/catalog/ for the CLI's author."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / responses).write_text(json.dumps(rest, indent=2, sort_keys=True) + "\n")
+    (OUT / facts_file).write_text(json.dumps({
+        "nested_namespaces": nested,
+        "namespaces": [list(n) for n in namespaces],
+        "tables": tables,
+        "facts": facts,
+    }, indent=2) + "\n")

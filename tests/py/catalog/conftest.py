@@ -22,13 +22,12 @@ import subprocess
 import pytest
 
 from catalogkit import (
-    DAMAGE_NS, EVENTS, EVENTS_COPY, INSTALL_HINT, NESTED, NESTED_NS, NS, ORDERS, OUT, RUNNING,
-    CatalogTables, DamagedTable, Run, build_tables, encode_ns, make_events, make_nested, make_orders,
-    namespace_tree, new_root, s3_status, start_seaweed, stop_all, table_facts, token_error,
-    weed_binary,
+    EVENTS, EVENTS_COPY, INSTALL_HINT, NESTED, NS, OUT, RUNNING,
+    CatalogTables, DamagedTable, Run, build_tables, encode_ns, new_root, s3_status, save_outputs,
+    start_seaweed, stop_all, token_error, weed_binary,
 )
 from restfixture import (
-    ARTIFACT, FETCH_HINT, ICEBERG_VERSION, RF_EVENTS, RF_NESTED, RF_NESTED_NS, RF_NS, RF_ORDERS, RestFixture,
+    ARTIFACT, FETCH_HINT, ICEBERG_VERSION, RF_NESTED, RF_NESTED_NS, RF_NS, RestFixture,
     listening_sockets, short_errors, start_rest_fixture,
 )
 
@@ -129,14 +128,7 @@ def catalog_tables(seaweed) -> CatalogTables:
     rest["S3 GET never-written .avro in a table folder"] = s3_status(seaweed, md.rsplit("/", 1)[0] + "/nope.avro")
     rest["S3 GET never-written odd name in a table folder"] = s3_status(seaweed, md.rsplit("/", 1)[0] + "/nope")
 
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "rest-responses.json").write_text(json.dumps(rest, indent=2, sort_keys=True) + "\n")
-    (OUT / "catalog-facts.json").write_text(json.dumps({
-        "nested_namespaces": nested,
-        "namespaces": [list(n) for n in namespaces],
-        "tables": tables,
-        "facts": facts,
-    }, indent=2) + "\n")
+    save_outputs("rest-responses.json", "catalog-facts.json", rest, facts, namespaces, tables, nested)
     return CatalogTables(facts=facts, namespaces=namespaces, tables=tables, nested_namespaces=nested, rest=rest)
 
 
@@ -217,19 +209,9 @@ def rest_fixture_tables(rest_fixture) -> CatalogTables:
     - rf_ns.inner.deep: a nested namespace, if the server takes one
     """
     rf = rest_fixture
-    cat = rf.catalog()
-    cat.create_namespace(RF_NS)
-    try:
-        cat.create_namespace(RF_NESTED_NS)
-        nested = True
-    except Exception:  # noqa: BLE001 - a catalog without nested namespaces: say so, test the rest
-        nested = False
-    made = {RF_EVENTS: make_events(cat, RF_EVENTS), RF_ORDERS: make_orders(cat, RF_ORDERS)}
-    if nested:
-        made[RF_NESTED] = make_nested(cat, RF_NESTED)
-    facts = {".".join(ident): table_facts(ident, t) for ident, t in made.items()}
-    namespaces = namespace_tree(cat)
-    tables = {".".join(ns): sorted(i[-1] for i in cat.list_tables(ns)) for ns in namespaces}
+    facts, namespaces, tables = build_tables(rf.catalog(), RF_NS, RF_NESTED_NS, damage_ns=None)
+    nested = ".".join(RF_NESTED) in facts
+    made = [tuple(k.split(".")) for k in facts]
 
     # What this server answers. It has no auth: see the made-up token and client below.
     rest = {"GET /v1/config": rf.rest("/v1/config")}
@@ -263,12 +245,5 @@ def rest_fixture_tables(rest_fixture) -> CatalogTables:
     rest["unknown namespace"] = rf.rest("/v1/namespaces/no_such_ns/tables/events")
     rest = short_errors(rest)  # its error bodies carry whole Java stack traces
 
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "rest-fixture-responses.json").write_text(json.dumps(rest, indent=2, sort_keys=True) + "\n")
-    (OUT / "rest-fixture-facts.json").write_text(json.dumps({
-        "nested_namespaces": nested,
-        "namespaces": [list(n) for n in namespaces],
-        "tables": tables,
-        "facts": facts,
-    }, indent=2) + "\n")
+    save_outputs("rest-fixture-responses.json", "rest-fixture-facts.json", rest, facts, namespaces, tables, nested)
     return CatalogTables(facts=facts, namespaces=namespaces, tables=tables, nested_namespaces=nested, rest=rest)

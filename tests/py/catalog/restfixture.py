@@ -21,7 +21,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from catalogkit import HOST, REGION, REPO, _die_with_parent, _stop
+from catalogkit import HOST, REPO, ServerProcess, _die_with_parent
 
 ICEBERG_VERSION = "1.11.0"
 ARTIFACT = f"org.apache.iceberg:iceberg-open-api:{ICEBERG_VERSION}:jar:test-fixtures"
@@ -46,7 +46,7 @@ def java_binary() -> str | None:
 
 
 @dataclass
-class RestFixture:
+class RestFixture(ServerProcess):
     catalog_uri: str
     s3_endpoint: str
     key: str
@@ -84,15 +84,6 @@ class RestFixture:
             **{"s3.endpoint": self.s3_endpoint, "s3.access-key-id": self.key,
                "s3.secret-access-key": self.secret, "s3.path-style-access": "true",
                "s3.region": self.region})
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self):
-        _stop(self.proc)
 
 
 def start_rest_fixture(sw, root: Path, timeout: float = 60.0) -> RestFixture:

@@ -39,9 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from catalogkit import (  # noqa: E402 - after the path fix above
-    DAMAGE_NS, EVENTS, EVENTS_COPY, INSTALL_HINT, NESTED, NESTED_NS, NS, ORDERS, OUT, RUNNING,
-    build_tables, make_events, make_nested, make_orders, namespace_tree, new_root, s3_status, start_seaweed,
-    stop_all, table_facts, weed_binary,
+    EVENTS_COPY, INSTALL_HINT, NESTED, OUT, RUNNING,
+    build_tables, new_root, s3_status, start_seaweed, stop_all, weed_binary,
 )
 
 
