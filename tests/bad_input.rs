@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use icescope::decode::{Manifest, ManifestList, TableMetadata};
-use icescope::model::load_table;
+use icescope::load::load_table;
+use icescope::model::ReadMode;
 use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet, MemoryFiles};
 
@@ -82,7 +83,7 @@ fn every_prefix_of_a_manifest_list_fails_cleanly_or_decodes() {
 #[test]
 fn missing_manifest_is_a_gap_naming_it_and_other_snapshots_keep_their_counts() {
     let (folder, metadata) = example_files();
-    let complete = load_table(&folder, &metadata).unwrap();
+    let complete = load_table(&folder, &metadata, ReadMode::All).unwrap();
     // Take away one manifest; the snapshots that do not use it must keep their counts.
     let victim = first_with(&folder, |p| p.ends_with("-m0.avro"));
     let victim_name = victim.rsplit('/').next().unwrap().to_string();
@@ -92,7 +93,7 @@ fn missing_manifest_is_a_gap_naming_it_and_other_snapshots_keep_their_counts() {
             files.insert(p.clone(), folder.read_path(p).unwrap());
         }
     }
-    let partial = load_table(&files, &metadata).unwrap();
+    let partial = load_table(&files, &metadata, ReadMode::All).unwrap();
     let gaps = partial.gaps();
     assert_eq!(gaps.len(), 1, "{gaps:?}");
     assert!(gaps[0].file.ends_with(&victim_name) && gaps[0].message.contains("not found"), "{gaps:?}");
@@ -119,7 +120,7 @@ fn missing_manifest_list_is_a_gap_not_a_failure() {
             files.insert(p.clone(), folder.read_path(p).unwrap());
         }
     }
-    let history = load_table(&files, &metadata).unwrap();
+    let history = load_table(&files, &metadata, ReadMode::All).unwrap();
     let unknown: Vec<usize> = (0..history.snapshots.len()).filter(|&i| history.counts(i).is_none()).collect();
     assert_eq!(unknown.len(), 1);
     assert!(history.gaps()[0].file.ends_with(victim.rsplit('/').next().unwrap()));

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use icescope::analysis::findings::{findings, Finding, Severity, TableRef};
-use icescope::model::{load_table, TableHistory};
+use icescope::load::load_table;
+use icescope::model::{ReadMode, TableHistory};
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use serde_json::Value;
@@ -19,7 +20,7 @@ struct Fixture {
 fn fixture(name: &str) -> Fixture {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     let folder = LocalFolder::open(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let history = load_table(&folder, &newest_metadata(&folder).expect("metadata")).expect("fixture loads");
+    let history = load_table(&folder, &newest_metadata(&folder).expect("metadata"), ReadMode::All).expect("fixture loads");
     let facts: Value = serde_json::from_slice(&std::fs::read(root.join("facts.json")).expect("facts.json")).unwrap();
     let table = TableRef { catalog: "lab".into(), table: facts["table"].as_str().unwrap().into() };
     let findings = findings(&history, &table);

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use icescope::analysis::{GrowthSeries, XAxis};
-use icescope::model::load_table;
+use icescope::load::load_table;
+use icescope::model::ReadMode;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use icescope::view::chart::growth::draw_growth;
@@ -14,7 +15,7 @@ use plotters::prelude::*;
 fn history(name: &str) -> icescope::model::TableHistory {
     let folder = LocalFolder::open(&Path::new(env!("CARGO_MANIFEST_DIR")).join("public/examples").join(name)).unwrap();
     let metadata = newest_metadata(&folder).unwrap();
-    load_table(&folder, &metadata).unwrap()
+    load_table(&folder, &metadata, ReadMode::All).unwrap()
 }
 
 fn render(series: &GrowthSeries, stamp: &Stamp) -> (usize, String) {

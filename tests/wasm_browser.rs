@@ -3,7 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use icescope::analysis::GrowthSeries;
-use icescope::model::load_table;
+use icescope::load::Loader;
+use icescope::model::{ReadMode, TableHistory};
 use icescope::source::{newest_metadata, MemoryFiles};
 use icescope::view::chart::growth::draw_growth;
 use icescope::view::chart::Stamp;
@@ -30,11 +31,19 @@ fn facts() -> serde_json::Value {
     serde_json::from_str(EXAMPLE_FACTS).unwrap()
 }
 
+/// The app's own loader, driven by the browser's event loop as the app drives it.
+async fn load(files: &MemoryFiles, metadata: &str) -> TableHistory {
+    let mut loader = Loader::open(files, metadata, false).await.expect("table loads");
+    loader.history.plan(ReadMode::All);
+    loader.run(files, 6).await;
+    loader.history
+}
+
 #[wasm_bindgen_test]
-fn example_table_loads_in_wasm_with_every_snapshot_counted() {
+async fn example_table_loads_in_wasm_with_every_snapshot_counted() {
     let files = example();
     let metadata = newest_metadata(&files).expect("metadata file");
-    let history = load_table(&files, &metadata).expect("table loads");
+    let history = load(&files, &metadata).await;
     assert!(history.gaps().is_empty(), "{:?}", history.gaps());
     let facts = facts();
     let committed: usize = facts["commits"].as_array().unwrap().iter().map(|c| c["snapshot_ids"].as_array().unwrap().len()).sum();
@@ -44,9 +53,9 @@ fn example_table_loads_in_wasm_with_every_snapshot_counted() {
 }
 
 #[wasm_bindgen_test]
-fn growth_chart_paints_a_canvas() {
+async fn growth_chart_paints_a_canvas() {
     let files = example();
-    let history = load_table(&files, &newest_metadata(&files).unwrap()).unwrap();
+    let history = load(&files, &newest_metadata(&files).unwrap()).await;
     let doc = web_sys::window().unwrap().document().unwrap();
     let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().unchecked_into();
     canvas.set_width(1280);

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::model::{LiveCounts, TableHistory};
+use crate::model::{CountSource, LiveCounts, TableHistory, Totals};
 
 /// Flink tables are read by checkpoint id; everything else by commit order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -22,7 +22,10 @@ pub struct GrowthPoint {
     pub snapshot_id: String,
     pub committed_at_ms: i64,
     pub operation: String,
+    /// Counted from the snapshot's manifests, where they were read.
     pub counts: Option<LiveCounts>,
+    /// The best numbers known: counted, else from the manifest list, else the summary's totals.
+    pub totals: Totals,
     /// Size of the metadata.json this commit wrote, when that file is among the table's files.
     pub metadata_json_bytes: Option<u64>,
     /// Sequence numbers skipped just before this snapshot: commits expired since (v2+).
@@ -39,14 +42,15 @@ impl GrowthSeries {
     pub fn of(history: &TableHistory) -> GrowthSeries {
         let axis = if history.has_flink_commits() { XAxis::CheckpointId } else { XAxis::CommitOrder };
         let mut prev_seq: Option<i64> = None;
+        let sizes: std::collections::HashMap<i64, u64> = history.metadata_sizes.iter().map(|m| (m.timestamp_ms, m.bytes)).collect();
         let points = history
             .snapshots
             .iter()
             .enumerate()
             .map(|(i, s)| {
                 let seq = s.snapshot.sequence_number;
-                let expired_before = match prev_seq {
-                    Some(p) if seq > p + 1 && history.metadata.format_version >= 2 => (seq - p - 1) as u64,
+                let expired_before = match prev_seq.and_then(|p| seq.checked_sub(p)) {
+                    Some(gap) if gap > 1 && history.metadata.format_version >= 2 => (gap - 1) as u64,
                     _ => 0,
                 };
                 prev_seq = Some(seq);
@@ -60,7 +64,8 @@ impl GrowthSeries {
                 committed_at_ms: s.snapshot.timestamp_ms,
                 operation: s.snapshot.operation.clone(),
                 counts: history.counts(i),
-                metadata_json_bytes: history.metadata_sizes.iter().find(|m| m.timestamp_ms == s.snapshot.timestamp_ms).map(|m| m.bytes),
+                totals: history.totals(i),
+                metadata_json_bytes: sizes.get(&s.snapshot.timestamp_ms).copied(),
                 expired_before,
             })
             .collect();
@@ -69,15 +74,17 @@ impl GrowthSeries {
 
     /// Distinct job ids in order of first commit.
     pub fn job_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        self.points.iter().filter_map(|p| p.job_id.as_ref()).filter(|j| seen.insert(j.as_str())).cloned().collect()
+    }
+
+    /// How many points take their numbers from each source: a chart says what it drew.
+    pub fn sources(&self) -> Vec<(Option<CountSource>, usize)> {
+        let mut by: std::collections::BTreeMap<Option<CountSource>, usize> = Default::default();
         for p in &self.points {
-            if let Some(j) = &p.job_id {
-                if !ids.contains(j) {
-                    ids.push(j.clone());
-                }
-            }
+            *by.entry(p.totals.source).or_default() += 1;
         }
-        ids
+        by.into_iter().rev().collect()
     }
 }
 
@@ -98,9 +105,14 @@ impl GrowthSeries {
         }
         let eoi = crate::model::flink::END_OF_INPUT_CHECKPOINT;
         // Each job's end-of-input commit sits one past that job's own last checkpoint.
-        let last_real = |job: &Option<String>| {
-            self.points.iter().filter(|p| p.job_id == *job).filter_map(|p| p.checkpoint_id).filter(|&c| c != eoi).max().unwrap_or(0)
-        };
+        let mut last_by_job: std::collections::HashMap<Option<&str>, i64> = std::collections::HashMap::new();
+        for p in &self.points {
+            if let Some(c) = p.checkpoint_id.filter(|&c| c != eoi) {
+                let e = last_by_job.entry(p.job_id.as_deref()).or_insert(0);
+                *e = (*e).max(c);
+            }
+        }
+        let last_real = |job: &Option<String>| last_by_job.get(&job.as_deref()).copied().unwrap_or(0);
         let mut prev = 0.0_f64;
         let mut between = 0;
         self.points

@@ -7,7 +7,7 @@ use crate::decode::SnapshotId;
 use super::findings::{findings, Finding, TableRef};
 use super::jobs::{job_spans, JobSpan};
 use crate::model::time::rfc3339_ms;
-use crate::model::{Gap, TableHistory};
+use crate::model::{CountSource, Gap, ReadMode, ReadReason, TableHistory};
 
 #[derive(Debug, PartialEq, Serialize)]
 pub struct Inspect {
@@ -17,6 +17,67 @@ pub struct Inspect {
     pub projection: Option<super::projection::Projection>,
     pub findings: Vec<Finding>,
     pub gaps: Vec<Gap>,
+    /// Where a summary's totals and the files read disagree.
+    pub disagreements: Vec<DisagreementRow>,
+    /// How the numbers were obtained (set by whoever loaded the table).
+    pub load: Option<LoadInfo>,
+}
+
+#[derive(Debug, PartialEq, Serialize)]
+pub struct DisagreementRow {
+    pub snapshot_id: SnapshotId,
+    pub field: &'static str,
+    pub summary: u64,
+    pub counted: u64,
+    pub counted_from: CountSource,
+}
+
+/// What was read: the numbers per snapshot are exact where `counts_from` is `manifests` or
+/// `manifest_list`, and stated by the writer where it is `summary`.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct LoadInfo {
+    /// `all_snapshots` or `metadata_first`.
+    pub mode: &'static str,
+    pub snapshots: usize,
+    pub counted_from_manifests: usize,
+    pub counted_from_manifest_lists: usize,
+    pub from_summaries: usize,
+    pub unknown: usize,
+    /// Snapshots read by their manifest lists as a sample across the history.
+    pub sampled: usize,
+    pub files_read: usize,
+    pub bytes_read: u64,
+}
+
+impl LoadInfo {
+    pub fn of(history: &TableHistory, files_read: usize, bytes_read: u64) -> LoadInfo {
+        let mut info = LoadInfo {
+            mode: match history.read_mode() {
+                Some(ReadMode::All) => "all_snapshots",
+                _ => "metadata_first",
+            },
+            snapshots: history.snapshots.len(),
+            counted_from_manifests: 0,
+            counted_from_manifest_lists: 0,
+            from_summaries: 0,
+            unknown: 0,
+            sampled: 0,
+            files_read,
+            bytes_read,
+        };
+        for i in 0..history.snapshots.len() {
+            match history.totals(i).source {
+                Some(CountSource::Manifests) => info.counted_from_manifests += 1,
+                Some(CountSource::ManifestList) => info.counted_from_manifest_lists += 1,
+                Some(CountSource::Summary) => info.from_summaries += 1,
+                None => info.unknown += 1,
+            }
+            if history.read_reason(i) == Some(ReadReason::Sample) {
+                info.sampled += 1;
+            }
+        }
+        info
+    }
 }
 
 #[derive(Debug, PartialEq, Serialize)]
@@ -69,10 +130,17 @@ pub struct SnapshotRow {
     pub manifests: Option<u64>,
     pub manifest_bytes: Option<u64>,
     pub data_files: Option<u64>,
+    /// Every kind, deletion vectors included (Iceberg's `total-delete-files`).
+    pub delete_files: Option<u64>,
     pub position_delete_files: Option<u64>,
     pub equality_delete_files: Option<u64>,
     pub deletion_vectors: Option<u64>,
     pub records: Option<u64>,
+    pub files_size: Option<u64>,
+    /// `manifests`, `manifest_list` or `summary`: where this row's numbers come from.
+    pub counts_from: Option<CountSource>,
+    /// Why this snapshot's files were read beyond its summary, if they were.
+    pub read: Option<ReadReason>,
 }
 
 pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
@@ -82,7 +150,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let c = history.counts(i);
+            let c = history.totals(i);
             let f = s.flink.as_ref();
             SnapshotRow {
                 snapshot_id: s.snapshot.snapshot_id,
@@ -93,13 +161,17 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 flink_job_id: f.map(|f| f.job_id.clone()),
                 flink_operator_id: f.and_then(|f| f.operator_id.clone()),
                 flink_checkpoint_id: f.and_then(|f| f.checkpoint_id),
-                manifests: c.as_ref().map(|c| c.manifests),
-                manifest_bytes: c.as_ref().map(|c| c.manifest_bytes),
-                data_files: c.as_ref().map(|c| c.data_files),
-                position_delete_files: c.as_ref().map(|c| c.position_delete_files),
-                equality_delete_files: c.as_ref().map(|c| c.equality_delete_files),
-                deletion_vectors: c.as_ref().map(|c| c.deletion_vectors),
-                records: c.as_ref().map(|c| c.records),
+                manifests: c.manifests,
+                manifest_bytes: c.manifest_bytes,
+                data_files: c.data_files,
+                delete_files: c.delete_files,
+                position_delete_files: c.position_delete_files,
+                equality_delete_files: c.equality_delete_files,
+                deletion_vectors: c.deletion_vectors,
+                records: c.records,
+                files_size: c.files_size,
+                counts_from: c.source,
+                read: history.read_reason(i),
             }
         })
         .collect();
@@ -116,6 +188,18 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         projection: super::projection::projection(history),
         findings: findings(history, table),
         gaps: history.gaps(),
+        disagreements: history
+            .disagreements()
+            .into_iter()
+            .map(|d| DisagreementRow {
+                snapshot_id: history.snapshots[d.snapshot_index].snapshot.snapshot_id,
+                field: d.field,
+                summary: d.summary,
+                counted: d.counted,
+                counted_from: d.counted_from,
+            })
+            .collect(),
+        load: None,
     }
 }
 
@@ -123,7 +207,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
 pub fn text(report: &Inspect) -> String {
     let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
     let mut out = format!(
-        "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12}\n",
+        "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
         report.table.location,
         report.table.format_version,
         report.snapshots.len(),
@@ -135,11 +219,12 @@ pub fn text(report: &Inspect) -> String {
         "pos",
         "eq",
         "dv",
-        "records"
+        "records",
+        "from"
     );
     for s in &report.snapshots {
         out += &format!(
-            "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12}\n",
+            "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
             s.committed_at,
             s.snapshot_id.to_string(),
             s.operation,
@@ -148,7 +233,8 @@ pub fn text(report: &Inspect) -> String {
             n(s.position_delete_files),
             n(s.equality_delete_files),
             n(s.deletion_vectors),
-            n(s.records)
+            n(s.records),
+            s.counts_from.map(|c| c.label()).unwrap_or("unknown")
         );
     }
     for g in &report.gaps {

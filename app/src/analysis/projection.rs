@@ -56,7 +56,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     for i in (0..=last).rev() {
         let s = &history.snapshots[i];
         let same_job = s.flink.as_ref().is_some_and(|f| f.job_id == job && !f.is_end_of_input());
-        if !same_job || history.counts(i).is_none() || window.len() == WINDOW {
+        if !same_job || !history.totals(i).has_core() || window.len() == WINDOW {
             if s.flink.as_ref().is_some_and(|f| f.is_end_of_input()) && window.is_empty() {
                 continue; // the final flush is not a checkpoint interval
             }
@@ -70,14 +70,16 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     }
     let (a, b) = (window[0], *window.last()?);
     let steps = (window.len() - 1) as f64;
-    let (ca, cb) = (history.counts(a)?, history.counts(b)?);
+    let (ca, cb) = (history.totals(a), history.totals(b));
     let (ta, tb) = (history.snapshots[a].snapshot.timestamp_ms, history.snapshots[b].snapshot.timestamp_ms);
     let interval_ms = (tb - ta) as f64 / steps;
     if interval_ms <= 0.0 {
         return None;
     }
-    let d = |x: u64, y: u64| (y as f64 - x as f64) / steps;
-    let deletes = |c: &crate::model::LiveCounts| c.position_delete_files + c.equality_delete_files + c.deletion_vectors;
+    let d = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (Some(x), Some(y)) => (y as f64 - x as f64) / steps,
+        _ => 0.0,
+    };
     // metadata.json sizes written during the window: each commit writes one.
     let sizes: Vec<&crate::model::MetadataSize> = history.metadata_sizes.iter().filter(|m| m.timestamp_ms >= ta && m.timestamp_ms <= tb).collect();
     let metadata_json_bytes = (sizes.len() >= 2).then(|| {
@@ -88,7 +90,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
         manifests: d(ca.manifests, cb.manifests),
         manifest_bytes: d(ca.manifest_bytes, cb.manifest_bytes),
         data_files: d(ca.data_files, cb.data_files),
-        delete_files: d(deletes(&ca), deletes(&cb)),
+        delete_files: d(ca.deletes(), cb.deletes()),
         records: d(ca.records, cb.records),
         metadata_json_bytes,
     };

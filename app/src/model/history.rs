@@ -1,12 +1,19 @@
 //! TableHistory: what the table's metadata, manifest lists and manifests say, per snapshot.
+//!
+//! Built from decoded values only. Every snapshot starts with the totals its summary states;
+//! manifest lists and manifests read later (see `reading`) make them exact where they are read.
+//! A list or manifest shared by many snapshots is decoded and counted once, and only the lists and
+//! manifests of the snapshots shown in detail are kept whole.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::decode::{DataContent, Manifest, ManifestFile, Snapshot, TableMetadata};
+use crate::decode::{DataContent, Manifest, ManifestFile, ManifestStatus, Snapshot, TableMetadata};
 
 use super::flink::FlinkCommit;
+use super::totals::{disagreements, CountSource, Disagreement, KindDelta, Totals};
 
 /// Why part of the history is unknown: a file that could not be read or decoded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -19,52 +26,87 @@ pub struct Gap {
     pub snapshot_ids: Vec<crate::decode::SnapshotId>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum ListState {
-    Pending,
-    /// Expired or unreadable: a stated gap, not a failure of the table.
-    Unavailable(Gap),
-    Loaded(Vec<ManifestFile>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum ManifestState {
-    Pending,
-    Unavailable(Gap),
-    Loaded(ManifestCounts),
-}
-
 /// The live (added or existing) contents of one manifest, counted once however many snapshots share it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ManifestCounts {
     pub data_files: u64,
     pub position_delete_files: u64,
     pub equality_delete_files: u64,
     pub deletion_vectors: u64,
     pub records: u64,
+    pub position_deletes: u64,
+    pub equality_deletes: u64,
+    pub files_size: u64,
 }
 
 impl ManifestCounts {
-    fn of(manifest: &Manifest) -> Self {
+    /// Counts of values a writer stated; a negative count or a sum past 2^64 is an error, not a zero.
+    pub(crate) fn of(manifest: &Manifest) -> Result<Self, String> {
         let mut c = ManifestCounts::default();
+        let add = |acc: &mut u64, v: i64, what: &str, path: &str| -> Result<(), String> {
+            let v = u64::try_from(v).map_err(|_| format!("{what} {v} is negative (data file {path})"))?;
+            *acc = acc.checked_add(v).ok_or_else(|| format!("{what} sum overflows 2^64 at data file {path}"))?;
+            Ok(())
+        };
         for e in manifest.entries.iter().filter(|e| e.status.is_live()) {
             let f = &e.data_file;
+            let one = |acc: &mut u64| *acc += 1; // bounded by the entries decoded
             match f.content {
                 DataContent::Data => {
-                    c.data_files += 1;
-                    c.records += f.record_count.max(0) as u64;
+                    one(&mut c.data_files);
+                    add(&mut c.records, f.record_count, "record_count", &f.file_path)?;
                 }
-                DataContent::PositionDeletes if f.is_deletion_vector() => c.deletion_vectors += 1,
-                DataContent::PositionDeletes => c.position_delete_files += 1,
-                DataContent::EqualityDeletes => c.equality_delete_files += 1,
+                DataContent::PositionDeletes => {
+                    if f.is_deletion_vector() { one(&mut c.deletion_vectors) } else { one(&mut c.position_delete_files) }
+                    add(&mut c.position_deletes, f.record_count, "record_count", &f.file_path)?;
+                }
+                DataContent::EqualityDeletes => {
+                    one(&mut c.equality_delete_files);
+                    add(&mut c.equality_deletes, f.record_count, "record_count", &f.file_path)?;
+                }
+            }
+            add(&mut c.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path)?;
+        }
+        Ok(c)
+    }
+
+    fn add_to(&self, c: &mut LiveCounts) -> Option<()> {
+        c.data_files = c.data_files.checked_add(self.data_files)?;
+        c.position_delete_files = c.position_delete_files.checked_add(self.position_delete_files)?;
+        c.equality_delete_files = c.equality_delete_files.checked_add(self.equality_delete_files)?;
+        c.deletion_vectors = c.deletion_vectors.checked_add(self.deletion_vectors)?;
+        c.records = c.records.checked_add(self.records)?;
+        c.position_deletes = c.position_deletes.checked_add(self.position_deletes)?;
+        c.equality_deletes = c.equality_deletes.checked_add(self.equality_deletes)?;
+        c.files_size = c.files_size.checked_add(self.files_size)?;
+        Some(())
+    }
+}
+
+/// What is kept of every manifest read: its counts, and which columns each adding snapshot wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestDigest {
+    pub counts: ManifestCounts,
+    /// (adding snapshot id as Avro stores it, field ids its data files report metrics for).
+    pub written: Vec<(i64, BTreeSet<i32>)>,
+}
+
+impl ManifestDigest {
+    pub(crate) fn of(manifest: &Manifest, inherited_snapshot: Option<i64>) -> Result<Self, String> {
+        let counts = ManifestCounts::of(manifest)?;
+        let mut written: HashMap<i64, BTreeSet<i32>> = HashMap::new();
+        for e in manifest.entries.iter().filter(|e| e.status.is_live() && e.data_file.content == DataContent::Data) {
+            let adder = e.snapshot_id.or(if e.status == ManifestStatus::Added { inherited_snapshot } else { None });
+            if let Some(id) = adder {
+                written.entry(id).or_default().extend(e.data_file.metric_field_ids.iter().copied());
             }
         }
-        c
+        Ok(ManifestDigest { counts, written: written.into_iter().collect() })
     }
 }
 
 /// The live contents of a snapshot, summed over the manifests of its manifest list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct LiveCounts {
     pub manifests: u64,
     pub manifest_bytes: u64,
@@ -73,13 +115,75 @@ pub struct LiveCounts {
     pub equality_delete_files: u64,
     pub deletion_vectors: u64,
     pub records: u64,
+    pub position_deletes: u64,
+    pub equality_deletes: u64,
+    pub files_size: u64,
+}
+
+impl LiveCounts {
+    pub fn delete_files(&self) -> u64 {
+        self.position_delete_files.saturating_add(self.equality_delete_files).saturating_add(self.deletion_vectors)
+    }
+
+    pub fn totals(&self) -> Totals {
+        Totals {
+            manifests: Some(self.manifests),
+            manifest_bytes: Some(self.manifest_bytes),
+            data_files: Some(self.data_files),
+            delete_files: self.position_delete_files.checked_add(self.equality_delete_files).and_then(|s| s.checked_add(self.deletion_vectors)),
+            position_delete_files: Some(self.position_delete_files),
+            equality_delete_files: Some(self.equality_delete_files),
+            deletion_vectors: Some(self.deletion_vectors),
+            records: Some(self.records),
+            position_deletes: Some(self.position_deletes),
+            equality_deletes: Some(self.equality_deletes),
+            files_size: Some(self.files_size),
+            source: Some(CountSource::Manifests),
+        }
+    }
+}
+
+/// How much of a snapshot is to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Want {
+    /// Its summary is enough.
+    Summary,
+    /// Its manifest list's counts (a sample across the history, or a summary without totals).
+    List,
+    /// Its manifests, counted.
+    Manifests,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotState {
     pub snapshot: Snapshot,
     pub flink: Option<FlinkCommit>,
-    pub list: ListState,
+    /// What the writer stated in the summary.
+    pub summary: Totals,
+    /// From the manifest list's rows, once read.
+    pub listed: Option<Totals>,
+    /// Counted from the manifests, once all are read.
+    pub counted: Option<LiveCounts>,
+    pub want: Want,
+    /// Shown in detail (current, selected, the last few): its list and manifests are kept whole.
+    pub detail: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ListSlot {
+    Pending,
+    Unavailable(Gap),
+    Loaded(Arc<Vec<ManifestFile>>),
+    /// Read and counted; no snapshot shown in detail needs its rows any more.
+    Released,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum ManifestSlot {
+    Pending,
+    /// With the lists that name it, for the gap's "needed by".
+    Unavailable(Gap, Vec<String>),
+    Loaded { digest: Arc<ManifestDigest>, manifest: Option<Arc<Manifest>> },
 }
 
 #[derive(Debug, Clone)]
@@ -89,10 +193,16 @@ pub struct TableHistory {
     pub metadata: TableMetadata,
     /// In commit order: by sequence number, then commit time (v1 has no sequence numbers).
     pub snapshots: Vec<SnapshotState>,
-    pub(crate) manifests: HashMap<String, ManifestState>,
-    pub(crate) manifest_data: HashMap<String, Manifest>,
     /// Sizes of metadata files that could be found: the current one and those in the metadata log.
     pub metadata_sizes: Vec<MetadataSize>,
+    pub(crate) lists: HashMap<String, ListSlot>,
+    pub(crate) manifests: HashMap<String, ManifestSlot>,
+    /// Snapshot indexes by the manifest list path they name (several snapshots may share one).
+    pub(crate) by_list: HashMap<String, Vec<usize>>,
+    by_avro_id: HashMap<i64, usize>,
+    /// Delete files per kind (position, equality, DV) carried along the parent chain from summaries.
+    kinds: Vec<Option<(u64, u64, u64)>>,
+    pub(crate) reading: super::reading::ReadState,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,65 +224,136 @@ pub struct LiveFile<'a> {
     pub partition_spec_id: i32,
 }
 
+/// The path under which a v1 snapshot's inline manifest list is kept.
+pub(crate) fn inline_list_path(index: usize) -> String {
+    format!("inline manifests of snapshot #{index}")
+}
+
 impl TableHistory {
     pub fn new(metadata_file: &str, metadata: TableMetadata) -> Self {
         let mut order: Vec<(usize, &Snapshot)> = metadata.snapshots.iter().enumerate().collect();
         order.sort_by_key(|(i, s)| (s.sequence_number, s.timestamp_ms, *i));
-        let snapshots = order
+        let snapshots: Vec<SnapshotState> = order
             .into_iter()
-            .map(|(_, s)| SnapshotState { snapshot: s.clone(), flink: FlinkCommit::from_summary(&s.summary), list: ListState::Pending })
+            .map(|(_, s)| SnapshotState {
+                snapshot: s.clone(),
+                flink: FlinkCommit::from_summary(&s.summary),
+                summary: Totals::from_summary(&s.summary),
+                listed: None,
+                counted: None,
+                want: Want::Summary,
+                detail: false,
+            })
             .collect();
-        TableHistory {
+        let mut by_list: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_avro_id = HashMap::new();
+        for (i, s) in snapshots.iter().enumerate() {
+            let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(i));
+            by_list.entry(path).or_default().push(i);
+            // Avro's signed long: an unsigned id above i64::MAX reads back as its two's complement.
+            by_avro_id.entry(s.snapshot.snapshot_id.0 as u64 as i64).or_insert(i);
+        }
+        let mut h = TableHistory {
             metadata_file: metadata_file.to_string(),
             metadata,
             snapshots,
-            manifests: HashMap::new(),
-            manifest_data: HashMap::new(),
             metadata_sizes: Vec::new(),
-        }
+            lists: HashMap::new(),
+            manifests: HashMap::new(),
+            by_list,
+            by_avro_id,
+            kinds: Vec::new(),
+            reading: Default::default(),
+        };
+        h.refresh_kinds();
+        h
     }
 
     pub fn has_flink_commits(&self) -> bool {
         self.snapshots.iter().any(|s| s.flink.is_some())
     }
 
-    /// The decoded manifest at a path the manifest lists name, once loaded.
+    /// The decoded manifest at a path the manifest lists name, where it is kept whole.
     pub fn manifest(&self, path: &str) -> Option<&Manifest> {
-        self.manifest_data.get(path)
-    }
-
-    pub fn manifest_state(&self, path: &str) -> Option<&ManifestState> {
-        self.manifests.get(path)
-    }
-
-    /// Live counts of snapshot `index`, or None while any file they depend on is pending or unavailable.
-    pub fn counts(&self, index: usize) -> Option<LiveCounts> {
-        let ListState::Loaded(list) = &self.snapshots.get(index)?.list else { return None };
-        let mut c = LiveCounts { manifests: list.len() as u64, ..LiveCounts::default() };
-        for m in list {
-            c.manifest_bytes += m.manifest_length.max(0) as u64;
-            let Some(ManifestState::Loaded(mc)) = self.manifests.get(&m.manifest_path) else { return None };
-            c.data_files += mc.data_files;
-            c.position_delete_files += mc.position_delete_files;
-            c.equality_delete_files += mc.equality_delete_files;
-            c.deletion_vectors += mc.deletion_vectors;
-            c.records += mc.records;
+        match self.manifests.get(path) {
+            Some(ManifestSlot::Loaded { manifest: Some(m), .. }) => Some(m),
+            _ => None,
         }
-        Some(c)
     }
 
-    /// The live files of snapshot `index` (empty while its manifests are not all loaded).
+    /// Live counts of snapshot `index` counted from its manifests, or None while any file they
+    /// depend on is unread or unavailable.
+    pub fn counts(&self, index: usize) -> Option<LiveCounts> {
+        self.snapshots.get(index)?.counted.clone()
+    }
+
+    /// The best numbers known for snapshot `index`: counted from manifests, else from its manifest
+    /// list, else what its summary states; delete kinds carried from the summaries where needed.
+    pub fn totals(&self, index: usize) -> Totals {
+        let Some(s) = self.snapshots.get(index) else { return Totals::default() };
+        let mut t = match (&s.counted, &s.listed) {
+            (Some(c), _) => c.totals().or(&s.summary),
+            (None, Some(l)) => l.clone().or(&s.summary),
+            (None, None) => s.summary.clone(),
+        };
+        if t.position_delete_files.is_none() {
+            if let Some(Some((p, e, d))) = self.kinds.get(index) {
+                if t.delete_files.is_none_or(|total| p.checked_add(*e).and_then(|x| x.checked_add(*d)) == Some(total)) {
+                    t.position_delete_files = Some(*p);
+                    t.equality_delete_files = Some(*e);
+                    t.deletion_vectors = Some(*d);
+                }
+            }
+        }
+        t
+    }
+
+    /// Every place where a summary's totals and the files read disagree.
+    pub fn disagreements(&self) -> Vec<Disagreement> {
+        self.snapshots
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                let counted = s.counted.as_ref().map(|c| c.totals()).or_else(|| s.listed.clone());
+                counted.map(|c| disagreements(i, &s.summary, &c)).unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Field ids that each adding snapshot's data files report metrics for, over every manifest read.
+    pub fn written_field_ids(&self) -> HashMap<i64, BTreeSet<i32>> {
+        let mut out: HashMap<i64, BTreeSet<i32>> = HashMap::new();
+        for slot in self.manifests.values() {
+            if let ManifestSlot::Loaded { digest, .. } = slot {
+                for (id, fields) in &digest.written {
+                    out.entry(*id).or_default().extend(fields.iter().copied());
+                }
+            }
+        }
+        out
+    }
+
+    fn list_of(&self, index: usize) -> Option<&Arc<Vec<ManifestFile>>> {
+        let s = self.snapshots.get(index)?;
+        let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(index));
+        match self.lists.get(&path) {
+            Some(ListSlot::Loaded(l)) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The live files of snapshot `index`: empty unless it is shown in detail and all is read.
     pub fn live_files(&self, index: usize) -> Vec<LiveFile<'_>> {
-        let Some(ListState::Loaded(list)) = self.snapshots.get(index).map(|s| &s.list) else { return Vec::new() };
+        let Some(list) = self.list_of(index) else { return Vec::new() };
         let mut out = Vec::new();
-        for m in list {
-            let Some(manifest) = self.manifest_data.get(&m.manifest_path) else { continue };
+        for m in list.iter() {
+            let Some(manifest) = self.manifest(&m.manifest_path) else { continue };
             for e in manifest.entries.iter().filter(|e| e.status.is_live()) {
                 out.push(LiveFile {
                     file: &e.data_file,
                     added_snapshot_id: e.snapshot_id.or(m.added_snapshot_id),
                     data_sequence_number: e.sequence_number.or(
-                        (e.status == crate::decode::ManifestStatus::Added && self.metadata.format_version >= 2).then_some(m.sequence_number),
+                        (e.status == ManifestStatus::Added && self.metadata.format_version >= 2).then_some(m.sequence_number),
                     ),
                     partition_spec_id: manifest.partition_spec_id.unwrap_or(m.partition_spec_id),
                 });
@@ -181,9 +362,14 @@ impl TableHistory {
         out
     }
 
+    /// Whether the live files of snapshot `index` are all at hand.
+    pub fn has_files(&self, index: usize) -> bool {
+        self.snapshots.get(index).is_some_and(|s| s.detail && s.counted.is_some()) && self.list_of(index).is_some()
+    }
+
     /// Index of the snapshot with this id (as Avro's signed long writes it).
     pub fn index_of_avro_id(&self, id: i64) -> Option<usize> {
-        self.snapshots.iter().position(|s| s.snapshot.snapshot_id.matches_avro_long(id))
+        self.by_avro_id.get(&id).copied()
     }
 
     /// The current snapshot's index, or the last in commit order when none is marked current.
@@ -197,57 +383,93 @@ impl TableHistory {
     /// Every file that could not be read, with the message and the snapshots that need it; the
     /// rest of the history stands.
     pub fn gaps(&self) -> Vec<Gap> {
-        let lists = self.snapshots.iter().filter_map(|s| match &s.list {
-            ListState::Unavailable(g) => Some(Gap { snapshot_ids: vec![s.snapshot.snapshot_id], ..g.clone() }),
-            _ => None,
-        });
+        let ids = |lists: &mut dyn Iterator<Item = &String>| {
+            let mut v: Vec<usize> = lists.flat_map(|l| self.by_list.get(l).into_iter().flatten().copied()).collect();
+            v.sort_unstable();
+            v.dedup();
+            v.into_iter().map(|i| self.snapshots[i].snapshot.snapshot_id).collect::<Vec<_>>()
+        };
+        let mut lists: Vec<Gap> = self
+            .lists
+            .iter()
+            .filter_map(|(path, l)| match l {
+                ListSlot::Unavailable(g) => Some(Gap { snapshot_ids: ids(&mut std::iter::once(path)), ..g.clone() }),
+                _ => None,
+            })
+            .collect();
+        lists.sort_by(|a, b| a.snapshot_ids.cmp(&b.snapshot_ids).then(a.file.cmp(&b.file)));
         let mut manifests: Vec<Gap> = self
             .manifests
-            .iter()
-            .filter_map(|(path, m)| match m {
-                ManifestState::Unavailable(g) => {
-                    let users = self
-                        .snapshots
-                        .iter()
-                        .filter(|s| matches!(&s.list, ListState::Loaded(list) if list.iter().any(|mf| mf.manifest_path == *path)))
-                        .map(|s| s.snapshot.snapshot_id)
-                        .collect();
-                    Some(Gap { snapshot_ids: users, ..g.clone() })
-                }
+            .values()
+            .filter_map(|m| match m {
+                ManifestSlot::Unavailable(g, users) => Some(Gap { snapshot_ids: ids(&mut users.iter()), ..g.clone() }),
                 _ => None,
             })
             .collect();
         manifests.sort_by(|a, b| a.file.cmp(&b.file));
-        lists.chain(manifests).collect()
+        lists.into_iter().chain(manifests).collect()
     }
 
-    /// (files settled, files known so far): for a progress bar while loading.
-    pub fn progress(&self) -> (usize, usize) {
-        let lists_done = self.snapshots.iter().filter(|s| s.list != ListState::Pending).count();
-        let manifests_done = self.manifests.values().filter(|m| **m != ManifestState::Pending).count();
-        (lists_done + manifests_done, self.snapshots.len() + self.manifests.len())
-    }
-
-    pub(crate) fn set_manifest(&mut self, path: &str, result: Result<Manifest, Gap>) {
-        let state = match result {
-            Ok(m) => {
-                let counts = ManifestCounts::of(&m);
-                self.manifest_data.insert(path.to_string(), m);
-                ManifestState::Loaded(counts)
-            }
-            Err(g) => ManifestState::Unavailable(g),
-        };
-        self.manifests.insert(path.to_string(), state);
-    }
-
-    pub(crate) fn set_list(&mut self, index: usize, state: ListState) {
-        if let ListState::Loaded(list) = &state {
-            for m in list {
-                self.manifests.entry(m.manifest_path.clone()).or_insert(ManifestState::Pending);
-            }
+    /// Re-derives the delete files per kind along parent chains: a snapshot's kinds are its parent's
+    /// plus the added and removed counts its summary states, anchored where manifests were counted,
+    /// at the first snapshot, and wherever the summary says no delete file is live.
+    pub(crate) fn refresh_kinds(&mut self) {
+        let mut kinds: Vec<Option<(u64, u64, u64)>> = Vec::with_capacity(self.snapshots.len());
+        for (i, s) in self.snapshots.iter().enumerate() {
+            let k = if let Some(c) = &s.counted {
+                Some((c.position_delete_files, c.equality_delete_files, c.deletion_vectors))
+            } else if s.summary.delete_files == Some(0) || s.listed.as_ref().and_then(|l| l.delete_files) == Some(0) {
+                Some((0, 0, 0))
+            } else {
+                let base = match s.snapshot.parent_snapshot_id {
+                    None => Some((0, 0, 0)),
+                    Some(p) => self.by_avro_id.get(&(p.0 as u64 as i64)).filter(|&&pi| pi < i).and_then(|&pi| kinds[pi]),
+                };
+                let d = KindDelta::of(&s.snapshot.summary);
+                let step = |b: u64, (add, rem): (u64, u64)| b.checked_add(add)?.checked_sub(rem);
+                base.and_then(|(p, e, v)| Some((step(p, d.pos)?, step(e, d.eq)?, step(v, d.dv)?)))
+            };
+            kinds.push(k);
         }
-        if let Some(s) = self.snapshots.get_mut(index) {
-            s.list = state;
+        self.kinds = kinds;
+    }
+}
+
+/// Sums digests into a snapshot's counts; None if any is unknown or a sum overflows.
+pub(crate) fn count_list(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Option<LiveCounts> {
+    let mut c = LiveCounts { manifests: list.len() as u64, ..LiveCounts::default() };
+    for m in list {
+        c.manifest_bytes = c.manifest_bytes.checked_add(u64::try_from(m.manifest_length).ok()?)?;
+        let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { return None };
+        digest.counts.add_to(&mut c)?;
+    }
+    Some(c)
+}
+
+/// Totals from a manifest list's own rows: exact where the writer filled the counts (required
+/// from v2 on), None where any row lacks them.
+pub(crate) fn list_totals(list: &[ManifestFile]) -> Option<Totals> {
+    use crate::decode::ManifestContent;
+    let (mut data, mut deletes, mut records, mut bytes) = (0u64, 0u64, 0u64, 0u64);
+    for m in list {
+        let files = u64::try_from(m.added_files_count?).ok()?.checked_add(u64::try_from(m.existing_files_count?).ok()?)?;
+        bytes = bytes.checked_add(u64::try_from(m.manifest_length).ok()?)?;
+        match m.content {
+            ManifestContent::Data => {
+                data = data.checked_add(files)?;
+                let rows = u64::try_from(m.added_rows_count?).ok()?.checked_add(u64::try_from(m.existing_rows_count?).ok()?)?;
+                records = records.checked_add(rows)?;
+            }
+            ManifestContent::Deletes => deletes = deletes.checked_add(files)?,
         }
     }
+    Some(Totals {
+        manifests: Some(list.len() as u64),
+        manifest_bytes: Some(bytes),
+        data_files: Some(data),
+        delete_files: Some(deletes),
+        records: Some(records),
+        source: Some(CountSource::ManifestList),
+        ..Totals::default()
+    })
 }

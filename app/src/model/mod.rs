@@ -1,12 +1,14 @@
-//! model: the table's history — snapshots in commit order with their Flink keys and the live
-//! manifests and files of each. Built once per table; every chart and finding reads it.
-//! May import source and decode; never analysis or view.
+//! model: the table's history — snapshots in commit order with their Flink keys, the totals their
+//! summaries state, and the live manifests and files of those read. Built from decoded values;
+//! every chart and finding reads it. Imports decode only; never source, analysis or view.
 
 pub mod flink;
 pub mod history;
-pub mod load;
+pub mod reading;
 pub mod time;
+pub mod totals;
 
 pub use flink::FlinkCommit;
-pub use history::{Gap, LiveCounts, LiveFile, ListState, ManifestState, MetadataSize, SnapshotState, TableHistory};
-pub use load::{load_table, LoadError, Need};
+pub use history::{Gap, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
+pub use reading::{Need, ReadMode, ReadReason};
+pub use totals::{CountSource, Disagreement, Totals};

@@ -1,7 +1,7 @@
 //! Which metadata file is the table's current one, among the files of a table folder.
 
 use super::files::FileSet;
-use super::resolve::components;
+use super::resolve::{components, PathIndex};
 
 /// True for `*.metadata.json`, `*.gz.metadata.json` and `*.metadata.json.gz`.
 pub fn is_metadata_file(path: &str) -> bool {
@@ -16,23 +16,47 @@ pub fn metadata_version(path: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
-/// The newest metadata file: the one `version-hint.text` names if present, else the highest version,
-/// else the last by name. Several tables in one folder: the first table's folder (by path) wins.
-pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
-    let candidates: Vec<&String> = files.index().paths().iter().filter(|p| is_metadata_file(p)).collect();
+/// Files the loader reads into memory from a dropped folder: metadata, never data (a table folder
+/// may hold gigabytes of Parquet beside it).
+pub fn is_table_metadata(path: &str) -> bool {
+    let name = components(path).last().copied().unwrap_or("");
+    !name.starts_with('.') && (is_metadata_file(path) || name.ends_with(".avro") || name == "version-hint.text")
+}
+
+/// The folder whose metadata files are the table's, and those files. A folder named `metadata`
+/// wins over a stray `*.metadata.json` elsewhere (under `data/`, say); among several, the
+/// shallowest, then the first by name.
+pub fn candidates(index: &PathIndex) -> Option<(String, Vec<String>)> {
+    let all: Vec<&String> = index.paths().iter().filter(|p| is_metadata_file(p)).collect();
     let dir_of = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
-    let first_dir = candidates.iter().map(|p| dir_of(p)).min()?;
-    let in_dir: Vec<&String> = candidates.into_iter().filter(|p| dir_of(p) == first_dir).collect();
-    let hint_path = if first_dir.is_empty() { "version-hint.text".to_string() } else { format!("{first_dir}/version-hint.text") };
-    if let Ok(hint) = files.read_path(&hint_path) {
-        let hint = String::from_utf8_lossy(&hint).trim().to_string();
-        let hinted = in_dir.iter().find(|p| {
+    let in_metadata = |d: &str| d == "metadata" || d.ends_with("/metadata");
+    let dir = all
+        .iter()
+        .map(|p| dir_of(p))
+        .min_by_key(|d| (!in_metadata(d), d.matches('/').count(), d.clone()))?;
+    let files = all.into_iter().filter(|p| dir_of(p) == dir).cloned().collect();
+    Some((dir, files))
+}
+
+/// The hinted file if `version-hint.text` names one of them, else the highest version.
+pub fn choose(candidates: &[String], hint: Option<&[u8]>) -> Option<String> {
+    if let Some(hint) = hint {
+        let hint = String::from_utf8_lossy(hint).trim().to_string();
+        let hinted = candidates.iter().find(|p| {
             let name = components(p).last().copied().unwrap_or("");
             name == hint || metadata_version(p).map(|v| v.to_string()) == Some(hint.clone()) && name.starts_with('v')
         });
         if let Some(p) = hinted {
-            return Some(p.to_string());
+            return Some(p.clone());
         }
     }
-    in_dir.into_iter().max_by_key(|p| (metadata_version(p), p.to_string())).map(|p| p.to_string())
+    candidates.iter().max_by_key(|p| (metadata_version(p), p.to_string())).cloned()
+}
+
+/// The newest metadata file of a synchronous file set (see `choose`).
+pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
+    let (dir, candidates) = candidates(files.index())?;
+    let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
+    let hint = files.read_path(&hint_path).ok();
+    choose(&candidates, hint.as_deref())
 }

@@ -2,6 +2,7 @@
 //! S3-compatible stores and Iceberg REST catalogs. Owns path resolution, request building, signing
 //! and authentication; imports no other layer.
 
+pub mod fetch;
 pub mod files;
 pub mod http;
 pub mod metadata_pick;
@@ -11,11 +12,11 @@ pub mod rest_catalog;
 pub mod s3;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod remote;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 
+pub use fetch::Fetch;
 pub use files::{FileSet, MemoryFiles, SourceError};
 pub use metadata_pick::newest_metadata;
 pub use resolve::PathIndex;

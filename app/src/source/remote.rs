@@ -1,102 +1,105 @@
-//! Tables read over the network from the CLI: a REST catalog session and the object store behind
-//! it, or a plain metadata URL. The browser drives the same request builders asynchronously.
+//! Tables read over the network: a REST catalog session and the object store behind it, or a plain
+//! metadata URL. One implementation for the CLI and the browser: the HTTP transport is passed in
+//! (blocking ureq in the CLI, the browser's fetch in the app).
 
 use std::cell::RefCell;
 
-use super::files::{FileSet, SourceError};
+use super::fetch::Fetch;
+use super::files::SourceError;
 use super::http::{HttpError, HttpErrorKind, Request, Response};
-use super::resolve::PathIndex;
 use super::object_read::{ObjectAccess, Plan};
 use super::rest_catalog::{CatalogOptions, Lister, LoadTableResult, Session};
-use super::s3::{apply_remote_signature, now_ms, Props};
-use super::transport::send;
+use super::s3::{apply_remote_signature, Props};
 
-fn ok(req: &Request) -> Result<Response, HttpError> {
-    let resp = send(req)?;
-    if (200..300).contains(&resp.status) {
-        Ok(resp)
-    } else {
-        Err(HttpError::status(&req.url, resp.status, &resp.body))
+/// Sends one request; the clock is the transport's too (the browser has no `SystemTime`).
+#[allow(async_fn_in_trait)]
+pub trait Transport {
+    async fn send(&self, req: &Request) -> Result<Response, HttpError>;
+    fn now_ms(&self) -> u64;
+
+    async fn ok(&self, req: &Request) -> Result<Response, HttpError> {
+        let resp = self.send(req).await?;
+        if (200..300).contains(&resp.status) {
+            Ok(resp)
+        } else {
+            Err(HttpError::status(&req.url, resp.status, &resp.body))
+        }
     }
 }
 
 /// Token (if OAuth2), then `GET /v1/config`.
-pub fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
+pub async fn connect<T: Transport>(t: &T, opts: &CatalogOptions) -> Result<Session, HttpError> {
     let token = match opts.token_request() {
-        Some(req) => Some(opts.read_token(&req, &send(&req)?)?),
+        Some(req) => Some(opts.read_token(&req, &t.send(&req).await?)?),
         None => None,
     };
-    let req = opts.config_request(token.as_deref(), now_ms())?;
-    let resp = send(&req)?;
+    let req = opts.config_request(token.as_deref(), t.now_ms())?;
+    let resp = t.send(&req).await?;
     opts.session(token, &req, &resp)
 }
 
 /// Every namespace (nested ones too) and its tables, all pages.
-pub fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
+pub async fn list<T: Transport>(t: &T, session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
     let mut lister = Lister::default();
-    while let Some(req) = lister.next(session, now_ms())? {
-        let resp = send(&req)?;
+    while let Some(req) = lister.next(session, t.now_ms())? {
+        let resp = t.send(&req).await?;
         lister.feed(session, &req, &resp)?;
     }
     Ok(lister.listing)
 }
 
-pub fn load_table(session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {
-    let req = session.load_table_request(namespace, table, now_ms())?;
-    let resp = send(&req)?;
+pub async fn load_table<T: Transport>(t: &T, session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {
+    let req = session.load_table_request(namespace, table, t.now_ms())?;
+    let resp = t.send(&req).await?;
     session.read_load_table(&req, &resp)
 }
 
 /// The files of a table on an object store or web server, addressed by full URLs.
-pub struct RemoteFiles {
+pub struct RemoteFiles<T: Transport> {
+    transport: T,
     access: RefCell<ObjectAccess>,
     /// The catalog, for remote signing and credential refresh.
     catalog: Option<(Session, Vec<String>, String)>,
-    index: PathIndex,
 }
 
-impl RemoteFiles {
-    pub fn direct(user: Props) -> RemoteFiles {
-        RemoteFiles { access: RefCell::new(ObjectAccess { user, ..ObjectAccess::default() }), catalog: None, index: PathIndex::default() }
+impl<T: Transport> RemoteFiles<T> {
+    pub fn direct(transport: T, user: Props) -> Self {
+        RemoteFiles { transport, access: RefCell::new(ObjectAccess { user, ..ObjectAccess::default() }), catalog: None }
     }
 
-    pub fn from_catalog(user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> RemoteFiles {
+    pub fn from_catalog(transport: T, user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> Self {
         let access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
-        RemoteFiles { access: RefCell::new(access), catalog: Some((session, namespace, table)), index: PathIndex::default() }
+        RemoteFiles { transport, access: RefCell::new(access), catalog: Some((session, namespace, table)) }
     }
 
-    fn request(&self, reference: &str) -> Result<Request, HttpError> {
+    pub fn access(&self) -> std::cell::Ref<'_, ObjectAccess> {
+        self.access.borrow()
+    }
+
+    async fn request(&self, reference: &str) -> Result<Request, HttpError> {
         let err = |m: String| HttpError { url: reference.to_string(), kind: HttpErrorKind::Other, message: m };
-        match self.access.borrow().plan(reference, self.catalog.as_ref().map(|c| &c.0), now_ms()).map_err(err)? {
+        let plan = self.access.borrow().plan(reference, self.catalog.as_ref().map(|c| &c.0), self.transport.now_ms()).map_err(err)?;
+        match plan {
             Plan::Get(req) => Ok(req),
-            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &ok(&sign)?.body).map_err(err),
+            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &self.transport.ok(&sign).await?.body).map_err(err),
         }
     }
 
-    fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let io = |e: HttpError| SourceError::Io { path: reference.to_string(), message: e.to_string() };
-        let req = self.request(reference).map_err(io)?;
-        let resp = send(&req).map_err(io)?;
-        if resp.status == 403 && self.refresh_credentials() {
-            let req = self.request(reference).map_err(io)?;
-            return ok(&req).map(|r| r.body).map_err(io);
-        }
-        if (200..300).contains(&resp.status) {
-            Ok(resp.body)
-        } else {
-            Err(io(HttpError::status(&req.url, resp.status, &resp.body)))
-        }
+    async fn once(&self, reference: &str) -> Result<Vec<u8>, HttpError> {
+        let req = self.request(reference).await?;
+        self.transport.ok(&req).await.map(|r| r.body)
     }
 
     /// Vended credentials expire: ask the catalog once for fresh ones.
-    fn refresh_credentials(&self) -> bool {
+    async fn refresh_credentials(&self) -> bool {
         let Some((session, ns, table)) = &self.catalog else { return false };
         if self.access.borrow().storage.is_empty() {
             return false;
         }
-        let Ok(req) = session.credentials_request(ns, table, now_ms()) else { return false };
-        match send(&req).ok().and_then(|resp| session.read_credentials(&req, &resp).ok()) {
-            Some(fresh) if !fresh.is_empty() => {
+        let Ok(req) = session.credentials_request(ns, table, self.transport.now_ms()) else { return false };
+        let Ok(resp) = self.transport.send(&req).await else { return false };
+        match session.read_credentials(&req, &resp) {
+            Ok(fresh) if !fresh.is_empty() => {
                 self.access.borrow_mut().storage = fresh;
                 true
             }
@@ -105,20 +108,16 @@ impl RemoteFiles {
     }
 }
 
-impl FileSet for RemoteFiles {
-    fn index(&self) -> &PathIndex {
-        &self.index
+impl<T: Transport> Fetch for RemoteFiles<T> {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let io = |e: HttpError| SourceError::Io { path: reference.to_string(), message: e.to_string() };
+        match self.once(reference).await {
+            Err(e) if e.kind == HttpErrorKind::Status(403) && self.refresh_credentials().await => self.once(reference).await.map_err(io),
+            other => other.map_err(io),
+        }
     }
 
-    fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
-        self.fetch(path)
-    }
-
-    fn size_of(&self, _path: &str) -> Option<u64> {
+    fn size_hint(&self, _reference: &str) -> Option<u64> {
         None
-    }
-
-    fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {
-        self.fetch(reference).map(|b| (reference.to_string(), b))
     }
 }

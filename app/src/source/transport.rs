@@ -8,12 +8,29 @@ use super::http::{HttpError, HttpErrorKind, Request, Response};
 /// Responses above this are refused: metadata files are megabytes, not gigabytes.
 const MAX_BODY: u64 = 512 << 20;
 
-pub fn send(req: &Request) -> Result<Response, HttpError> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .into();
+/// Blocking requests: the CLI reads one file at a time, so the async wrapper never waits on another.
+pub struct Ureq {
+    agent: ureq::Agent,
+}
+
+impl Default for Ureq {
+    fn default() -> Self {
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(Duration::from_secs(120))).build().into();
+        Ureq { agent }
+    }
+}
+
+impl super::remote::Transport for Ureq {
+    async fn send(&self, req: &Request) -> Result<Response, HttpError> {
+        send_with(&self.agent, req)
+    }
+
+    fn now_ms(&self) -> u64 {
+        super::s3::now_ms()
+    }
+}
+
+fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> {
     let err = |kind: HttpErrorKind, e: &dyn std::fmt::Display| HttpError { url: req.url.clone(), kind, message: e.to_string() };
     let mut builder = ureq::http::Request::builder().method(req.method).uri(&req.url);
     for (k, v) in &req.headers {

@@ -6,26 +6,23 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
     let Some(cur) = h.current_index() else { return Vec::new() };
     let Some(now) = h.counts(cur) else { return Vec::new() };
-    let deletes = now.position_delete_files + now.equality_delete_files + now.deletion_vectors;
+    let deletes = now.delete_files();
     if deletes < 2 {
         return Vec::new();
     }
     // Commits since the delete count was last zero, and how many of them added delete files.
     let mut since = cur;
     while since > 0 {
-        match h.counts(since - 1) {
-            Some(c) if c.position_delete_files + c.equality_delete_files + c.deletion_vectors > 0 => since -= 1,
+        match h.totals(since - 1).deletes() {
+            Some(d) if d > 0 => since -= 1,
             _ => break,
         }
     }
     let grew = (since + 1..=cur)
-        .filter(|&i| {
-            let total = |c: &crate::model::LiveCounts| c.position_delete_files + c.equality_delete_files + c.deletion_vectors;
-            matches!((h.counts(i - 1), h.counts(i)), (Some(a), Some(b)) if total(&b) > total(&a))
-        })
+        .filter(|&i| matches!((h.totals(i - 1).deletes(), h.totals(i).deletes()), (Some(a), Some(b)) if b > a))
         .count();
     let commits = cur - since + 1;
-    let opened = now.data_files + deletes;
+    let opened = now.data_files.saturating_add(deletes);
     let mut evidence = format!(
         "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data files: a full scan opens {} \
          files. Delete files grew in {grew} of the last {commits} commits.",

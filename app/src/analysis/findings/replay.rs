@@ -19,7 +19,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             continue;
         }
         let target = replayed.last_index();
-        let target_records = cx.history.counts(target).map(|c| c.records);
+        let target_records = cx.history.totals(target).records;
         let after_target = job.first_index() > target;
         let statement = after_target.then(|| {
             cx.table.call("rollback_to_snapshot", &format!("'{}', {}", cx.table.table, cx.id(target)))

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::decode::{DataContent, Schema, Type};
+use crate::decode::{Schema, Type};
 
 use super::{Context, Finding, Severity};
 
@@ -22,21 +22,18 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
     // (snapshot index, table schema id, dropped ids still written, current ids not written)
     let mut stale: Vec<(usize, i32, BTreeSet<i32>, BTreeSet<i32>)> = Vec::new();
+    // Over every manifest read: files keep their adding snapshot's id in every later manifest.
+    let by_adder = h.written_field_ids();
     for (i, s) in h.snapshots.iter().enumerate() {
         let (Some(schema_id), Some(_)) = (s.snapshot.schema_id, &s.flink) else { continue };
         let Some(schema) = h.metadata.schema(schema_id) else { continue };
-        let written: BTreeSet<i32> = h
-            .live_files(i)
-            .iter()
-            .filter(|f| f.file.content == DataContent::Data && f.added_snapshot_id.is_some_and(|id| s.snapshot.snapshot_id.matches_avro_long(id)))
-            .flat_map(|f| f.file.metric_field_ids.iter().copied())
-            .collect();
+        let Some(written) = by_adder.get(&(s.snapshot.snapshot_id.0 as u64 as i64)) else { continue };
         if written.is_empty() {
             continue;
         }
         let table: BTreeSet<i32> = leaves(schema).into_keys().collect();
         let extra: BTreeSet<i32> = written.difference(&table).copied().collect();
-        let missing: BTreeSet<i32> = table.difference(&written).copied().collect();
+        let missing: BTreeSet<i32> = table.difference(written).copied().collect();
         if !extra.is_empty() || !missing.is_empty() {
             stale.push((i, schema_id, extra, missing));
         }

@@ -12,6 +12,10 @@ usage:
   icescope catalog --catalog URI [--warehouse W] [options]          list namespaces and tables
 
 output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
+          --reads: print the paths read, one per line, instead of the report
+reading:  metadata.json first: every snapshot's summary totals, then the manifests of the current
+          and last snapshots and the manifest lists of a sample (tables over 200 snapshots)
+          --all-snapshots: every snapshot's manifests   --metadata-first: the sample even on small tables
 catalog:  --token T | --credential ID:SECRET [--oauth2-server-uri URI] [--scope S]
           | --sigv4 --signing-region R --signing-name N (with the AWS keys below)
 storage:  --s3-endpoint URL --s3-access-key-id K --s3-secret-access-key S [--s3-session-token T]
@@ -26,6 +30,9 @@ pub struct Args {
     pub target: Option<String>,
     pub format: String,
     pub help: bool,
+    pub all_snapshots: bool,
+    pub metadata_first: bool,
+    pub reads: bool,
     pub spark_catalog: Option<String>,
     pub table_name: Option<String>,
     pub catalog: Option<String>,
@@ -56,6 +63,9 @@ impl Args {
             match flag.as_str() {
                 "-h" | "--help" => a.help = true,
                 "--format" => a.format = value(flag)?,
+                "--all-snapshots" => a.all_snapshots = true,
+                "--metadata-first" => a.metadata_first = true,
+                "--reads" => a.reads = true,
                 "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
                 "--table-name" => a.table_name = Some(value(flag)?),
                 "--catalog" => a.catalog = Some(value(flag)?),

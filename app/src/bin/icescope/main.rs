@@ -38,12 +38,17 @@ fn run(argv: &[String]) -> Result<String, String> {
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
         "inspect" => {
-            let history = open::history(&a)?;
-            let mut table = TableRef::guess(&history, a.spark_catalog.as_deref());
+            let loader = open::history(&a)?;
+            if a.reads {
+                return Ok(loader.stats.paths.unwrap_or_default().join("\n") + "\n");
+            }
+            let history = &loader.history;
+            let mut table = TableRef::guess(history, a.spark_catalog.as_deref());
             if let Some(t) = a.table_name.clone().or_else(|| a.table.clone()) {
                 table.table = t;
             }
-            let report = inspect(&history, &table);
+            let mut report = inspect(history, &table);
+            report.load = Some(icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes));
             match a.format.as_str() {
                 "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),
                 "text" => Ok(icescope::analysis::inspect::text(&report)),

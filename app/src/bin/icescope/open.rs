@@ -2,30 +2,43 @@
 
 use std::path::Path;
 
-use icescope::model::{load_table, TableHistory};
+use futures::executor::block_on;
+use icescope::load::{load_with_stats, Loader};
+use icescope::model::ReadMode;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use icescope::source::remote::{self, RemoteFiles};
 use icescope::source::rest_catalog::{split_identifier, CatalogOptions};
+use icescope::source::transport::Ureq;
 
 use super::args::Args;
 
-pub fn history(a: &Args) -> Result<TableHistory, String> {
+pub fn history(a: &Args) -> Result<Loader, String> {
+    let mode = if a.all_snapshots {
+        ReadMode::All
+    } else if a.metadata_first {
+        ReadMode::MetadataFirst
+    } else {
+        ReadMode::Auto
+    };
+    let load = |files: &dyn Fn() -> Result<Loader, icescope::load::LoadError>| files().map_err(|e| e.to_string());
     if let Some(uri) = &a.catalog {
         let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
         let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
-        let session = remote::connect(&options(a, uri)?).map_err(|e| e.to_string())?;
-        let loaded = remote::load_table(&session, &ns, &table).map_err(|e| e.to_string())?;
+        let t = Ureq::default();
+        let session = block_on(remote::connect(&t, &options(a, uri)?)).map_err(|e| e.to_string())?;
+        let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
-        let files = RemoteFiles::from_catalog(a.s3.clone(), session, ns, table, &loaded);
-        return load_table(&files, &location).map_err(|e| e.to_string());
+        let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
+        return load(&|| load_with_stats(&files, &location, mode, a.reads));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
-        return load_table(&RemoteFiles::direct(a.s3.clone()), target).map_err(|e| e.to_string());
+        let files = RemoteFiles::direct(Ureq::default(), a.s3.clone());
+        return load(&|| load_with_stats(&files, target, mode, a.reads));
     }
     let (folder, metadata) = open_local(Path::new(target))?;
-    load_table(&folder, &metadata).map_err(|e| e.to_string())
+    load(&|| load_with_stats(&folder, &metadata, mode, a.reads))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
@@ -35,8 +48,9 @@ fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
 /// `{"namespaces": [[…]], "tables": {"a.b": [names]}}`
 pub fn catalog_listing(a: &Args) -> Result<String, String> {
     let uri = a.catalog.as_deref().ok_or("catalog needs --catalog URI")?;
-    let session = remote::connect(&options(a, uri)?).map_err(|e| e.to_string())?;
-    let listing = remote::list(&session).map_err(|e| e.to_string())?;
+    let t = Ureq::default();
+    let session = block_on(remote::connect(&t, &options(a, uri)?)).map_err(|e| e.to_string())?;
+    let listing = block_on(remote::list(&t, &session)).map_err(|e| e.to_string())?;
     if a.format == "text" {
         return Ok(listing.iter().map(|(ns, t)| format!("{}: {}\n", ns.join("."), t.join(", "))).collect());
     }

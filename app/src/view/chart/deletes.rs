@@ -4,6 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::analysis::{GrowthSeries, XAxis};
+use crate::model::Totals;
 
 use super::palette;
 use super::Stamp;
@@ -15,12 +16,12 @@ pub fn draw_deletes<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let main = super::frame(root, stamp)?;
     let xs = series.x_positions();
-    let pts: Vec<(f64, &crate::model::LiveCounts)> = series.points.iter().zip(&xs).filter_map(|(p, x)| p.counts.as_ref().map(|c| (x.x, c))).collect();
+    let pts: Vec<(f64, &Totals)> = series.points.iter().zip(&xs).map(|(p, x)| (x.x, &p.totals)).collect();
     let x_min = xs.iter().map(|x| x.x).fold(f64::INFINITY, f64::min) - 0.5;
     let x_max = xs.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max) + 0.5;
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min, x_max) };
-    let opened = |c: &crate::model::LiveCounts| c.data_files + c.position_delete_files + c.equality_delete_files + c.deletion_vectors;
-    let y_max = pts.iter().map(|(_, c)| opened(c)).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let opened = |c: &Totals| c.data_files?.checked_add(c.deletes()?);
+    let y_max = pts.iter().filter_map(|(_, c)| opened(c)).max().unwrap_or(1).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(&main)
         .caption(format!("{} — delete files and files a full scan opens", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
         .margin(14)
@@ -40,20 +41,22 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
         .label_style(("sans-serif", 13).into_font().color(&palette::INK))
         .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
         .draw()?;
-    type Count = fn(&crate::model::LiveCounts) -> u64;
+    type Count = fn(&Totals) -> Option<u64>;
     let lines: [(&str, RGBColor, Count); 4] = [
-        ("files a full scan opens (data + delete)", palette::INK, |c| c.data_files + c.position_delete_files + c.equality_delete_files + c.deletion_vectors),
+        ("files a full scan opens (data + delete)", palette::INK, |c| c.data_files?.checked_add(c.deletes()?)),
         ("position-delete files", palette::POSITION_DELETES, |c| c.position_delete_files),
         ("equality-delete files", palette::EQUALITY_DELETES, |c| c.equality_delete_files),
         ("deletion vectors", palette::DELETION_VECTORS, |c| c.deletion_vectors),
     ];
+    let few = pts.len() <= 400;
     for (name, colour, f) in lines {
-        let line: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, f(c) as f64)).collect();
+        let line: Vec<(f64, f64)> = pts.iter().filter_map(|(x, c)| f(c).map(|v| (*x, v as f64))).collect();
         chart
             .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))?
             .label(name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
-        chart.draw_series(line.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
+        let dots = pts.iter().filter(|(_, c)| few || super::growth::is_counted(c)).filter_map(|(x, c)| f(c).map(|v| (*x, v as f64)));
+        chart.draw_series(dots.map(|p| Circle::new(p, 2, colour.filled())))?;
     }
     super::draw_legend(chart.configure_series_labels())?;
     root.present()?;

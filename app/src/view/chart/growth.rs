@@ -5,11 +5,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::analysis::{GrowthSeries, XAxis};
+use crate::model::{CountSource, Totals};
 
 use super::palette::{self, job_band};
 use super::Stamp;
 
-type Count = fn(&crate::model::LiveCounts) -> u64;
+type Count = fn(&Totals) -> Option<u64>;
 
 const SERIES: [(&str, RGBColor, Count); 5] = [
     ("manifests", palette::MANIFESTS, |c| c.manifests),
@@ -18,6 +19,29 @@ const SERIES: [(&str, RGBColor, Count); 5] = [
     ("equality-delete files", palette::EQUALITY_DELETES, |c| c.equality_delete_files),
     ("deletion vectors", palette::DELETION_VECTORS, |c| c.deletion_vectors),
 ];
+
+/// Above this many snapshots, dots mark only the snapshots whose files were counted.
+const DOTS_UP_TO: usize = 400;
+
+/// True where the numbers were counted from files rather than taken from the summary.
+pub(crate) fn is_counted(t: &Totals) -> bool {
+    t.source.is_some_and(|s| s >= CountSource::ManifestList)
+}
+
+/// "lines: snapshot summaries of 17,280 snapshots · dots: counted from files for 54": what a chart drew.
+pub fn sources_note(series: &GrowthSeries) -> Option<String> {
+    let s = series.sources();
+    if s.len() < 2 && s.first().is_none_or(|(src, _)| *src == Some(CountSource::Manifests)) {
+        return None;
+    }
+    let part = |(src, n): &(Option<CountSource>, usize)| match src {
+        Some(CountSource::Manifests) => format!("{n} counted from manifests"),
+        Some(CountSource::ManifestList) => format!("{n} from manifest lists"),
+        Some(CountSource::Summary) => format!("{n} from snapshot summaries"),
+        None => format!("{n} unknown"),
+    };
+    Some(format!("snapshots: {} (dots: counted from files)", s.iter().map(part).collect::<Vec<_>>().join(" · ")))
+}
 
 /// Draws the chart and returns how many x positions it drew.
 pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
@@ -40,13 +64,13 @@ fn draw<DB: DrawingBackend>(
     };
 
     let xs = series.x_positions();
-    let known: Vec<(f64, &crate::model::LiveCounts)> =
-        series.points.iter().zip(&xs).filter_map(|(p, x)| p.counts.as_ref().map(|c| (x.x, c))).collect();
+    let known: Vec<(f64, &Totals)> = series.points.iter().zip(&xs).map(|(p, x)| (x.x, &p.totals)).collect();
     let x_min = xs.iter().map(|x| x.x).fold(f64::INFINITY, f64::min);
     let x_max = xs.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max);
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min - 0.5, x_max + 0.5) };
-    let y_max = known.iter().flat_map(|(_, c)| SERIES.iter().map(move |(_, _, f)| f(c))).max().unwrap_or(1).max(1) as f64 * 1.1;
-    let r_max = known.iter().map(|(_, c)| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let y_max = known.iter().flat_map(|(_, c)| SERIES.iter().filter_map(move |(_, _, f)| f(c))).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let r_max = known.iter().filter_map(|(_, c)| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let all_dots = series.points.len() <= DOTS_UP_TO;
 
     let x_desc = match series.axis {
         XAxis::CheckpointId => "Flink checkpoint id (flink.max-committed-checkpoint-id)",
@@ -105,7 +129,7 @@ fn draw<DB: DrawingBackend>(
         )))?;
     }
     for (name, colour, count) in SERIES {
-        if known.iter().all(|(_, c)| count(c) == 0) && name != "manifests" && name != "data files" {
+        if known.iter().all(|(_, c)| count(c).unwrap_or(0) == 0) && name != "manifests" && name != "data files" {
             continue;
         }
         let runs = runs_of_known(series, &xs, count);
@@ -114,7 +138,13 @@ fn draw<DB: DrawingBackend>(
             if i == 0 {
                 line.label(name).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
             }
-            chart.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+            if all_dots {
+                chart.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+            }
+        }
+        if !all_dots {
+            let dots = series.points.iter().zip(&xs).filter(|(p, _)| is_counted(&p.totals)).filter_map(|(p, x)| count(&p.totals).map(|v| (x.x, v as f64)));
+            chart.draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))?;
         }
     }
     for (i, run) in runs_of_known(series, &xs, |c| c.records).into_iter().enumerate() {
@@ -125,6 +155,10 @@ fn draw<DB: DrawingBackend>(
     }
 
     super::draw_legend(chart.configure_series_labels())?;
+    if let Some(note) = sources_note(series) {
+        let (w, _) = main.dim_in_pixel();
+        main.draw(&Text::new(note, (w as i32 - 560, 40), ("sans-serif", 12).into_font().color(&palette::FAINT)))?;
+    }
     if let Some(strip) = strip {
         draw_metadata_strip(&strip, series, &xs, (x_min, x_max))?;
     }
@@ -176,8 +210,8 @@ fn runs_of_known(series: &GrowthSeries, xs: &[crate::analysis::XPosition], count
             runs.push(Vec::new());
         }
         last_x = x.x;
-        match &p.counts {
-            Some(c) => runs.last_mut().map(|r| r.push((x.x, count(c) as f64))).unwrap_or(()),
+        match count(&p.totals) {
+            Some(v) => runs.last_mut().map(|r| r.push((x.x, v as f64))).unwrap_or(()),
             None => runs.push(Vec::new()),
         }
     }

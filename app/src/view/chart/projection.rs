@@ -7,19 +7,19 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::analysis::findings::thousands;
 use crate::analysis::projection::Projection;
-use crate::model::LiveCounts;
+use crate::model::Totals;
 
 use super::palette;
 use super::Stamp;
 
 /// (label, now, in a day)
-fn rows(p: &Projection, now: &LiveCounts, snapshots: usize) -> Vec<(&'static str, f64, f64)> {
+fn rows(p: &Projection, now: &Totals, snapshots: usize) -> Vec<(&'static str, f64, f64)> {
     let d = &p.per_day;
-    let deletes = (now.position_delete_files + now.equality_delete_files + now.deletion_vectors) as f64;
+    let deletes = now.deletes().unwrap_or(0) as f64;
     let mut r = vec![
         ("snapshots", snapshots as f64, snapshots as f64 + d.snapshots),
-        ("manifests", now.manifests as f64, now.manifests as f64 + d.manifests.max(0.0)),
-        ("data files", now.data_files as f64, now.data_files as f64 + d.data_files.max(0.0)),
+        ("manifests", now.manifests.unwrap_or(0) as f64, now.manifests.unwrap_or(0) as f64 + d.manifests.max(0.0)),
+        ("data files", now.data_files.unwrap_or(0) as f64, now.data_files.unwrap_or(0) as f64 + d.data_files.max(0.0)),
         ("delete files", deletes, deletes + d.delete_files.max(0.0)),
     ];
     if let (Some(n), Some(a)) = (p.metadata_json_bytes_now, p.metadata_json_bytes_in_a_day) {
@@ -31,7 +31,7 @@ fn rows(p: &Projection, now: &LiveCounts, snapshots: usize) -> Vec<(&'static str
 pub fn draw_projection<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     projection: Option<&Projection>,
-    now: Option<&LiveCounts>,
+    now: Option<&Totals>,
     snapshots: usize,
     stamp: &Stamp,
 ) -> super::Drawn {
@@ -41,7 +41,7 @@ pub fn draw_projection<DB: DrawingBackend>(
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     projection: Option<&Projection>,
-    now: Option<&LiveCounts>,
+    now: Option<&Totals>,
     snapshots: usize,
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {

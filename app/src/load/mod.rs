@@ -1,0 +1,139 @@
+//! Loading: drives source → decode → model, for the CLI and the browser alike. The bytes come
+//! from any `Fetch` (the transport is passed in); the model never sees where they came from.
+//! Imports source, decode and model; imported only by the CLI and the view.
+
+use std::fmt;
+
+use futures::stream::{self, StreamExt};
+
+use crate::decode::DecodeError;
+use crate::model::{Need, ReadMode, TableHistory};
+use crate::source::{Fetch, SourceError};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    Source(SourceError),
+    Decode(DecodeError),
+    /// No metadata file among the files given.
+    NoMetadata(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Source(e) => e.fmt(f),
+            LoadError::Decode(e) => e.fmt(f),
+            LoadError::NoMetadata(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<SourceError> for LoadError {
+    fn from(e: SourceError) -> Self {
+        LoadError::Source(e)
+    }
+}
+
+impl From<DecodeError> for LoadError {
+    fn from(e: DecodeError) -> Self {
+        LoadError::Decode(e)
+    }
+}
+
+/// What was read, for progress bars, the report's `load` section and the benchmark's floor.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadStats {
+    pub files: usize,
+    pub bytes: u64,
+    pub failed: usize,
+    /// Every path read, in order, when asked for (`icescope inspect --reads`).
+    pub paths: Option<Vec<String>>,
+}
+
+pub struct Loader {
+    pub history: TableHistory,
+    pub stats: ReadStats,
+}
+
+/// Concurrent requests: enough to hide latency, few enough for a browser's per-host limit.
+pub const PARALLEL: usize = 6;
+
+impl Loader {
+    /// Reads and decodes the metadata file: from here on every summary series is known.
+    pub async fn open<F: Fetch>(files: &F, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
+        let bytes = files.fetch(metadata_path).await?;
+        let mut history = TableHistory::new(metadata_path, crate::decode::TableMetadata::from_bytes(metadata_path, &bytes)?);
+        history.record_metadata_sizes(bytes.len() as u64, |r| files.size_hint(r));
+        let stats = ReadStats { files: 1, bytes: bytes.len() as u64, failed: 0, paths: record_paths.then(|| vec![metadata_path.to_string()]) };
+        Ok(Loader { history, stats })
+    }
+
+    /// Reads one batch of the files the plan still needs, `parallel` at a time, decoding each as it
+    /// arrives. Returns the number read; 0 when the plan is complete.
+    pub async fn step<F: Fetch>(&mut self, files: &F, parallel: usize) -> usize {
+        let needs = self.history.next_needs(parallel.max(1) * 4);
+        let n = needs.len();
+        let mut arriving = stream::iter(needs)
+            .map(|need| async move {
+                let bytes = files.fetch(need.path()).await;
+                (need, bytes)
+            })
+            .buffer_unordered(parallel.max(1));
+        while let Some((need, bytes)) = arriving.next().await {
+            self.deliver(&need, bytes);
+        }
+        n
+    }
+
+    fn deliver(&mut self, need: &Need, bytes: Result<Vec<u8>, SourceError>) {
+        match &bytes {
+            Ok(b) => {
+                self.stats.files += 1;
+                self.stats.bytes = self.stats.bytes.saturating_add(b.len() as u64);
+                if let Some(p) = &mut self.stats.paths {
+                    p.push(need.path().to_string());
+                }
+            }
+            Err(_) => self.stats.failed += 1,
+        }
+        let bytes = bytes.map_err(|e| e.to_string());
+        match need {
+            Need::ManifestList { path } => self.history.deliver_list(path, bytes),
+            Need::Manifest { path, .. } => self.history.deliver_manifest(path, bytes),
+        }
+    }
+
+    /// Reads until the plan is complete.
+    pub async fn run<F: Fetch>(&mut self, files: &F, parallel: usize) {
+        while self.step(files, parallel).await > 0 {}
+    }
+}
+
+/// The table's current metadata file among the files a source lists: the one `version-hint.text`
+/// names, else the highest version.
+pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<String> {
+    let index = files.listing()?;
+    let (dir, candidates) = crate::source::metadata_pick::candidates(index)?;
+    let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
+    let hint = if index.paths().iter().any(|p| *p == hint_path) { files.fetch(&hint_path).await.ok() } else { None };
+    crate::source::metadata_pick::choose(&candidates, hint.as_deref())
+}
+
+/// Reads a table synchronously (the CLI and native tests): metadata, then what `mode` asks for.
+/// Only the metadata file itself is fatal; every other unreadable file becomes a gap.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_table<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode) -> Result<TableHistory, LoadError> {
+    load_with_stats(files, metadata_path, mode, false).map(|l| l.history)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_with_stats<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode, record_paths: bool) -> Result<Loader, LoadError> {
+    futures::executor::block_on(async {
+        let mut loader = Loader::open(files, metadata_path, record_paths).await?;
+        loader.history.plan(mode);
+        loader.run(files, 1).await;
+        Ok(loader)
+    })
+}

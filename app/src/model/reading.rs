@@ -1,0 +1,447 @@
+//! Which manifest lists and manifests to read, in what order, and what to keep of them.
+//!
+//! metadata.json alone gives every snapshot's summary totals. Lists and manifests are then read
+//! only where they add something: the snapshots shown in detail (current, selected, the last few)
+//! in full; a bounded sample across the history, and snapshots whose summaries lack totals, by
+//! their list's counts; everything when the user asks for the full history (or the table is
+//! small). Each file is decoded once; a list's rows are dropped once its snapshots are counted.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use crate::decode::{Manifest, ManifestContent, ManifestFile, ManifestList};
+
+use super::history::{count_list, inline_list_path, list_totals, Gap, ListSlot, ManifestDigest, ManifestSlot, TableHistory, Want};
+
+/// How much of the history to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// Everything for small tables, metadata first for large ones.
+    Auto,
+    /// Summaries, plus the detail snapshots and a sample.
+    MetadataFirst,
+    /// Every snapshot's manifests (`--all-snapshots`).
+    All,
+}
+
+/// Up to this many snapshots, Auto reads everything: it costs less than explaining a sample.
+pub const AUTO_ALL_UP_TO: usize = 200;
+/// Snapshots read by their lists across a long history, evenly spaced.
+pub const SAMPLE: usize = 48;
+/// The last snapshots kept whole, for the partition timeline.
+pub const DETAIL_TAIL: usize = 5;
+/// Lists decoded but not yet counted, at most: bounds memory when every snapshot is read.
+const MAX_OPEN_LISTS: usize = 16;
+
+/// A file the history still needs, by the path the metadata wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Need {
+    ManifestList { path: String },
+    Manifest { path: String, expected_bytes: Option<u64> },
+}
+
+impl Need {
+    pub fn path(&self) -> &str {
+        match self {
+            Need::ManifestList { path } | Need::Manifest { path, .. } => path,
+        }
+    }
+}
+
+/// Why a snapshot was read beyond its summary: shown beside its numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadReason {
+    Current,
+    Selected,
+    Recent,
+    Sample,
+    NoSummaryTotals,
+    AllSnapshots,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReadState {
+    hi: VecDeque<Need>,
+    lo: VecDeque<Need>,
+    queued: std::collections::HashSet<String>,
+    /// Manifests not yet settled → the lists waiting for them.
+    waiting: HashMap<String, Vec<String>>,
+    /// Lists loaded whose manifests are not all settled → how many are missing.
+    open: HashMap<String, usize>,
+    /// Manifests whose entries a detail snapshot needs though only their digest was kept.
+    refetch: std::collections::HashSet<String>,
+    pub(crate) reasons: HashMap<usize, ReadReason>,
+    pub(crate) mode: Option<ReadMode>,
+    pub(crate) files_queued: usize,
+    pub(crate) files_done: usize,
+    pub(crate) expected_bytes: u64,
+}
+
+impl TableHistory {
+    /// Why each snapshot read beyond its summary was read.
+    pub fn read_reason(&self, index: usize) -> Option<ReadReason> {
+        self.reading.reasons.get(&index).copied()
+    }
+
+    /// The mode the current plan follows (Auto resolved).
+    pub fn read_mode(&self) -> Option<ReadMode> {
+        self.reading.mode
+    }
+
+    /// (files settled, files queued so far, bytes expected from manifest lengths).
+    pub fn progress(&self) -> (usize, usize, u64) {
+        (self.reading.files_done, self.reading.files_queued, self.reading.expected_bytes)
+    }
+
+    /// Chooses what to read. May be called again: to widen a plan, or after `select`.
+    pub fn plan(&mut self, mode: ReadMode) {
+        let n = self.snapshots.len();
+        let mode = match mode {
+            ReadMode::Auto if n <= AUTO_ALL_UP_TO => ReadMode::All,
+            ReadMode::Auto => ReadMode::MetadataFirst,
+            m => m,
+        };
+        if self.reading.mode == Some(ReadMode::All) && mode == ReadMode::MetadataFirst {
+            return; // never narrow
+        }
+        self.reading.mode = Some(mode);
+        let mut wants: Vec<(usize, Want, bool, ReadReason)> = Vec::new();
+        if let Some(cur) = self.current_index() {
+            wants.push((cur, Want::Manifests, true, ReadReason::Current));
+        }
+        for i in n.saturating_sub(DETAIL_TAIL)..n {
+            wants.push((i, Want::Manifests, true, ReadReason::Recent));
+        }
+        match mode {
+            ReadMode::All => wants.extend((0..n).map(|i| (i, Want::Manifests, false, ReadReason::AllSnapshots))),
+            _ => {
+                if n > 0 {
+                    let k = SAMPLE.min(n);
+                    // Evenly spaced, first and last included.
+                    let step = |j: usize| if k <= 1 { n - 1 } else { j * (n - 1) / (k - 1) };
+                    wants.extend((0..k).map(|j| (step(j), Want::List, false, ReadReason::Sample)));
+                }
+                for (i, s) in self.snapshots.iter().enumerate() {
+                    if !s.summary.has_core() {
+                        wants.push((i, Want::List, false, ReadReason::NoSummaryTotals));
+                    }
+                }
+            }
+        }
+        for (i, want, detail, reason) in wants {
+            self.want(i, want, detail, reason);
+        }
+    }
+
+    /// Shows snapshot `index` in detail: its list and manifests are read and kept whole.
+    pub fn select(&mut self, index: usize) {
+        self.want(index, Want::Manifests, true, ReadReason::Selected);
+    }
+
+    fn want(&mut self, i: usize, want: Want, detail: bool, reason: ReadReason) {
+        let Some(s) = self.snapshots.get_mut(i) else { return };
+        let newly = want > s.want || (detail && !s.detail);
+        s.want = s.want.max(want);
+        s.detail |= detail;
+        self.reading.reasons.entry(i).or_insert(reason);
+        if !newly {
+            return;
+        }
+        let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(i));
+        let is_detail = s.detail;
+        match self.lists.get(&path).cloned() {
+            None => {
+                if s.snapshot.manifest_list.is_none() {
+                    let list = inline_list(&s.snapshot.manifests);
+                    self.deliver_list_decoded(&path, Ok(list));
+                } else {
+                    self.lists.insert(path.clone(), ListSlot::Pending);
+                    self.enqueue(Need::ManifestList { path }, is_detail);
+                }
+            }
+            Some(ListSlot::Pending) => {
+                if is_detail {
+                    self.promote(&path);
+                }
+            }
+            Some(ListSlot::Loaded(list)) => self.want_manifests(&path, &list),
+            // Counted already; its rows are needed again (a new detail snapshot): read it again.
+            Some(ListSlot::Released) => {
+                self.lists.insert(path.clone(), ListSlot::Pending);
+                self.reading.queued.remove(&format!("0\u{0}{path}"));
+                self.enqueue(Need::ManifestList { path }, is_detail);
+            }
+            Some(ListSlot::Unavailable(_)) => {}
+        }
+    }
+
+    fn enqueue(&mut self, need: Need, hi: bool) {
+        let key = format!("{}\u{0}{}", matches!(need, Need::Manifest { .. }) as u8, need.path());
+        if !self.reading.queued.insert(key) {
+            return;
+        }
+        self.reading.files_queued += 1;
+        if let Need::Manifest { expected_bytes: Some(b), .. } = &need {
+            self.reading.expected_bytes = self.reading.expected_bytes.saturating_add(*b);
+        }
+        if hi {
+            self.reading.hi.push_back(need);
+        } else if matches!(need, Need::Manifest { .. }) {
+            // Right after the list that named it: a list's rows are dropped once it is counted.
+            self.reading.lo.push_front(need);
+        } else {
+            self.reading.lo.push_back(need);
+        }
+    }
+
+    fn promote(&mut self, path: &str) {
+        if let Some(pos) = self.reading.lo.iter().position(|n| n.path() == path) {
+            if let Some(n) = self.reading.lo.remove(pos) {
+                self.reading.hi.push_back(n);
+            }
+        }
+    }
+
+    /// Up to `max` files to read next: detail files first, then the rest in commit order, never
+    /// opening more lists than can be counted soon.
+    pub fn next_needs(&mut self, max: usize) -> Vec<Need> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            if let Some(n) = self.reading.hi.pop_front() {
+                out.push(n);
+                continue;
+            }
+            let front_is_list = matches!(self.reading.lo.front(), Some(Need::ManifestList { .. }));
+            if front_is_list && self.reading.open.len() >= MAX_OPEN_LISTS && !out.is_empty() {
+                break;
+            }
+            match self.reading.lo.pop_front() {
+                Some(n) => out.push(n),
+                None => break,
+            }
+        }
+        out
+    }
+
+    pub fn is_settled(&self) -> bool {
+        self.reading.hi.is_empty() && self.reading.lo.is_empty()
+    }
+
+    /// Hands over a list's bytes (or why they could not be had); decoding happens here.
+    pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
+        let decoded = bytes.and_then(|b| ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| e.to_string()));
+        self.reading.files_done += 1;
+        self.deliver_list_decoded(path, decoded);
+    }
+
+    fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, String>) {
+        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let list = match decoded {
+            Ok(l) => Arc::new(l),
+            Err(message) => {
+                self.lists.insert(path.to_string(), ListSlot::Unavailable(Gap { file: path.to_string(), message, snapshot_ids: Vec::new() }));
+                return;
+            }
+        };
+        let totals = list_totals(&list);
+        for &i in &users {
+            self.snapshots[i].listed = totals.clone();
+            // v1 lists may lack the counts: then only the manifests can say.
+            if totals.is_none() && self.snapshots[i].want == Want::List {
+                self.snapshots[i].want = Want::Manifests;
+            }
+        }
+        self.lists.insert(path.to_string(), ListSlot::Loaded(list.clone()));
+        self.want_manifests(path, &list);
+        self.refresh_kinds();
+    }
+
+    /// Queues the manifests a loaded list names, if any of its snapshots wants them.
+    fn want_manifests(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
+        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let want = users.iter().map(|&i| self.snapshots[i].want).max().unwrap_or(Want::Summary);
+        let detail = users.iter().any(|&i| self.snapshots[i].detail);
+        if want < Want::Manifests {
+            self.release_if_done(path);
+            return;
+        }
+        let mut missing = 0usize;
+        for m in list.iter() {
+            let p = &m.manifest_path;
+            match self.manifests.get_mut(p) {
+                None => {
+                    self.manifests.insert(p.clone(), ManifestSlot::Pending);
+                    let expected = u64::try_from(m.manifest_length).ok().filter(|&b| b > 0);
+                    self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected }, detail);
+                    self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
+                    missing += 1;
+                }
+                Some(ManifestSlot::Pending) => {
+                    if detail {
+                        self.promote(p);
+                    }
+                    self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
+                    missing += 1;
+                }
+                Some(ManifestSlot::Unavailable(_, lists)) => {
+                    if !lists.iter().any(|l| l == path) {
+                        lists.push(path.to_string());
+                    }
+                }
+                Some(ManifestSlot::Loaded { manifest: None, .. }) if detail => {
+                    // Only its digest was kept; the detail view needs its files.
+                    if self.reading.refetch.insert(p.clone()) {
+                        self.reading.queued.remove(&format!("1\u{0}{p}"));
+                        self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: None }, true);
+                    }
+                }
+                Some(ManifestSlot::Loaded { .. }) => {}
+            }
+        }
+        if missing > 0 {
+            self.reading.open.insert(path.to_string(), missing);
+        } else {
+            self.count(path, list);
+        }
+    }
+
+    /// Hands over a manifest's bytes; its digest is kept, and its entries if a detail snapshot needs them.
+    pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
+        self.reading.files_done += 1;
+        let decoded = bytes.and_then(|b| Manifest::from_bytes(path, &b).map_err(|e| e.to_string()));
+        let inherited = self.adder_of(path);
+        let slot = match decoded.and_then(|m| ManifestDigest::of(&m, inherited).map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
+            Ok((m, digest)) => {
+                let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
+                ManifestSlot::Loaded { digest: Arc::new(digest), manifest: keep.then(|| Arc::new(m)) }
+            }
+            Err(message) => {
+                let users = self.reading.waiting.get(path).cloned().unwrap_or_default();
+                ManifestSlot::Unavailable(Gap { file: path.to_string(), message, snapshot_ids: Vec::new() }, users)
+            }
+        };
+        self.manifests.insert(path.to_string(), slot);
+        for list in self.reading.waiting.remove(path).unwrap_or_default() {
+            let Some(left) = self.reading.open.get_mut(&list) else { continue };
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                self.reading.open.remove(&list);
+                if let Some(ListSlot::Loaded(l)) = self.lists.get(&list).cloned() {
+                    self.count(&list, &l);
+                }
+            }
+        }
+    }
+
+    /// The snapshot that added a manifest, from any loaded list naming it (for entries that inherit it).
+    fn adder_of(&self, manifest: &str) -> Option<i64> {
+        let lists = self.reading.waiting.get(manifest)?;
+        lists.iter().find_map(|l| match self.lists.get(l) {
+            Some(ListSlot::Loaded(list)) => list.iter().find(|m| m.manifest_path == manifest).and_then(|m| m.added_snapshot_id),
+            _ => None,
+        })
+    }
+
+    fn needed_in_detail(&self, manifest: &str) -> bool {
+        self.reading.waiting.get(manifest).is_some_and(|lists| {
+            lists.iter().any(|l| self.by_list.get(l).is_some_and(|users| users.iter().any(|&i| self.snapshots[i].detail)))
+        })
+    }
+
+    fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
+        let counts = count_list(list, &self.manifests);
+        for &i in self.by_list.get(path).cloned().unwrap_or_default().iter() {
+            self.snapshots[i].counted = counts.clone();
+        }
+        self.refresh_kinds();
+        self.release_if_done(path);
+    }
+
+    /// Drops a list's rows once no snapshot shown in detail needs them.
+    fn release_if_done(&mut self, path: &str) {
+        let users = self.by_list.get(path).map(|v| v.as_slice()).unwrap_or(&[]);
+        if users.iter().any(|&i| self.snapshots[i].detail) || self.reading.open.contains_key(path) {
+            return;
+        }
+        if let Some(slot) = self.lists.get_mut(path) {
+            if matches!(slot, ListSlot::Loaded(_)) {
+                *slot = ListSlot::Released;
+            }
+        }
+    }
+
+    /// Sizes of the current metadata file and of every metadata-log file that can be found,
+    /// oldest first: the metadata.json growth series.
+    pub fn record_metadata_sizes(&mut self, current_bytes: u64, size_of: impl Fn(&str) -> Option<u64>) {
+        let mut sizes: Vec<super::MetadataSize> = self
+            .metadata
+            .metadata_log
+            .iter()
+            .filter_map(|e| size_of(&e.metadata_file).map(|bytes| super::MetadataSize { file: e.metadata_file.clone(), timestamp_ms: e.timestamp_ms, bytes }))
+            .collect();
+        sizes.push(super::MetadataSize { file: self.metadata_file.clone(), timestamp_ms: self.metadata.last_updated_ms, bytes: current_bytes });
+        sizes.sort_by_key(|s| s.timestamp_ms);
+        self.metadata_sizes = sizes;
+    }
+
+    /// What reading every snapshot would still cost: (files, bytes, whether the bytes are exact).
+    /// Lists are sized by `size_of` where known; unknown ones, and manifests not yet named by any
+    /// list read, are estimated from the ones read so far and the summaries' manifest counts.
+    pub fn estimate_all(&self, size_of: impl Fn(&str) -> Option<u64>) -> (u64, u64, bool) {
+        let mut exact = true;
+        let (mut files, mut bytes) = (0u64, 0u64);
+        let read_manifest_bytes: Vec<u64> = self
+            .lists
+            .values()
+            .filter_map(|l| if let ListSlot::Loaded(l) = l { Some(l) } else { None })
+            .flat_map(|l| l.iter().map(|m| m.manifest_length.max(0) as u64))
+            .collect();
+        let avg_manifest = if read_manifest_bytes.is_empty() { 8_192 } else { read_manifest_bytes.iter().sum::<u64>() / read_manifest_bytes.len() as u64 };
+        let mut seen = std::collections::HashSet::new();
+        for (i, s) in self.snapshots.iter().enumerate() {
+            let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(i));
+            if !seen.insert(path.clone()) || matches!(self.lists.get(&path), Some(ListSlot::Loaded(_)) | Some(ListSlot::Unavailable(_))) {
+                continue;
+            }
+            if s.counted.is_some() {
+                continue;
+            }
+            files += 1;
+            let entries = s.summary.manifests.or(s.listed.as_ref().and_then(|l| l.manifests)).unwrap_or(1);
+            bytes = bytes.saturating_add(size_of(&path).unwrap_or_else(|| {
+                exact = false;
+                entries.saturating_mul(100)
+            }));
+            // Manifests this commit created: each is read once.
+            let created = s.snapshot.summary_i64("manifests-created").and_then(|c| u64::try_from(c).ok()).unwrap_or(1);
+            files = files.saturating_add(created);
+            bytes = bytes.saturating_add(created.saturating_mul(avg_manifest));
+            exact = false;
+        }
+        (files, bytes, exact)
+    }
+}
+
+/// v1 snapshots may list their manifests inline rather than in a manifest list.
+fn inline_list(paths: &[String]) -> Vec<ManifestFile> {
+    paths
+        .iter()
+        .map(|p| ManifestFile {
+            manifest_path: p.clone(),
+            manifest_length: 0,
+            partition_spec_id: 0,
+            content: ManifestContent::Data,
+            sequence_number: 0,
+            min_sequence_number: 0,
+            added_snapshot_id: None,
+            added_files_count: None,
+            existing_files_count: None,
+            deleted_files_count: None,
+            added_rows_count: None,
+            existing_rows_count: None,
+            deleted_rows_count: None,
+            first_row_id: None,
+        })
+        .collect()
+}

@@ -1,0 +1,152 @@
+//! What a snapshot holds, from the best source read so far: its manifests (exact, per kind), its
+//! manifest list's counts (exact, delete kinds not split), or the totals its writer put in the
+//! snapshot summary (stated, not checked). Numbers from files are checked: an overflow is unknown.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Where a snapshot's numbers come from, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountSource {
+    /// The writer's `total-*` summary keys in metadata.json.
+    Summary,
+    /// The added/existing counts of the manifest list's rows.
+    ManifestList,
+    /// The live entries of every manifest, counted.
+    Manifests,
+}
+
+impl CountSource {
+    pub fn label(self) -> &'static str {
+        match self {
+            CountSource::Summary => "snapshot summary",
+            CountSource::ManifestList => "manifest list",
+            CountSource::Manifests => "manifests",
+        }
+    }
+}
+
+/// A snapshot's live contents. Every field is None where its source does not state it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub manifests: Option<u64>,
+    pub manifest_bytes: Option<u64>,
+    pub data_files: Option<u64>,
+    /// Delete files of every kind, deletion vectors included (as Iceberg's `total-delete-files`).
+    pub delete_files: Option<u64>,
+    pub position_delete_files: Option<u64>,
+    pub equality_delete_files: Option<u64>,
+    pub deletion_vectors: Option<u64>,
+    pub records: Option<u64>,
+    /// Rows the live position deletes and deletion vectors remove.
+    pub position_deletes: Option<u64>,
+    pub equality_deletes: Option<u64>,
+    pub files_size: Option<u64>,
+    pub source: Option<CountSource>,
+}
+
+fn key(summary: &BTreeMap<String, String>, k: &str) -> Option<u64> {
+    summary.get(k).and_then(|v| v.trim().parse::<u64>().ok())
+}
+
+/// Per-commit changes to the delete kinds, as Iceberg's SnapshotSummary writes them (a missing
+/// key means zero: the writer only sets non-zero ones).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct KindDelta {
+    pub pos: (u64, u64),
+    pub eq: (u64, u64),
+    pub dv: (u64, u64),
+}
+
+impl KindDelta {
+    pub(crate) fn of(summary: &BTreeMap<String, String>) -> KindDelta {
+        let g = |k: &str| key(summary, k).unwrap_or(0);
+        KindDelta {
+            pos: (g("added-position-delete-files"), g("removed-position-delete-files")),
+            eq: (g("added-equality-delete-files"), g("removed-equality-delete-files")),
+            dv: (g("added-dvs"), g("removed-dvs")),
+        }
+    }
+}
+
+impl Totals {
+    /// The totals a writer stated. Manifests = created + kept, where the writer records both.
+    pub fn from_summary(summary: &BTreeMap<String, String>) -> Totals {
+        let manifests = match (key(summary, "manifests-created"), key(summary, "manifests-kept")) {
+            (Some(c), Some(k)) => c.checked_add(k),
+            _ => None,
+        };
+        let t = Totals {
+            manifests,
+            manifest_bytes: None,
+            data_files: key(summary, "total-data-files"),
+            delete_files: key(summary, "total-delete-files"),
+            position_delete_files: None,
+            equality_delete_files: None,
+            deletion_vectors: None,
+            records: key(summary, "total-records"),
+            position_deletes: key(summary, "total-position-deletes"),
+            equality_deletes: key(summary, "total-equality-deletes"),
+            files_size: key(summary, "total-files-size"),
+            source: None,
+        };
+        let stated = t.data_files.is_some() || t.records.is_some() || t.delete_files.is_some();
+        Totals { source: stated.then_some(CountSource::Summary), ..t }
+    }
+
+    /// True when the summary states what the growth chart draws: data files, deletes and records.
+    pub fn has_core(&self) -> bool {
+        self.data_files.is_some() && self.delete_files.is_some() && self.records.is_some()
+    }
+
+    /// Delete files a full scan opens beside the data files; deletion vectors count once each here
+    /// (see the delete-debt finding for the Puffin files they share).
+    pub fn deletes(&self) -> Option<u64> {
+        self.delete_files.or_else(|| {
+            self.position_delete_files?.checked_add(self.equality_delete_files?)?.checked_add(self.deletion_vectors?)
+        })
+    }
+
+    /// Fields of `self` left unknown are taken from `weaker`, which never overrides.
+    pub fn or(mut self, weaker: &Totals) -> Totals {
+        macro_rules! fill {
+            ($($f:ident),*) => { $( if self.$f.is_none() { self.$f = weaker.$f; } )* };
+        }
+        fill!(manifests, manifest_bytes, data_files, delete_files, position_delete_files, equality_delete_files, deletion_vectors, records, position_deletes, equality_deletes, files_size);
+        if self.source.is_none() {
+            self.source = weaker.source;
+        }
+        self
+    }
+}
+
+/// A stated total that the files read contradict: a writer bug or a damaged file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Disagreement {
+    pub snapshot_index: usize,
+    pub field: &'static str,
+    pub summary: u64,
+    pub counted: u64,
+    pub counted_from: CountSource,
+}
+
+/// Compares what the summary states with what was counted, field by field.
+pub fn disagreements(index: usize, summary: &Totals, counted: &Totals) -> Vec<Disagreement> {
+    let Some(from) = counted.source else { return Vec::new() };
+    let pairs: [(&'static str, Option<u64>, Option<u64>); 5] = [
+        ("manifests", summary.manifests, counted.manifests),
+        ("data_files", summary.data_files, counted.data_files),
+        ("delete_files", summary.delete_files, counted.delete_files),
+        ("records", summary.records, counted.records),
+        ("position_deletes", summary.position_deletes, counted.position_deletes),
+    ];
+    pairs
+        .into_iter()
+        .filter_map(|(field, s, c)| match (s, c) {
+            (Some(s), Some(c)) if s != c => Some(Disagreement { snapshot_index: index, field, summary: s, counted: c, counted_from: from }),
+            _ => None,
+        })
+        .collect()
+}

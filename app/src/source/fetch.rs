@@ -1,0 +1,32 @@
+//! The one way the loader reads bytes, whatever holds them: a local folder, files dropped in the
+//! browser, the app's own server, an object store or a catalog's storage. Async so that the browser
+//! never blocks; the CLI drives it with a blocking executor.
+
+use super::files::{FileSet, SourceError};
+use super::resolve::PathIndex;
+
+#[allow(async_fn_in_trait)] // used with concrete types only; no Send bound wanted in the browser
+pub trait Fetch {
+    /// The bytes of the file a metadata reference (`s3://…`, `file:///…`, relative) names.
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError>;
+    /// Its size before reading it, where the source knows it.
+    fn size_hint(&self, reference: &str) -> Option<u64>;
+    /// The files this source can list (a folder, dropped files, an example's index).
+    fn listing(&self) -> Option<&PathIndex> {
+        None
+    }
+}
+
+impl<T: FileSet> Fetch for T {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        self.read_reference(reference).map(|(_, b)| b)
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.size_of(self.index().resolve(reference)?)
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        Some(self.index())
+    }
+}
