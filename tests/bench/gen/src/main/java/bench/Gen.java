@@ -423,6 +423,15 @@ public final class Gen {
   }
 
   DeleteFile writeEqDeletes(int day, List<Long> keys) {
+    long t0 = System.nanoTime();
+    try {
+      return writeEqDeletes0(day, keys);
+    } finally {
+      writeNanos += System.nanoTime() - t0;
+    }
+  }
+
+  DeleteFile writeEqDeletes0(int day, List<Long> keys) {
     GenericRecord part = partition(day);
     EncryptedOutputFile out = files.newOutputFile(spec, part);
     EqualityDeleteWriter<Record> writer = writers.newEqualityDeleteWriter(out, spec, part);
@@ -444,6 +453,15 @@ public final class Gen {
   }
 
   DeleteFile writePosDeletes(int day, String dataPath, long[] positions) {
+    long t0 = System.nanoTime();
+    try {
+      return writePosDeletes0(day, dataPath, positions);
+    } finally {
+      writeNanos += System.nanoTime() - t0;
+    }
+  }
+
+  DeleteFile writePosDeletes0(int day, String dataPath, long[] positions) {
     GenericRecord part = partition(day);
     EncryptedOutputFile out = files.newOutputFile(spec, part);
     PositionDeleteWriter<Record> writer = writers.newPositionDeleteWriter(out, spec, part);

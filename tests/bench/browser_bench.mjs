@@ -1,0 +1,279 @@
+// icescope in headless Chromium: how long from choosing a table folder to the first chart and to
+// all charts, and the renderer's peak memory. Called by tests/bench/bench.py; runs on its own too:
+//
+//   node tests/bench/browser_bench.mjs [--runs 5] [--timeout-ms 120000] [--dist dist] [--url URL] <table-folder> …
+//
+// Per table and run: a fresh Chromium (Debian's /usr/bin/chromium, driven by the playwright-core
+// installed in tests/e2e/node_modules), the app served from dist/ on 127.0.0.1 (tests/e2e/serve.mjs),
+// the folder set on the folder input with setInputFiles (a directory works for webkitdirectory
+// inputs), then the app's performance marks are read:
+//   icescope:files-chosen  the input's change event handled
+//   icescope:first-chart   the growth chart first drawn
+//   icescope:all-charts    loading finished, charts drawn
+// Times are reported from icescope:files-chosen and from just before setInputFiles (page clock).
+// A missing mark gives null (printed n/a) after --timeout-ms; the run then stops cleanly. As a
+// fallback that needs no marks, the node-side time until [data-testid=table-view][data-state=ready]
+// appears is reported too (polled every 100 ms).
+// Memory: VmRSS of Chromium's renderer processes (and of all its processes) sampled from /proc every
+// 100 ms; the max of the sum is reported (wasm memory is inside the renderer's RSS).
+//
+// Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../e2e/serve.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..', '..');
+const require = createRequire(path.join(REPO, 'tests', 'e2e', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// As tests/e2e/lib/harness.mjs launches it.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SEL = {
+  gallery: '[data-testid="gallery"]',
+  folderInput: 'input[type=file][data-testid="folder-input"]',
+  ready: '[data-testid="table-view"][data-state="ready"]',
+  loadError: '[data-testid="load-error"]',
+};
+const MARKS = { chosen: 'icescope:files-chosen', first: 'icescope:first-chart', all: 'icescope:all-charts' };
+
+function parseArgs(argv) {
+  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i];
+    if (v === '--runs') a.runs = Number(argv[++i]);
+    else if (v === '--timeout-ms') a.timeoutMs = Number(argv[++i]);
+    else if (v === '--dist') a.dist = path.resolve(argv[++i]);
+    else if (v === '--url') a.url = argv[++i];
+    else if (v === '-h' || v === '--help') {
+      console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n'));
+      process.exit(0);
+    } else a.tables.push(path.resolve(v));
+  }
+  return a;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** pid → { ppid, cmdline } for every process we can see. */
+function processTable() {
+  const t = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      t.set(Number(d), { ppid, cmdline });
+    } catch {
+      // gone
+    }
+  }
+  return t;
+}
+
+/** Our descendants (Chromium's processes): [{ pid, renderer }]. */
+function chromiumProcesses() {
+  const t = processTable();
+  const mine = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of t) {
+      if (!mine.has(pid) && mine.has(p.ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
+    }
+  }
+  mine.delete(process.pid);
+  return [...mine].map((pid) => ({ pid, renderer: t.get(pid).cmdline.includes('--type=renderer') }));
+}
+
+function rssKiB(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples every 100 ms until stop(); returns { renderer, total } peaks in MiB. */
+function memorySampler() {
+  let procs = chromiumProcesses();
+  let ticks = 0;
+  const peak = { renderer: 0, total: 0 };
+  const timer = setInterval(() => {
+    if (++ticks % 10 === 0) procs = chromiumProcesses(); // renderers come and go; refresh each second
+    let r = 0;
+    let t = 0;
+    for (const p of procs) {
+      const k = rssKiB(p.pid);
+      t += k;
+      if (p.renderer) r += k;
+    }
+    peak.renderer = Math.max(peak.renderer, r / 1024);
+    peak.total = Math.max(peak.total, t / 1024);
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** page.evaluate that gives up after ms (the page's main thread may be busy in wasm). */
+function evalWithin(page, fn, arg, ms) {
+  let timer;
+  return Promise.race([
+    page.evaluate(fn, arg).catch(() => null),
+    new Promise((r) => {
+      timer = setTimeout(() => r(null), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function oneRun(url, table, timeoutMs) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
+  const errors = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e?.message || e).slice(0, 200)));
+    page.on('crash', () => errors.push('page crashed'));
+    await page.goto(url, { waitUntil: 'load', timeout: 60000 });
+    await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
+    const sampler = memorySampler();
+    const before = await page.evaluate(() => performance.now());
+    const tNode = Date.now();
+    await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
+    const setInputMs = Date.now() - tNode;
+    let marks = { chosen: null, first: null, all: null };
+    let readyMs = null;
+    let loadError = null;
+    const deadline = tNode + timeoutMs;
+    while (Date.now() < deadline) {
+      const left = Math.max(1000, deadline - Date.now());
+      const s = await evalWithin(
+        page,
+        ({ MARKS, SEL }) => {
+          const at = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null;
+          return {
+            chosen: at(MARKS.chosen),
+            first: at(MARKS.first),
+            all: at(MARKS.all),
+            ready: !!document.querySelector(SEL.ready),
+            loadError: document.querySelector(SEL.loadError)?.textContent?.slice(0, 200) ?? null,
+          };
+        },
+        { MARKS, SEL },
+        left,
+      );
+      if (s) {
+        marks = { chosen: s.chosen, first: s.first, all: s.all };
+        if (s.ready && readyMs == null) readyMs = Date.now() - tNode;
+        loadError = s.loadError;
+        if (s.all != null) break;
+        // The app reached its ready state without ever marking: the marks are not there (yet).
+        if (s.ready && s.chosen == null && s.first == null && Date.now() - tNode - readyMs > 2000) break;
+        if (s.ready && Date.now() - tNode - readyMs > 10000) break;
+      }
+      if (errors.includes('page crashed')) break;
+      await sleep(100);
+    }
+    const peak = sampler.stop();
+    const sec = (a, b) => (a != null && b != null ? (a - b) / 1000 : null);
+    return {
+      set_input_s: setInputMs / 1000,
+      first_from_chosen_s: sec(marks.first, marks.chosen),
+      all_from_chosen_s: sec(marks.all, marks.chosen),
+      first_from_before_s: sec(marks.first, before),
+      all_from_before_s: sec(marks.all, before),
+      ready_from_before_s: readyMs != null ? readyMs / 1000 : null,
+      peak_renderer_rss_mib: peak.renderer,
+      peak_total_rss_mib: peak.total,
+      marks_seen: Object.entries(marks).filter(([, v]) => v != null).map(([k]) => MARKS[k]),
+      load_error: loadError,
+      page_errors: errors,
+    };
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+function median(xs) {
+  const v = xs.filter((x) => x != null && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+const fmt = (x) => (x == null ? 'n/a' : `${x.toFixed(3)} s`);
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  if (a.tables.length === 0) throw new Error('usage: node tests/bench/browser_bench.mjs [--runs N] [--timeout-ms MS] [--dist DIR | --url URL] <table-folder> …');
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  let srv = null;
+  let url = a.url;
+  if (!url) {
+    if (!fs.existsSync(path.join(a.dist, 'index.html'))) throw new Error(`no built app at ${a.dist} (trunk build --release)`);
+    srv = await startServer({ root: a.dist });
+    url = srv.url;
+  }
+  const out = [];
+  try {
+    for (const table of a.tables) {
+      const runs = [];
+      for (let i = 0; i < a.runs; i++) {
+        let r;
+        try {
+          r = await oneRun(url, table, a.timeoutMs);
+        } catch (e) {
+          r = { error: String(e?.message || e).split('\n')[0].slice(0, 200) };
+        }
+        runs.push(r);
+        console.error(
+          `${path.basename(table)} run ${i + 1}/${a.runs}: ` +
+            (r.error
+              ? `error: ${r.error}`
+              : `first chart ${fmt(r.first_from_chosen_s)}, all charts ${fmt(r.all_from_chosen_s)} (from files-chosen); ` +
+                `ready seen ${fmt(r.ready_from_before_s)}; setInputFiles ${fmt(r.set_input_s)}; ` +
+                `peak renderer ${r.peak_renderer_rss_mib.toFixed(0)} MiB, all ${r.peak_total_rss_mib.toFixed(0)} MiB; ` +
+                `marks: ${r.marks_seen.join(', ') || 'none'}${r.load_error ? `; load error: ${r.load_error}` : ''}`),
+        );
+        // Nothing to learn from repeating a run that never saw a chart or the ready state.
+        if (r.error || (r.all_from_chosen_s == null && r.ready_from_before_s == null)) break;
+      }
+      const ok = runs.filter((r) => !r.error);
+      const keys = ['set_input_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s'];
+      const med = Object.fromEntries(keys.map((k) => [k, median(ok.map((r) => r[k]))]));
+      med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
+      med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;
+      out.push({ table: path.basename(table), folder: table, runs, median: med, error: ok.length ? null : runs[0]?.error ?? 'no run' });
+    }
+  } finally {
+    await srv?.close();
+  }
+  console.log(JSON.stringify(out));
+}
+
+main().catch((e) => {
+  console.error(e?.stack || String(e));
+  process.exit(1);
+});
