@@ -23,7 +23,7 @@ pub struct Inspect {
     pub load: Option<LoadInfo>,
 }
 
-#[derive(Debug, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DisagreementRow {
     pub snapshot_id: SnapshotId,
     pub field: &'static str,

@@ -66,12 +66,12 @@ pub struct PartitionTimeline {
     pub snapshots: Vec<(usize, Vec<u64>)>,
 }
 
-/// Over at most the last `max_snapshots` snapshots whose manifests are all read.
+/// Over at most the last `max_snapshots` snapshots whose files are at hand (those read in detail).
 pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> PartitionTimeline {
     let mut per_snapshot: Vec<(usize, BTreeMap<String, u64>)> = Vec::new();
     let first = history.snapshots.len().saturating_sub(max_snapshots);
     for i in first..history.snapshots.len() {
-        if history.counts(i).is_none() {
+        if !history.has_files(i) {
             continue;
         }
         let mut files: BTreeMap<String, u64> = BTreeMap::new();

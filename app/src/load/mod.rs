@@ -7,7 +7,9 @@ use std::fmt;
 use futures::stream::{self, StreamExt};
 
 use crate::decode::DecodeError;
-use crate::model::{Need, ReadMode, TableHistory};
+use crate::model::{Need, TableHistory};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::ReadMode;
 use crate::source::{Fetch, SourceError};
 
 #[derive(Debug, Clone, PartialEq)]

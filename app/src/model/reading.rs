@@ -114,7 +114,7 @@ impl TableHistory {
             wants.push((i, Want::Manifests, true, ReadReason::Recent));
         }
         match mode {
-            ReadMode::All => wants.extend((0..n).map(|i| (i, Want::Manifests, false, ReadReason::AllSnapshots))),
+            ReadMode::All => wants.extend((0..n).map(|i| (i, Want::Manifests, n <= AUTO_ALL_UP_TO, ReadReason::AllSnapshots))),
             _ => {
                 if n > 0 {
                     let k = SAMPLE.min(n);

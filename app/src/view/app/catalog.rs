@@ -8,12 +8,14 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::source::http::HttpError;
-use crate::source::object_read::{is_loopback, ObjectAccess};
-use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Lister, Session};
+use crate::source::object_read::is_loopback;
+use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Session};
 use crate::source::s3::Props;
 
-use super::fetch::send;
-use super::loader::{open_table, TableFiles};
+use super::fetch::Browser;
+use super::files::TableFiles;
+use super::loader::open_table;
+use crate::source::remote::{self, RemoteFiles};
 use super::AppState;
 
 const REMEMBER_KEY: &str = "icescope.catalog";
@@ -104,23 +106,11 @@ struct Connected {
 }
 
 async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
-    let now = js_sys::Date::now() as u64;
-    let token = match opts.token_request() {
-        Some(req) => Some(opts.read_token(&req, &send(&req).await?)?),
-        None => None,
-    };
-    let req = opts.config_request(token.as_deref(), now)?;
-    let resp = send(&req).await?;
-    opts.session(token, &req, &resp)
+    remote::connect(&Browser, opts).await
 }
 
 async fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
-    let mut lister = Lister::default();
-    while let Some(req) = lister.next(session, js_sys::Date::now() as u64)? {
-        let resp = send(&req).await?;
-        lister.feed(session, &req, &resp)?;
-    }
-    Ok(lister.listing)
+    remote::list(&Browser, session).await
 }
 
 #[component]
@@ -237,23 +227,20 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
     state.errors.set(Vec::new());
     spawn_local(async move {
         let name = format!("{}.{}", ns.join("."), table);
-        let req = match c.session.load_table_request(&ns, &table, js_sys::Date::now() as u64) {
-            Ok(r) => r,
-            Err(e) => return state.error(e.to_string()),
-        };
-        let loaded = match send(&req).await.and_then(|resp| c.session.read_load_table(&req, &resp)) {
+        let loaded = match remote::load_table(&Browser, &c.session, &ns, &table).await {
             Ok(l) => l,
             Err(e) => return state.error(e.to_string()),
         };
         let Some(location) = loaded.metadata_location.clone() else { return state.error(format!("{name}: the catalog returned no metadata-location")) };
-        let access = ObjectAccess { user: c.user_s3.clone(), table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
+        let files = RemoteFiles::from_catalog(Browser, c.user_s3.clone(), c.session.clone(), ns, table, &loaded);
         let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
         for cred in &loaded.storage_credentials {
             vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
         }
         state.vended.set(Some(vended));
         // The seed's localhost trap: an endpoint that means another machine to the browser.
-        if let Some(endpoint) = access.endpoint_for(&location) {
+        let endpoint = files.access().endpoint_for(&location);
+        if let Some(endpoint) = endpoint {
             let page = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
             if is_loopback(&endpoint) && !is_loopback(&page) {
                 state.error(format!(
@@ -263,7 +250,7 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
                 ));
             }
         }
-        let files = TableFiles::Remote { access: std::cell::RefCell::new(access), catalog: Some((c.session.clone(), ns, table)) };
-        open_table(state, name, files, Some(location)).await;
+        super::marks::restart();
+        open_table(state, name, TableFiles::Remote(files), Some(location)).await;
     });
 }

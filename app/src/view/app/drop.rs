@@ -6,10 +6,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
 
-use crate::source::MemoryFiles;
+use crate::source::metadata_pick::is_table_metadata;
 
-use super::loader::{open_table, TableFiles};
-use super::AppState;
+use super::files::{PickedFiles, TableFiles};
+use super::loader::open_table;
+use super::{marks, AppState};
 
 #[component]
 pub fn DropZone() -> impl IntoView {
@@ -18,6 +19,7 @@ pub fn DropZone() -> impl IntoView {
     let on_drop = move |ev: web_sys::DragEvent| {
         ev.prevent_default();
         hovering.set(false);
+        marks::restart();
         // Entries must be taken while the event is being dispatched; reading them may wait.
         let Some(dt) = ev.data_transfer() else { return };
         let items = dt.items();
@@ -35,30 +37,30 @@ pub fn DropZone() -> impl IntoView {
             files = file_list(dt.files());
         }
         spawn_local(async move {
-            let mut set = MemoryFiles::new();
+            let mut set = PickedFiles::default();
             for entry in entries {
                 if let Err(e) = read_entry(&entry, &mut set).await {
                     state.error(format!("{}: {}", entry.full_path(), e));
                 }
             }
             for f in files {
-                let name = f.name();
-                add_file(&mut set, name, &f).await.unwrap_or_else(|e| state.error(e));
+                add_file(&mut set, f.name(), f);
             }
             open_set(state, set).await;
         });
     };
     let on_pick = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        marks::restart();
         let files = file_list(input.files());
         input.set_value("");
         spawn_local(async move {
-            let mut set = MemoryFiles::new();
+            let mut set = PickedFiles::default();
             for f in files {
                 // Not in web-sys's File bindings; every engine with folder pickers has it.
                 let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
                 let path = if rel.is_empty() { f.name() } else { rel };
-                add_file(&mut set, path, &f).await.unwrap_or_else(|e| state.error(e));
+                add_file(&mut set, path, f);
             }
             open_set(state, set).await;
         });
@@ -70,7 +72,7 @@ pub fn DropZone() -> impl IntoView {
         }
     });
     view! {
-        <section class="dropzone" class:hover=move || hovering.get() class:compact=move || state.opened.with(|o| o.is_some()) data-testid="dropzone"
+        <section class="dropzone" class:hover=move || hovering.get() class:compact=move || state.shell.with(|o| o.is_some()) data-testid="dropzone"
             on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); hovering.set(true); }
             on:dragleave=move |_| hovering.set(false)
             on:drop=on_drop>
@@ -88,7 +90,7 @@ pub fn DropZone() -> impl IntoView {
     }
 }
 
-async fn open_set(state: AppState, set: MemoryFiles) {
+async fn open_set(state: AppState, set: PickedFiles) {
     if set.is_empty() {
         return state.error(
             "none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into(),
@@ -96,8 +98,8 @@ async fn open_set(state: AppState, set: MemoryFiles) {
     }
     state.errors.set(Vec::new());
     state.vended.set(None);
-    let name = crate::source::newest_metadata(&set).map(|m| table_name(&m)).unwrap_or_else(|| "dropped files".into());
-    open_table(state, name, TableFiles::Memory(set), None).await;
+    let name = crate::load::pick_metadata(&set).await.map(|m| table_name(&m)).unwrap_or_else(|| "dropped files".into());
+    open_table(state, name, TableFiles::Picked(set), None).await;
 }
 
 /// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
@@ -116,24 +118,15 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-/// Only metadata is read into memory: a table folder may hold gigabytes of Parquet beside it.
-fn is_metadata_name(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    !name.starts_with('.')
-        && (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".avro") || name == "version-hint.text")
-}
-
-async fn add_file(set: &mut MemoryFiles, path: String, file: &File) -> Result<(), String> {
-    if !is_metadata_name(&path) {
-        return Ok(());
+/// Keeps the handle of a metadata file; nothing is read until the loader asks for it.
+fn add_file(set: &mut PickedFiles, path: String, file: File) {
+    if is_table_metadata(&path) {
+        set.insert(path.trim_start_matches('/').to_string(), file);
     }
-    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("{path}: cannot be read: {}", super::fetch::js_message(&e)))?;
-    set.insert(path.trim_start_matches('/').to_string(), js_sys::Uint8Array::new(&buffer).to_vec());
-    Ok(())
 }
 
 /// Walks a dropped folder. The entries API is callback-based; each call is wrapped in a promise.
-async fn read_entry(entry: &FileSystemEntry, set: &mut MemoryFiles) -> Result<(), String> {
+async fn read_entry(entry: &FileSystemEntry, set: &mut PickedFiles) -> Result<(), String> {
     let mut stack = vec![entry.clone()];
     while let Some(e) = stack.pop() {
         if e.is_directory() {
@@ -161,7 +154,7 @@ async fn read_entry(entry: &FileSystemEntry, set: &mut MemoryFiles) -> Result<()
             }))
             .await
             .map_err(|err| format!("{}: cannot be opened: {}", e.full_path(), super::fetch::js_message(&err)))?;
-            add_file(set, e.full_path(), &file.unchecked_into()).await?;
+            add_file(set, e.full_path(), file.unchecked_into());
         }
     }
     Ok(())

@@ -57,3 +57,17 @@ fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
     };
     HttpError { url: req.url.clone(), kind: if same { HttpErrorKind::Unreachable } else { HttpErrorKind::Cors }, message }
 }
+
+/// The browser's transport for the shared remote code (catalog calls, object reads).
+#[derive(Clone, Copy, Default)]
+pub struct Browser;
+
+impl crate::source::remote::Transport for Browser {
+    async fn send(&self, req: &Request) -> Result<Response, HttpError> {
+        send(req).await
+    }
+
+    fn now_ms(&self) -> u64 {
+        js_sys::Date::now() as u64
+    }
+}

@@ -8,9 +8,8 @@ use crate::analysis::findings::{thousands, Severity};
 use super::{AppState, Opened};
 
 #[component]
-pub fn FindingsPanel(opened: Opened) -> impl IntoView {
+pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let catalog = RwSignal::new("<catalog>".to_string());
     let with_catalog = move |s: &str| s.replace("CALL <catalog>.", &format!("CALL {}.", catalog.get()));
     let findings = opened.report.findings.clone();
     let count = findings.len();

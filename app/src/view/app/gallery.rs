@@ -6,7 +6,8 @@ use serde::Deserialize;
 
 use crate::source::PathIndex;
 
-use super::loader::{fetch_bytes, open_table, TableFiles};
+use super::files::{fetch_bytes, ServedFiles, TableFiles};
+use super::loader::open_table;
 use super::AppState;
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -82,9 +83,10 @@ fn GallerySection(url: &'static str, title: &'static str, hint: &'static str) ->
 }
 
 fn open_example(state: AppState, ex: Example) {
+    super::marks::restart();
     state.errors.set(Vec::new());
     state.vended.set(None);
     let base = ex.base.clone().unwrap_or_else(|| format!("examples/{}", ex.name));
-    let files = TableFiles::Served { base, index: PathIndex::new(ex.files.clone()), sizes: ex.sizes.clone() };
+    let files = TableFiles::Served(ServedFiles { base, index: PathIndex::new(ex.files.clone()), sizes: ex.sizes.clone() });
     spawn_local(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));
 }

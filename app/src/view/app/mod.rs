@@ -5,25 +5,34 @@ mod chart_canvas;
 mod charts;
 mod drop;
 mod fetch;
+mod files;
 mod findings_panel;
 mod gallery;
 mod loader;
+mod marks;
 mod snapshot_table;
 mod table_view;
 
 use leptos::prelude::*;
 
-pub use loader::Opened;
+pub use loader::{LoadRequest, Opened, Progress};
 
-/// Shared app state: what is open, and what went wrong while opening it.
+/// Shared app state. `shell` changes only when a table is opened or closed, so the views built
+/// for it (and the tab and inputs a person chose) survive while `opened` and `progress` update.
 #[derive(Clone, Copy)]
 pub struct AppState {
+    /// The open table: (name, generation).
+    pub shell: RwSignal<Option<(String, u64)>>,
+    /// What the analysis says of it so far.
     pub opened: RwSignal<Option<Opened>>,
+    pub progress: RwSignal<Progress>,
     pub errors: RwSignal<Vec<String>>,
-    /// Bumped by every open and by cancel: a loader whose generation is stale stops.
+    /// Bumped by every open: a loader whose generation is stale stops.
     pub generation: RwSignal<u64>,
     /// The generation whose loading the user cancelled.
     pub cancelled: RwSignal<u64>,
+    /// What the user asked the loader for since: the full history, a snapshot in detail.
+    pub requests: RwSignal<Vec<LoadRequest>>,
     /// What the catalog handed out for the open table (secrets masked): config, then per-prefix credentials.
     pub vended: RwSignal<Option<Vec<(String, String, String)>>>,
 }
@@ -33,11 +42,31 @@ impl AppState {
         web_sys::console::warn_1(&message.clone().into());
         self.errors.update(|e| e.push(message));
     }
+
+    fn new() -> Self {
+        AppState {
+            shell: RwSignal::new(None),
+            opened: RwSignal::new(None),
+            progress: RwSignal::new(Progress::default()),
+            errors: RwSignal::new(Vec::new()),
+            generation: RwSignal::new(0),
+            cancelled: RwSignal::new(0),
+            requests: RwSignal::new(Vec::new()),
+            vended: RwSignal::new(None),
+        }
+    }
+
+    pub fn close(&self) {
+        self.generation.update(|g| *g += 1);
+        self.shell.set(None);
+        self.opened.set(None);
+        self.errors.set(Vec::new());
+    }
 }
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState { opened: RwSignal::new(None), errors: RwSignal::new(Vec::new()), generation: RwSignal::new(0), cancelled: RwSignal::new(0), vended: RwSignal::new(None) };
+    let state = AppState::new();
     provide_context(state);
     view! {
         <header class="topbar">
@@ -47,8 +76,8 @@ pub fn App() -> impl IntoView {
         <main>
             <drop::DropZone/>
             <Errors/>
-            {move || match state.opened.get() {
-                Some(opened) => view! { <table_view::TableView opened=opened/> }.into_any(),
+            {move || match state.shell.get() {
+                Some((name, generation)) => view! { <table_view::TableView name=name generation=generation/> }.into_any(),
                 None => view! { <catalog::CatalogPanel/><gallery::Gallery/> }.into_any(),
             }}
         </main>

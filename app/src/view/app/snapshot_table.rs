@@ -1,25 +1,36 @@
-//! Snapshots in Spark's `snapshots` table vocabulary, plus the live counts icescope adds.
+//! Snapshots in Spark's `snapshots` table vocabulary, plus the live counts icescope adds and where
+//! each row's numbers come from. Newest first, a page at a time: a day of checkpoints is 17,280 rows.
 
 use leptos::prelude::*;
 
-use super::Opened;
+use super::loader::{request, LoadRequest};
+use super::{AppState, Opened};
+
+pub const PAGE: usize = 200;
 
 #[component]
-pub fn SnapshotTable(opened: Opened) -> impl IntoView {
+pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
+    let state = expect_context::<AppState>();
     let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let rows = opened
+    let total = opened.report.snapshots.len();
+    let limit = move || shown.get().min(total);
+    let rows = move || opened
         .report
         .snapshots
         .iter()
         .zip(opened.summaries.iter())
+        .enumerate()
         .rev()
-        .map(|(s, summary)| {
+        .take(limit())
+        .map(|(index, (s, summary))| {
             let parent = s.parent_id.map(|p| p.to_string()).unwrap_or_default();
             let checkpoint = s.flink_checkpoint_id.map(|c| if c == i64::MAX { "end of input".to_string() } else { c.to_string() }).unwrap_or_default();
             let job = s.flink_job_id.clone().unwrap_or_default();
             let summary_text = summary.iter().filter(|(k, _)| k != "operation").map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("  ");
+            let from = s.counts_from.map(|c| c.label()).unwrap_or("unknown");
+            let exact = s.counts_from == Some(crate::model::CountSource::Manifests);
             view! {
-                <tr data-testid="snapshot-row" data-snapshot-id=s.snapshot_id.to_string()
+                <tr data-testid="snapshot-row" data-snapshot-id=s.snapshot_id.to_string() data-counts-from=from
                     data-records=n(s.records) data-data-files=n(s.data_files) data-manifests=n(s.manifests)>
                     <td class="mono">{s.committed_at.clone()}</td>
                     <td class="mono">{s.snapshot_id.to_string()}</td>
@@ -33,19 +44,34 @@ pub fn SnapshotTable(opened: Opened) -> impl IntoView {
                     <td class="num">{n(s.equality_delete_files)}</td>
                     <td class="num">{n(s.deletion_vectors)}</td>
                     <td class="num">{n(s.records)}</td>
+                    <td class="from">{if exact {
+                        view! { <span>{from}</span> }.into_any()
+                    } else {
+                        view! { <span>{from}" "<button class="link" data-testid="count-snapshot" title="read this snapshot's manifests"
+                            on:click=move |_| request(state, LoadRequest::Select(index))>"count"</button></span> }.into_any()
+                    }}</td>
                     <td class="summary"><details><summary>"summary"</summary><code>{summary_text}</code></details></td>
                 </tr>
             }
         })
         .collect_view();
+    let more = move || {
+        let limit = limit();
+        (limit < total).then(|| view! {
+            <p class="hint" data-testid="more-snapshots">{format!("Newest {limit} of {total} snapshots. ")}
+                <button class="link" on:click=move |_| shown.update(|s| *s += PAGE * 5)>"show older"</button>
+            </p>
+        })
+    };
     view! {
         <table class="snapshots">
             <thead><tr>
                 <th>"committed_at"</th><th>"snapshot_id"</th><th>"parent_id"</th><th>"operation"</th>
                 <th>"flink.job-id"</th><th>"checkpoint"</th><th>"manifests"</th><th>"data files"</th>
-                <th>"pos. deletes"</th><th>"eq. deletes"</th><th>"DVs"</th><th>"records"</th><th>"summary"</th>
+                <th>"pos. deletes"</th><th>"eq. deletes"</th><th>"DVs"</th><th>"records"</th><th>"numbers from"</th><th>"summary"</th>
             </tr></thead>
             <tbody>{rows}</tbody>
         </table>
+        {more}
     }
 }

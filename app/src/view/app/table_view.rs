@@ -1,49 +1,76 @@
-//! An opened table: what it is, how complete the reading is, the growth chart and its snapshots.
+//! An opened table: what it is, how complete the reading is, the charts, findings and snapshots.
+//! Built once per opened table; its parts follow `AppState::opened` and `progress` as they update.
 
 use leptos::prelude::*;
 
 use super::charts::Charts;
 use super::findings_panel::FindingsPanel;
+use super::loader::{request, LoadRequest};
 use super::snapshot_table::SnapshotTable;
-use super::{AppState, Opened};
+use super::AppState;
+
+fn mb(bytes: u64) -> String {
+    if bytes >= 10 << 20 {
+        format!("{:.0} MB", bytes as f64 / 1_048_576.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1_048_576.0)
+    }
+}
 
 #[component]
-pub fn TableView(opened: Opened) -> impl IntoView {
+pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let t = &opened.report.table;
-    let (done, total) = opened.progress;
-    let state_attr = if opened.loading { "loading" } else { "ready" };
-    let gaps = opened.report.gaps.clone();
-    let jobs = opened.series.job_ids();
+    // Chosen once and kept while the report updates.
+    let catalog = RwSignal::new("<catalog>".to_string());
+    let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
+    let opened = move || state.opened.get();
+    let progress = move || state.progress.get();
     view! {
-        <section class="table-view" data-testid="table-view" data-state=state_attr>
+        <section class="table-view" data-testid="table-view" data-generation=generation.to_string()
+            data-state=move || if progress().loading { "loading" } else { "ready" }>
             <div class="table-head">
-                <button class="link" data-testid="back" on:click=move |_| { state.opened.set(None); state.errors.set(Vec::new()); }>"← examples"</button>
-                <h2 data-testid="table-name">{opened.name.clone()}</h2>
-                <dl class="facts">
-                    <div><dt>"snapshots"</dt><dd data-testid="snapshot-count">{opened.report.snapshots.len()}</dd></div>
-                    <div><dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd></div>
-                    <div><dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd></div>
-                    <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd></div>
-                    <div class="wide"><dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd></div>
-                </dl>
-                <Show when=move || opened.loading>
-                    <p class="progress" data-testid="progress">
-                        <progress max=total value=done></progress>
-                        {format!(" {done} of {total} metadata files read · {} KB", opened.bytes_read / 1024)}
-                        <button data-testid="cancel" on:click=move |_| state.cancelled.set(state.generation.get_untracked())>"Cancel"</button>
-                    </p>
-                </Show>
-                {opened.stopped.clone().map(|s| view! { <p class="hint" data-testid="stopped">{s}</p> })}
+                <button class="link" data-testid="back" on:click=move |_| state.close()>"← examples"</button>
+                <h2 data-testid="table-name">{name}</h2>
+                {move || opened().map(|o| {
+                    let t = &o.report.table;
+                    let jobs = o.series.job_ids();
+                    view! {
+                        <dl class="facts">
+                            <div><dt>"snapshots"</dt><dd data-testid="snapshot-count">{o.report.snapshots.len()}</dd></div>
+                            <div><dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd></div>
+                            <div><dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd></div>
+                            <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd></div>
+                            <div class="wide"><dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd></div>
+                        </dl>
+                    }
+                })}
+                <ReadStatus/>
             </div>
-            {(!gaps.is_empty()).then(|| view! {
-                <details class="gaps" open>
-                    <summary>{format!("{} file(s) could not be read — their snapshots show no counts", gaps.len())}</summary>
-                    <ul>{gaps.into_iter().map(|g| {
-                        let needed = g.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
-                        view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{format!("needed by snapshot(s) {needed}")}</span></li> }
-                    }).collect_view()}</ul>
-                </details>
+            {move || opened().map(|o| {
+                let gaps = o.report.gaps.clone();
+                (!gaps.is_empty()).then(|| view! {
+                    <details class="gaps" open>
+                        <summary>{format!("{} file(s) could not be read — their snapshots show no counts from files", gaps.len())}</summary>
+                        <ul>{gaps.into_iter().take(200).map(|g| {
+                            let mut needed = g.snapshot_ids.iter().take(20).map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
+                            if g.snapshot_ids.len() > 20 {
+                                needed += &format!(" and {} more", g.snapshot_ids.len() - 20);
+                            }
+                            view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{format!("needed by snapshot(s) {needed}")}</span></li> }
+                        }).collect_view()}</ul>
+                    </details>
+                })
+            })}
+            {move || opened().map(|o| {
+                let d = o.report.disagreements.clone();
+                (!d.is_empty()).then(|| view! {
+                    <details class="gaps" open data-testid="disagreements">
+                        <summary>{format!("{} snapshot total(s) disagree with the files read — a writer bug or a damaged file", d.len())}</summary>
+                        <ul>{d.into_iter().take(50).map(|x| view! {
+                            <li class="mono">{format!("snapshot {}: {} — summary says {}, the {} say {}", x.snapshot_id, x.field, x.summary, x.counted_from.label(), x.counted)}</li>
+                        }).collect_view()}</ul>
+                    </details>
+                })
             })}
             {move || state.vended.get().map(|v| view! {
                 <details class="vended" data-testid="vended">
@@ -52,26 +79,90 @@ pub fn TableView(opened: Opened) -> impl IntoView {
                     <table class="kv">{v.into_iter().map(|(scope, k, val)| view! { <tr><td>{scope}</td><td class="mono">{k}</td><td class="mono">{val}</td></tr> }).collect_view()}</table>
                 </details>
             })}
-            <AlertStrip opened=opened.clone()/>
-            <Charts opened=opened.clone()/>
-            <FindingsPanel opened=opened.clone()/>
-            <SnapshotTable opened=opened.clone()/>
+            <AlertStrip/>
+            <Charts/>
+            {move || opened().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
+            {move || opened().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
+    }
+}
+
+/// Files and bytes read against what the plan needs, the cancel button, and the full-history offer.
+#[component]
+fn ReadStatus() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let progress = move || state.progress.get();
+    let counted = move || {
+        state.opened.with(|o| {
+            o.as_ref().and_then(|o| o.report.load.as_ref()).map(|l| {
+                let mut parts = Vec::new();
+                if l.counted_from_manifests > 0 {
+                    parts.push(format!("{} counted from manifests", l.counted_from_manifests));
+                }
+                if l.counted_from_manifest_lists > 0 {
+                    parts.push(format!("{} from manifest lists", l.counted_from_manifest_lists));
+                }
+                if l.from_summaries > 0 {
+                    parts.push(format!("{} from snapshot summaries", l.from_summaries));
+                }
+                if l.unknown > 0 {
+                    parts.push(format!("{} unknown", l.unknown));
+                }
+                format!("Snapshots: {}.", parts.join(", "))
+            })
+        })
+    };
+    view! {
+        <div class="read-status">
+            <p class="hint" data-testid="count-sources">{counted}</p>
+            {move || {
+                let p = progress();
+                p.loading.then(|| view! {
+                    <p class="progress" data-testid="progress" data-files-done=p.files_done.to_string() data-files-queued=p.files_queued.to_string()>
+                        <progress max=p.files_queued.max(1) value=p.files_done></progress>
+                        {format!(" {} of {} files read · {} read", p.files_done, p.files_queued, mb(p.bytes_read))}
+                        {(p.bytes_expected > 0).then(|| format!(" (manifests declare {})", mb(p.bytes_expected)))}
+                        <button data-testid="cancel" on:click=move |_| state.cancelled.set(state.generation.get_untracked())>"Cancel"</button>
+                    </p>
+                })
+            }}
+            {move || progress().stopped.map(|s| view! { <p class="hint" data-testid="stopped">{s}</p> })}
+            {move || {
+                let p = progress();
+                match (p.all_snapshots, p.full_estimate) {
+                    (false, Some((files, bytes, exact))) if files > 0 => Some(view! {
+                        <p class="full-history">
+                            <button data-testid="read-all" on:click=move |_| request(state, LoadRequest::AllSnapshots)>"Read the full history"</button>
+                            <span class="hint">{format!(
+                                " counts every snapshot from its manifests: {} more files, {}{}. Until then, snapshots between the sampled ones show what their summaries state.",
+                                files, if exact { "" } else { "about " }, mb(bytes)
+                            )}</span>
+                        </p>
+                    }),
+                    _ => None,
+                }
+            }}
+        </div>
     }
 }
 
 /// The critical and warning findings, above the charts: what the on-call engineer came for.
 #[component]
-fn AlertStrip(opened: Opened) -> impl IntoView {
+fn AlertStrip() -> impl IntoView {
     use crate::analysis::findings::Severity;
-    let alerts: Vec<_> = opened.report.findings.iter().filter(|f| f.severity >= Severity::Warning).cloned().collect();
-    (!alerts.is_empty()).then(|| view! {
-        <ul class="alerts" data-testid="alerts">
-            {alerts.into_iter().map(|f| {
-                let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
-                view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
-            }).collect_view()}
-            <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
-        </ul>
-    })
+    let state = expect_context::<AppState>();
+    move || {
+        let alerts: Vec<_> = state.opened.with(|o| {
+            o.as_ref().map(|o| o.report.findings.iter().filter(|f| f.severity >= Severity::Warning).cloned().collect()).unwrap_or_default()
+        });
+        (!alerts.is_empty()).then(|| view! {
+            <ul class="alerts" data-testid="alerts">
+                {alerts.into_iter().map(|f| {
+                    let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
+                    view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
+                }).collect_view()}
+                <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
+            </ul>
+        })
+    }
 }

@@ -1,0 +1,113 @@
+//! Where an opened table's files are in the browser: picked or dropped (kept as `File` handles and
+//! read only when the loader asks), served beside the app (bundled examples), or remote.
+
+use std::collections::HashMap;
+
+use wasm_bindgen_futures::JsFuture;
+
+use crate::source::remote::RemoteFiles;
+use crate::source::{Fetch, PathIndex, SourceError};
+
+use super::fetch::{js_message, Browser};
+
+/// Files the user picked or dropped: nothing is read until the loader needs it.
+#[derive(Default)]
+pub struct PickedFiles {
+    index: PathIndex,
+    files: HashMap<String, web_sys::File>,
+}
+
+impl PickedFiles {
+    pub fn insert(&mut self, path: String, file: web_sys::File) {
+        if !self.files.contains_key(&path) {
+            self.index.insert(path.clone());
+        }
+        self.files.insert(path, file);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+impl Fetch for PickedFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        let file = &self.files[path];
+        let buffer = JsFuture::from(file.array_buffer())
+            .await
+            .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.files.get(self.index.resolve(reference)?).map(|f| f.size() as u64)
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        Some(&self.index)
+    }
+}
+
+/// A bundled example: its files beside the app, with the index's sizes.
+pub struct ServedFiles {
+    pub base: String,
+    pub index: PathIndex,
+    pub sizes: HashMap<String, u64>,
+}
+
+impl Fetch for ServedFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        fetch_bytes(&format!("{}/{path}", self.base)).await
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.sizes.get(self.index.resolve(reference)?).copied()
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        Some(&self.index)
+    }
+}
+
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, SourceError> {
+    let io = |message: String| SourceError::Io { path: url.to_string(), message };
+    let response = gloo_net::http::Request::get(url).send().await.map_err(|e| io(e.to_string()))?;
+    if !response.ok() {
+        return Err(io(format!("HTTP {} {}", response.status(), response.status_text())));
+    }
+    response.binary().await.map_err(|e| io(e.to_string()))
+}
+
+pub enum TableFiles {
+    Picked(PickedFiles),
+    Served(ServedFiles),
+    Remote(RemoteFiles<Browser>),
+}
+
+impl Fetch for TableFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        match self {
+            TableFiles::Picked(f) => f.fetch(reference).await,
+            TableFiles::Served(f) => f.fetch(reference).await,
+            TableFiles::Remote(f) => f.fetch(reference).await,
+        }
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        match self {
+            TableFiles::Picked(f) => f.size_hint(reference),
+            TableFiles::Served(f) => f.size_hint(reference),
+            TableFiles::Remote(f) => f.size_hint(reference),
+        }
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        match self {
+            TableFiles::Picked(f) => f.listing(),
+            TableFiles::Served(f) => f.listing(),
+            TableFiles::Remote(f) => f.listing(),
+        }
+    }
+}
