@@ -9,7 +9,7 @@ Default: every table under tests/bench/work/. Each measurement is a fresh proces
 included, as a user pays it), repeated --runs times (default 5; the median is reported); a run
 that fails or passes --timeout stops the repetitions of that measurement, and a measurement whose
 runs add up to more than --budget seconds stops early (the run count is shown). Peak memory is
-the process's own max RSS (os.wait4 rusage); in Chromium the max over 100 ms samples of the
+the process's own max RSS (ru_maxrss via GNU time, see run_child); in Chromium the max over 100 ms samples of the
 renderer processes' VmRSS. Results: printed, and written as Markdown to tests/bench/RESULTS.md
 (--results to change, --no-results to skip) plus the raw numbers to tests/bench/work/results.json.
 
@@ -170,10 +170,22 @@ class Run:
         return (lines[-1] if lines else f"exit {self.rc}")[:200]
 
 
+# Peak RSS: a child forked from this (large) Python process starts with its RSS high-water mark, and
+# Linux keeps that mark across exec, so os.wait4's ru_maxrss of a direct child is never below this
+# process's own RSS. GNU time (a small process) forks the command and reports the command's own
+# ru_maxrss; without it, fall back to wait4 (and say so).
+GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").exists() else None
+
+
 def run_child(cmd, timeout, mem_limit_bytes=None, stdout_path=None) -> Run:
-    """One fresh process: wall time, its own peak RSS (wait4), exit code, stdout, stderr."""
+    """One fresh process: wall time, its own peak RSS, exit code, stdout, stderr."""
     out_f = open(stdout_path, "w+b") if stdout_path else tempfile.TemporaryFile()
     err_f = tempfile.TemporaryFile()
+    rss_file = None
+    if GNU_TIME:
+        fd, rss_file = tempfile.mkstemp(prefix="icescope-bench-rss-")
+        os.close(fd)
+        cmd = [GNU_TIME, "-q", "-f", "%M", "-o", rss_file, *cmd]
 
     def limits():
         os.setsid()
@@ -208,7 +220,14 @@ def run_child(cmd, timeout, mem_limit_bytes=None, stdout_path=None) -> Run:
     err = err_f.read().decode(errors="replace")
     out_f.close()
     err_f.close()
-    return Run(seconds, usage.ru_maxrss / 1024, rc, out, err, timed_out)
+    peak = usage.ru_maxrss / 1024
+    if rss_file:
+        try:
+            peak = int(Path(rss_file).read_text().split()[-1]) / 1024
+        except (ValueError, IndexError):
+            pass  # killed, or time printed nothing: keep wait4's (upper bound)
+        os.unlink(rss_file)
+    return Run(seconds, peak, rc, out, err, timed_out)
 
 
 class Measure:
@@ -436,9 +455,10 @@ def machine() -> dict:
         import importlib.util
 
         con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-        spec = importlib.util.find_spec("duckdb_extension_iceberg")
-        path = glob.glob(os.path.join(os.path.dirname(spec.origin), "extensions", "*", "iceberg.duckdb_extension"))[0]
-        con.execute(f"LOAD '{path}'")
+        for ext in ("avro", "iceberg"):
+            spec = importlib.util.find_spec(f"duckdb_extension_{ext}")
+            path = glob.glob(os.path.join(os.path.dirname(spec.origin), "extensions", "*", f"{ext}.duckdb_extension"))[0]
+            con.execute(f"LOAD '{path}'")
         v["duckdb iceberg extension"] = con.execute("SELECT extension_version FROM duckdb_extensions() WHERE extension_name = 'iceberg'").fetchone()[0]
     except Exception as e:  # noqa: BLE001
         v["duckdb iceberg extension"] = f"unavailable ({e})"[:80]

@@ -8,6 +8,7 @@
 // the folder set on the folder input with setInputFiles (a directory works for webkitdirectory
 // inputs), then the app's performance marks are read:
 //   icescope:files-chosen  the input's change event handled
+//   icescope:metadata-read metadata.json read (reported when present)
 //   icescope:first-chart   the growth chart first drawn
 //   icescope:all-charts    loading finished, charts drawn
 // Times are reported from icescope:files-chosen and from just before setInputFiles (page clock).
@@ -48,7 +49,7 @@ const SEL = {
   ready: '[data-testid="table-view"][data-state="ready"]',
   loadError: '[data-testid="load-error"]',
 };
-const MARKS = { chosen: 'icescope:files-chosen', first: 'icescope:first-chart', all: 'icescope:all-charts' };
+const MARKS = { chosen: 'icescope:files-chosen', metadata: 'icescope:metadata-read', first: 'icescope:first-chart', all: 'icescope:all-charts' };
 
 function parseArgs(argv) {
   const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [] };
@@ -163,7 +164,7 @@ async function oneRun(url, table, timeoutMs) {
     const tNode = Date.now();
     await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
     const setInputMs = Date.now() - tNode;
-    let marks = { chosen: null, first: null, all: null };
+    let marks = { chosen: null, metadata: null, first: null, all: null };
     let readyMs = null;
     let loadError = null;
     const deadline = tNode + timeoutMs;
@@ -175,6 +176,7 @@ async function oneRun(url, table, timeoutMs) {
           const at = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null;
           return {
             chosen: at(MARKS.chosen),
+            metadata: at(MARKS.metadata),
             first: at(MARKS.first),
             all: at(MARKS.all),
             ready: !!document.querySelector(SEL.ready),
@@ -185,7 +187,7 @@ async function oneRun(url, table, timeoutMs) {
         left,
       );
       if (s) {
-        marks = { chosen: s.chosen, first: s.first, all: s.all };
+        marks = { chosen: s.chosen, metadata: s.metadata, first: s.first, all: s.all };
         if (s.ready && readyMs == null) readyMs = Date.now() - tNode;
         loadError = s.loadError;
         if (s.all != null) break;
@@ -200,6 +202,7 @@ async function oneRun(url, table, timeoutMs) {
     const sec = (a, b) => (a != null && b != null ? (a - b) / 1000 : null);
     return {
       set_input_s: setInputMs / 1000,
+      metadata_from_chosen_s: sec(marks.metadata, marks.chosen),
       first_from_chosen_s: sec(marks.first, marks.chosen),
       all_from_chosen_s: sec(marks.all, marks.chosen),
       first_from_before_s: sec(marks.first, before),
@@ -261,7 +264,7 @@ async function main() {
         if (r.error || (r.all_from_chosen_s == null && r.ready_from_before_s == null)) break;
       }
       const ok = runs.filter((r) => !r.error);
-      const keys = ['set_input_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s'];
+      const keys = ['set_input_s', 'metadata_from_chosen_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s'];
       const med = Object.fromEntries(keys.map((k) => [k, median(ok.map((r) => r[k]))]));
       med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
       med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;
