@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use apache_avro::types::Value;
-use apache_avro::Reader;
 
 use super::DecodeError;
 
@@ -17,33 +16,14 @@ pub(crate) struct AvroFile {
 
 /// Reads every record; a failure part-way reports how many records were read before it.
 pub(crate) fn read_container(file: &str, bytes: &[u8]) -> Result<AvroFile, DecodeError> {
-    if bytes.len() < 4 || &bytes[..4] != b"Obj\x01" {
-        return Err(DecodeError::new(
-            file,
-            "",
-            "not an Avro object container file (the first bytes are not `Obj\\x01`)",
-        ));
-    }
-    super::avro_header::check_header(file, bytes)?;
-    let reader = Reader::new(bytes).map_err(|e| DecodeError::new(file, "", format!("Avro header: {e}")))?;
-    let metadata = reader
-        .user_metadata()
+    let c = super::avro_container::Container::open(file, bytes)?;
+    let records = c.records(file, bytes)?;
+    let metadata = c
+        .metadata
         .iter()
+        .filter(|(k, _)| !k.starts_with("avro."))
         .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
         .collect();
-    let mut records = Vec::new();
-    for value in reader {
-        match value {
-            Ok(v) => records.push(v),
-            Err(e) => {
-                return Err(DecodeError::new(
-                    file,
-                    "",
-                    format!("Avro data after {} records is unreadable (truncated or corrupt file?): {e}", records.len()),
-                ))
-            }
-        }
-    }
     Ok(AvroFile { records, metadata })
 }
 

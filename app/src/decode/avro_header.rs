@@ -1,59 +1,13 @@
-//! The Avro container header, checked before apache-avro sees it: that crate unwraps the schema's
-//! names, and a panic kills the browser app, so a header it would choke on is refused here with an
-//! error that names the file.
+//! Avro schema names, checked before apache-avro sees them: that crate unwraps the schema's names,
+//! and a panic kills the browser app, so a schema it would choke on is refused here with an error
+//! that names the file.
 
 use super::DecodeError;
 
-/// Reads a zig-zag varint long; None at the end of the bytes or past 64 bits.
-fn read_long(bytes: &[u8], pos: &mut usize) -> Option<i64> {
-    let mut value: u64 = 0;
-    let mut shift = 0;
-    loop {
-        let b = *bytes.get(*pos)?;
-        *pos += 1;
-        if shift > 63 {
-            return None;
-        }
-        value |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-    }
-    Some(((value >> 1) as i64) ^ -((value & 1) as i64))
-}
-
-fn read_bytes<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
-    let len = usize::try_from(read_long(bytes, pos)?).ok()?;
-    let end = pos.checked_add(len)?;
-    let out = bytes.get(*pos..end)?;
-    *pos = end;
-    Some(out)
-}
-
-/// The header's `avro.schema`, after checking the header's framing.
-pub(crate) fn check_header(file: &str, bytes: &[u8]) -> Result<(), DecodeError> {
+/// Checks the names in an Avro schema's JSON before apache-avro parses it.
+pub(crate) fn check_schema_names(file: &str, schema: &[u8]) -> Result<(), DecodeError> {
     let bad = |m: &str| DecodeError::new(file, "avro.schema", m.to_string());
-    let mut pos = 4;
-    let mut schema = None;
-    loop {
-        let count = read_long(bytes, &mut pos).ok_or_else(|| bad("the Avro header is truncated"))?;
-        if count == 0 {
-            break;
-        }
-        if count < 0 {
-            // A negative block count is followed by the block's size in bytes.
-            read_long(bytes, &mut pos).ok_or_else(|| bad("the Avro header is truncated"))?;
-        }
-        for _ in 0..count.unsigned_abs() {
-            let key = read_bytes(bytes, &mut pos).ok_or_else(|| bad("the Avro header is truncated"))?;
-            let value = read_bytes(bytes, &mut pos).ok_or_else(|| bad("the Avro header is truncated"))?;
-            if key == b"avro.schema" {
-                schema = Some(value);
-            }
-        }
-    }
-    let schema = schema.ok_or_else(|| bad("the Avro header has no schema"))?;
+    // serde_json refuses nesting deeper than 128: no schema recurses the stack.
     let json: serde_json::Value = serde_json::from_slice(schema).map_err(|e| bad(&format!("the Avro schema is not JSON: {e}")))?;
     check_names(&json).map_err(|n| bad(&format!("the Avro schema has an invalid name `{n}`")))
 }

@@ -2,6 +2,7 @@
 //! Owns the wire formats and their version differences; imports nothing from model, analysis or view.
 
 mod avro;
+mod avro_container;
 mod avro_header;
 mod error;
 pub mod manifest;

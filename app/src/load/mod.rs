@@ -86,6 +86,7 @@ impl Loader {
         while let Some((need, bytes)) = arriving.next().await {
             self.deliver(&need, bytes);
         }
+        self.history.settle_batch();
         n
     }
 

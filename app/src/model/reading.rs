@@ -75,6 +75,8 @@ pub(crate) struct ReadState {
     pub(crate) mode: Option<ReadMode>,
     pub(crate) files_queued: usize,
     pub(crate) files_done: usize,
+    /// Delete kinds along the parent chains need re-deriving (done once per batch, not per file).
+    pub(crate) kinds_stale: bool,
     pub(crate) expected_bytes: u64,
 }
 
@@ -132,11 +134,13 @@ impl TableHistory {
         for (i, want, detail, reason) in wants {
             self.want(i, want, detail, reason);
         }
+        self.settle_batch();
     }
 
     /// Shows snapshot `index` in detail: its list and manifests are read and kept whole.
     pub fn select(&mut self, index: usize) {
         self.want(index, Want::Manifests, true, ReadReason::Selected);
+        self.settle_batch();
     }
 
     fn want(&mut self, i: usize, want: Want, detail: bool, reason: ReadReason) {
@@ -224,6 +228,14 @@ impl TableHistory {
         out
     }
 
+    /// Brings derived numbers up to date after a batch of deliveries.
+    pub fn settle_batch(&mut self) {
+        if self.reading.kinds_stale {
+            self.reading.kinds_stale = false;
+            self.refresh_kinds();
+        }
+    }
+
     pub fn is_settled(&self) -> bool {
         self.reading.hi.is_empty() && self.reading.lo.is_empty()
     }
@@ -254,7 +266,7 @@ impl TableHistory {
         }
         self.lists.insert(path.to_string(), ListSlot::Loaded(list.clone()));
         self.want_manifests(path, &list);
-        self.refresh_kinds();
+        self.reading.kinds_stale = true;
     }
 
     /// Queues the manifests a loaded list names, if any of its snapshots wants them.
@@ -354,7 +366,7 @@ impl TableHistory {
         for &i in self.by_list.get(path).cloned().unwrap_or_default().iter() {
             self.snapshots[i].counted = counts.clone();
         }
-        self.refresh_kinds();
+        self.reading.kinds_stale = true;
         self.release_if_done(path);
     }
 

@@ -1,0 +1,208 @@
+//! The Avro object container format, read with every length checked against the bytes present:
+//! header, then blocks of (record count, byte size, data, sync marker). Blocks are inflated with a
+//! bound, records decoded one by one with apache-avro's datum reader against a schema parsed once
+//! per distinct schema text (a table's thousands of manifests share a handful of schemas).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Read;
+use std::rc::Rc;
+
+use apache_avro::types::Value;
+use apache_avro::Schema;
+
+use super::DecodeError;
+
+/// A block may inflate to at most this much, a file to at most `MAX_FILE_INFLATED`: a manifest of
+/// a million entries is ~200 MB inflated; a 37 KB block claiming gigabytes is an attack.
+const MAX_BLOCK_INFLATED: u64 = 256 << 20;
+const MAX_FILE_INFLATED: u64 = 1 << 30;
+const MAX_HEADER_ENTRIES: usize = 1024;
+const SCHEMA_CACHE: usize = 64;
+
+thread_local! {
+    static SCHEMAS: RefCell<HashMap<Vec<u8>, Rc<Schema>>> = RefCell::new(HashMap::new());
+}
+
+pub(crate) struct Container {
+    pub schema: Rc<Schema>,
+    pub metadata: HashMap<String, Vec<u8>>,
+    codec: Codec,
+    sync: [u8; 16],
+    body: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Codec {
+    Null,
+    Deflate,
+    Snappy,
+    Zstandard,
+}
+
+/// Reads a zig-zag varint long; None at the end of the bytes or past 64 bits.
+pub(crate) fn read_long(bytes: &[u8], pos: &mut usize) -> Option<i64> {
+    let mut value: u64 = 0;
+    let mut shift = 0;
+    loop {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        if shift > 63 {
+            return None;
+        }
+        value |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    Some(((value >> 1) as i64) ^ -((value & 1) as i64))
+}
+
+fn read_bytes<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
+    let len = usize::try_from(read_long(bytes, pos)?).ok()?;
+    let end = pos.checked_add(len)?;
+    let out = bytes.get(*pos..end)?;
+    *pos = end;
+    Some(out)
+}
+
+fn schema_for(file: &str, text: &[u8]) -> Result<Rc<Schema>, DecodeError> {
+    if let Some(s) = SCHEMAS.with(|c| c.borrow().get(text).cloned()) {
+        return Ok(s);
+    }
+    // Names are checked first: apache-avro unwraps them, and a panic kills the browser app.
+    super::avro_header::check_schema_names(file, text)?;
+    let text_str = std::str::from_utf8(text).map_err(|_| DecodeError::new(file, "avro.schema", "the Avro schema is not UTF-8"))?;
+    let schema = Rc::new(Schema::parse_str(text_str).map_err(|e| DecodeError::new(file, "avro.schema", format!("the Avro schema is invalid: {e}")))?);
+    SCHEMAS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= SCHEMA_CACHE {
+            c.clear();
+        }
+        c.insert(text.to_vec(), schema.clone());
+    });
+    Ok(schema)
+}
+
+impl Container {
+    pub fn open(file: &str, bytes: &[u8]) -> Result<Container, DecodeError> {
+        let bad = |field: &str, m: &str| DecodeError::new(file, field, m.to_string());
+        if bytes.len() < 4 || &bytes[..4] != b"Obj\x01" {
+            return Err(bad("", "not an Avro object container file (the first bytes are not `Obj\\x01`)"));
+        }
+        let mut pos = 4;
+        let mut metadata = HashMap::new();
+        let truncated = || bad("avro header", "the Avro header is truncated");
+        loop {
+            let count = read_long(bytes, &mut pos).ok_or_else(truncated)?;
+            if count == 0 {
+                break;
+            }
+            if count < 0 {
+                read_long(bytes, &mut pos).ok_or_else(truncated)?;
+            }
+            for _ in 0..count.unsigned_abs() {
+                if metadata.len() >= MAX_HEADER_ENTRIES {
+                    return Err(bad("avro header", "the Avro header declares more than 1024 entries"));
+                }
+                let key = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
+                let value = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
+                metadata.insert(String::from_utf8_lossy(key).into_owned(), value.to_vec());
+            }
+        }
+        let sync: [u8; 16] = bytes.get(pos..pos + 16).and_then(|s| s.try_into().ok()).ok_or_else(truncated)?;
+        pos += 16;
+        let codec = match metadata.get("avro.codec").map(|c| c.as_slice()) {
+            None | Some(b"null") | Some(b"") => Codec::Null,
+            Some(b"deflate") => Codec::Deflate,
+            Some(b"snappy") => Codec::Snappy,
+            Some(b"zstandard") => Codec::Zstandard,
+            Some(other) => return Err(bad("avro.codec", &format!("unsupported Avro codec `{}`", String::from_utf8_lossy(other)))),
+        };
+        let text = metadata.get("avro.schema").ok_or_else(|| bad("avro.schema", "the Avro header has no schema"))?;
+        let schema = schema_for(file, text)?;
+        Ok(Container { schema, metadata, codec, sync, body: pos })
+    }
+
+    /// Every record. A failure part-way names the block and how many records came before it.
+    pub fn records(&self, file: &str, bytes: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        let mut pos = self.body;
+        let mut out = Vec::new();
+        let mut inflated_total: u64 = 0;
+        let mut block = 0usize;
+        let fail = |block: usize, read: usize, m: String| {
+            DecodeError::new(file, "", format!("Avro block {block} (after {read} records): {m} — truncated or corrupt file?"))
+        };
+        while pos < bytes.len() {
+            let count = read_long(bytes, &mut pos).ok_or_else(|| fail(block, out.len(), "the block header is cut off".into()))?;
+            let size = read_long(bytes, &mut pos).ok_or_else(|| fail(block, out.len(), "the block size is cut off".into()))?;
+            let (Ok(count), Ok(size)) = (u64::try_from(count), usize::try_from(size)) else {
+                return Err(fail(block, out.len(), format!("negative record count {count} or size {size}")));
+            };
+            let end = pos.checked_add(size).filter(|&e| e <= bytes.len()).ok_or_else(|| {
+                fail(block, out.len(), format!("it declares {size} bytes but {} remain", bytes.len() - pos))
+            })?;
+            let data = self.inflate(&bytes[pos..end]).map_err(|m| fail(block, out.len(), m))?;
+            inflated_total = inflated_total.saturating_add(data.len() as u64);
+            if inflated_total > MAX_FILE_INFLATED {
+                return Err(fail(block, out.len(), format!("the file inflates past {} MiB", MAX_FILE_INFLATED >> 20)));
+            }
+            pos = end;
+            let sync = bytes.get(pos..pos + 16).ok_or_else(|| fail(block, out.len(), "the sync marker is cut off".into()))?;
+            if sync != self.sync {
+                return Err(fail(block, out.len(), "the sync marker does not match the header's".into()));
+            }
+            pos += 16;
+            // Every Iceberg record takes at least one byte: a count above the bytes is a lie.
+            if count > data.len() as u64 {
+                return Err(fail(block, out.len(), format!("it declares {count} records in {} bytes", data.len())));
+            }
+            let mut slice: &[u8] = &data;
+            for k in 0..count {
+                let v = apache_avro::from_avro_datum(&self.schema, &mut slice, None)
+                    .map_err(|e| fail(block, out.len(), format!("record {k} of {count}: {e}")))?;
+                out.push(v);
+            }
+            if !slice.is_empty() {
+                return Err(fail(block, out.len(), format!("{} bytes follow its {count} declared records", slice.len())));
+            }
+            block += 1;
+        }
+        Ok(out)
+    }
+
+    fn inflate(&self, raw: &[u8]) -> Result<Vec<u8>, String> {
+        let limited = |mut r: Box<dyn Read + '_>| -> Result<Vec<u8>, String> {
+            let mut out = Vec::new();
+            (&mut r).take(MAX_BLOCK_INFLATED + 1).read_to_end(&mut out).map_err(|e| e.to_string())?;
+            if out.len() as u64 > MAX_BLOCK_INFLATED {
+                return Err(format!("a block inflates past {} MiB", MAX_BLOCK_INFLATED >> 20));
+            }
+            Ok(out)
+        };
+        match self.codec {
+            Codec::Null => Ok(raw.to_vec()),
+            Codec::Deflate => limited(Box::new(flate2::read::DeflateDecoder::new(raw))).map_err(|e| format!("deflate: {e}")),
+            Codec::Zstandard => {
+                let d = zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| format!("zstandard: {e}"))?;
+                limited(Box::new(d)).map_err(|e| format!("zstandard: {e}"))
+            }
+            Codec::Snappy => {
+                // Snappy blocks end with the CRC-32 of the inflated bytes, big-endian.
+                let split = raw.len().checked_sub(4).ok_or("snappy: the block is shorter than its checksum")?;
+                let (data, crc) = raw.split_at(split);
+                let len = snap::raw::decompress_len(data).map_err(|e| format!("snappy: {e}"))?;
+                if len as u64 > MAX_BLOCK_INFLATED {
+                    return Err(format!("a block inflates past {} MiB", MAX_BLOCK_INFLATED >> 20));
+                }
+                let out = snap::raw::Decoder::new().decompress_vec(data).map_err(|e| format!("snappy: {e}"))?;
+                let expected = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
+                if crc32fast::hash(&out) != expected {
+                    return Err("snappy: the block's checksum does not match".into());
+                }
+                Ok(out)
+            }
+        }
+    }
+}
