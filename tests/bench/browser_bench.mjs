@@ -15,8 +15,9 @@
 // A missing mark gives null (printed n/a) after --timeout-ms; the run then stops cleanly. As a
 // fallback that needs no marks, the node-side time until [data-testid=table-view][data-state=ready]
 // appears is reported too (polled every 100 ms).
-// Memory: VmRSS of Chromium's renderer processes (and of all its processes) sampled from /proc every
-// 100 ms; the max of the sum is reported (wasm memory is inside the renderer's RSS).
+// Memory: VmRSS of Chromium's processes sampled from /proc every 100 ms: the peak of the largest
+// renderer (the page's; wasm memory is inside its RSS), of all renderers summed and of all Chromium
+// processes summed, and the page renderer's RSS just before the folder is set (app idle on its start page).
 //
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
@@ -117,22 +118,36 @@ function rssKiB(pid) {
 function memorySampler() {
   let procs = chromiumProcesses();
   let ticks = 0;
-  const peak = { renderer: 0, total: 0 };
-  const timer = setInterval(() => {
-    if (++ticks % 10 === 0) procs = chromiumProcesses(); // renderers come and go; refresh each second
+  // renderer = the largest renderer process (the page's; Chromium keeps spare renderers too),
+  // renderers = all renderer processes summed, total = every Chromium process summed.
+  const peak = { renderer: 0, renderers: 0, total: 0, rendererBefore: 0, totalBefore: 0, count: 0 };
+  const sample = () => {
+    let one = 0;
     let r = 0;
     let t = 0;
     for (const p of procs) {
       const k = rssKiB(p.pid);
       t += k;
-      if (p.renderer) r += k;
+      if (p.renderer) {
+        r += k;
+        one = Math.max(one, k);
+      }
     }
-    peak.renderer = Math.max(peak.renderer, r / 1024);
+    peak.renderer = Math.max(peak.renderer, one / 1024);
+    peak.renderers = Math.max(peak.renderers, r / 1024);
     peak.total = Math.max(peak.total, t / 1024);
+    peak.count = Math.max(peak.count, procs.filter((p) => p.renderer).length);
+    return [one / 1024, t / 1024];
+  };
+  [peak.rendererBefore, peak.totalBefore] = sample(); // the app on its start page, before the folder
+  const timer = setInterval(() => {
+    if (++ticks % 10 === 0) procs = chromiumProcesses(); // renderers come and go; refresh each second
+    sample();
   }, 100);
   return {
     stop() {
       clearInterval(timer);
+      sample();
       return peak;
     },
   };
@@ -209,7 +224,11 @@ async function oneRun(url, table, timeoutMs) {
       all_from_before_s: sec(marks.all, before),
       ready_from_before_s: readyMs != null ? readyMs / 1000 : null,
       peak_renderer_rss_mib: peak.renderer,
+      peak_renderers_sum_rss_mib: peak.renderers,
       peak_total_rss_mib: peak.total,
+      renderer_rss_before_mib: peak.rendererBefore,
+      total_rss_before_mib: peak.totalBefore,
+      renderer_processes: peak.count,
       marks_seen: Object.entries(marks).filter(([, v]) => v != null).map(([k]) => MARKS[k]),
       load_error: loadError,
       page_errors: errors,
@@ -257,7 +276,7 @@ async function main() {
               ? `error: ${r.error}`
               : `first chart ${fmt(r.first_from_chosen_s)}, all charts ${fmt(r.all_from_chosen_s)} (from files-chosen); ` +
                 `ready seen ${fmt(r.ready_from_before_s)}; setInputFiles ${fmt(r.set_input_s)}; ` +
-                `peak renderer ${r.peak_renderer_rss_mib.toFixed(0)} MiB, all ${r.peak_total_rss_mib.toFixed(0)} MiB; ` +
+                `peak renderer ${r.peak_renderer_rss_mib.toFixed(0)} MiB (${r.renderer_rss_before_mib.toFixed(0)} before the folder; ${r.renderer_processes} renderer processes, ${r.peak_renderers_sum_rss_mib.toFixed(0)} MiB together), all Chromium ${r.peak_total_rss_mib.toFixed(0)} MiB; ` +
                 `marks: ${r.marks_seen.join(', ') || 'none'}${r.load_error ? `; load error: ${r.load_error}` : ''}`),
         );
         // Nothing to learn from repeating a run that never saw a chart or the ready state.
@@ -268,6 +287,7 @@ async function main() {
       const med = Object.fromEntries(keys.map((k) => [k, median(ok.map((r) => r[k]))]));
       med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
       med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;
+      med.renderer_rss_before_mib = median(ok.map((r) => r.renderer_rss_before_mib));
       out.push({ table: path.basename(table), folder: table, runs, median: med, error: ok.length ? null : runs[0]?.error ?? 'no run' });
     }
   } finally {
