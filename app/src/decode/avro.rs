@@ -18,11 +18,10 @@ pub(crate) struct AvroFile {
 pub(crate) fn read_container(file: &str, bytes: &[u8]) -> Result<AvroFile, DecodeError> {
     let c = super::avro_container::Container::open(file, bytes)?;
     let records = c.records(file, bytes)?;
-    let metadata = c
-        .metadata
-        .iter()
-        .filter(|(k, _)| !k.starts_with("avro."))
-        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+    // Only the small keys: `schema` and `partition-spec` repeat kilobytes of JSON in every manifest.
+    let metadata = ["content", "partition-spec-id", "format-version"]
+        .into_iter()
+        .filter_map(|k| c.meta(k).map(|v| (k.to_string(), String::from_utf8_lossy(v).into_owned())))
         .collect();
     Ok(AvroFile { records, metadata })
 }

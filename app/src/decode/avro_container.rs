@@ -11,6 +11,7 @@ use std::rc::Rc;
 use apache_avro::types::Value;
 use apache_avro::Schema;
 
+use super::avro_datum::{Names, Reader};
 use super::DecodeError;
 
 /// A block may inflate to at most this much, a file to at most `MAX_FILE_INFLATED`: a manifest of
@@ -21,12 +22,13 @@ const MAX_HEADER_ENTRIES: usize = 1024;
 const SCHEMA_CACHE: usize = 64;
 
 thread_local! {
-    static SCHEMAS: RefCell<HashMap<Vec<u8>, Rc<Schema>>> = RefCell::new(HashMap::new());
+    static SCHEMAS: RefCell<HashMap<Vec<u8>, (Rc<Schema>, Rc<Names>)>> = RefCell::new(HashMap::new());
 }
 
-pub(crate) struct Container {
+pub(crate) struct Container<'a> {
     pub schema: Rc<Schema>,
-    pub metadata: HashMap<String, Vec<u8>>,
+    names: Rc<Names>,
+    metadata: Vec<(&'a [u8], &'a [u8])>,
     codec: Codec,
     sync: [u8; 16],
     body: usize,
@@ -67,32 +69,39 @@ fn read_bytes<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     Some(out)
 }
 
-fn schema_for(file: &str, text: &[u8]) -> Result<Rc<Schema>, DecodeError> {
+fn schema_for(file: &str, text: &[u8]) -> Result<(Rc<Schema>, Rc<Names>), DecodeError> {
     if let Some(s) = SCHEMAS.with(|c| c.borrow().get(text).cloned()) {
         return Ok(s);
     }
     // Names are checked first: apache-avro unwraps them, and a panic kills the browser app.
     super::avro_header::check_schema_names(file, text)?;
     let text_str = std::str::from_utf8(text).map_err(|_| DecodeError::new(file, "avro.schema", "the Avro schema is not UTF-8"))?;
-    let schema = Rc::new(Schema::parse_str(text_str).map_err(|e| DecodeError::new(file, "avro.schema", format!("the Avro schema is invalid: {e}")))?);
+    let schema = Schema::parse_str(text_str).map_err(|e| DecodeError::new(file, "avro.schema", format!("the Avro schema is invalid: {e}")))?;
+    let parsed = (Rc::new(Names::of(&schema)), Rc::new(schema));
+    let parsed = (parsed.1, parsed.0);
     SCHEMAS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= SCHEMA_CACHE {
             c.clear();
         }
-        c.insert(text.to_vec(), schema.clone());
+        c.insert(text.to_vec(), parsed.clone());
     });
-    Ok(schema)
+    Ok(parsed)
 }
 
-impl Container {
-    pub fn open(file: &str, bytes: &[u8]) -> Result<Container, DecodeError> {
+impl<'a> Container<'a> {
+    /// A header entry, as the writer stored it.
+    pub fn meta(&self, key: &str) -> Option<&'a [u8]> {
+        self.metadata.iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| *v)
+    }
+
+    pub fn open(file: &str, bytes: &'a [u8]) -> Result<Container<'a>, DecodeError> {
         let bad = |field: &str, m: &str| DecodeError::new(file, field, m.to_string());
         if bytes.len() < 4 || &bytes[..4] != b"Obj\x01" {
             return Err(bad("", "not an Avro object container file (the first bytes are not `Obj\\x01`)"));
         }
         let mut pos = 4;
-        let mut metadata = HashMap::new();
+        let mut metadata = Vec::new();
         let truncated = || bad("avro header", "the Avro header is truncated");
         loop {
             let count = read_long(bytes, &mut pos).ok_or_else(truncated)?;
@@ -108,21 +117,22 @@ impl Container {
                 }
                 let key = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
                 let value = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
-                metadata.insert(String::from_utf8_lossy(key).into_owned(), value.to_vec());
+                metadata.push((key, value));
             }
         }
         let sync: [u8; 16] = bytes.get(pos..pos + 16).and_then(|s| s.try_into().ok()).ok_or_else(truncated)?;
         pos += 16;
-        let codec = match metadata.get("avro.codec").map(|c| c.as_slice()) {
+        let find = |k: &[u8]| metadata.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+        let codec = match find(b"avro.codec") {
             None | Some(b"null") | Some(b"") => Codec::Null,
             Some(b"deflate") => Codec::Deflate,
             Some(b"snappy") => Codec::Snappy,
             Some(b"zstandard") => Codec::Zstandard,
             Some(other) => return Err(bad("avro.codec", &format!("unsupported Avro codec `{}`", String::from_utf8_lossy(other)))),
         };
-        let text = metadata.get("avro.schema").ok_or_else(|| bad("avro.schema", "the Avro header has no schema"))?;
-        let schema = schema_for(file, text)?;
-        Ok(Container { schema, metadata, codec, sync, body: pos })
+        let text = find(b"avro.schema").ok_or_else(|| bad("avro.schema", "the Avro header has no schema"))?;
+        let (schema, names) = schema_for(file, text)?;
+        Ok(Container { schema, names, metadata, codec, sync, body: pos })
     }
 
     /// Every record. A failure part-way names the block and how many records came before it.
@@ -158,14 +168,13 @@ impl Container {
             if count > data.len() as u64 {
                 return Err(fail(block, out.len(), format!("it declares {count} records in {} bytes", data.len())));
             }
-            let mut slice: &[u8] = &data;
+            let mut reader = Reader::new(&data, &self.names);
             for k in 0..count {
-                let v = apache_avro::from_avro_datum(&self.schema, &mut slice, None)
-                    .map_err(|e| fail(block, out.len(), format!("record {k} of {count}: {e}")))?;
+                let v = reader.value(&self.schema, 0).map_err(|e| fail(block, out.len(), format!("record {k} of {count}: {e}")))?;
                 out.push(v);
             }
-            if !slice.is_empty() {
-                return Err(fail(block, out.len(), format!("{} bytes follow its {count} declared records", slice.len())));
+            if !reader.buf.is_empty() {
+                return Err(fail(block, out.len(), format!("{} bytes follow its {count} declared records", reader.buf.len())));
             }
             block += 1;
         }

@@ -97,9 +97,6 @@ pub struct Manifest {
     pub content: Option<String>,
     pub partition_spec_id: Option<i32>,
     pub format_version: Option<u8>,
-    /// The table schema the manifest's writer held (header `schema`): a streaming job keeps the
-    /// schema it started with, so this shows what a running writer believes the table is.
-    pub schema: Option<super::Schema>,
     pub entries: Vec<ManifestEntry>,
 }
 
@@ -116,7 +113,6 @@ impl Manifest {
             content: avro.metadata.get("content").cloned(),
             partition_spec_id: avro.metadata.get("partition-spec-id").and_then(|s| s.parse().ok()),
             format_version: avro.metadata.get("format-version").and_then(|s| s.parse().ok()),
-            schema: avro.metadata.get("schema").and_then(|s| serde_json::from_str(s).ok()),
             entries,
         })
     }

@@ -3,6 +3,7 @@
 
 mod avro;
 mod avro_container;
+mod avro_datum;
 mod avro_header;
 mod error;
 pub mod manifest;

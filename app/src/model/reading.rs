@@ -69,6 +69,8 @@ pub(crate) struct ReadState {
     waiting: HashMap<String, Vec<String>>,
     /// Lists loaded whose manifests are not all settled → how many are missing.
     open: HashMap<String, usize>,
+    /// The snapshot that added each queued manifest (its entries may inherit the id).
+    adders: HashMap<String, i64>,
     /// Manifests whose entries a detail snapshot needs though only their digest was kept.
     refetch: std::collections::HashSet<String>,
     pub(crate) reasons: HashMap<usize, ReadReason>,
@@ -284,6 +286,9 @@ impl TableHistory {
             match self.manifests.get_mut(p) {
                 None => {
                     self.manifests.insert(p.clone(), ManifestSlot::Pending);
+                    if let Some(id) = m.added_snapshot_id {
+                        self.reading.adders.insert(p.clone(), id);
+                    }
                     let expected = u64::try_from(m.manifest_length).ok().filter(|&b| b > 0);
                     self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected }, detail);
                     self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
@@ -304,6 +309,9 @@ impl TableHistory {
                 Some(ManifestSlot::Loaded { manifest: None, .. }) if detail => {
                     // Only its digest was kept; the detail view needs its files.
                     if self.reading.refetch.insert(p.clone()) {
+                        if let Some(id) = m.added_snapshot_id {
+                            self.reading.adders.insert(p.clone(), id);
+                        }
                         self.reading.queued.remove(&format!("1\u{0}{p}"));
                         self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: None }, true);
                     }
@@ -322,7 +330,7 @@ impl TableHistory {
     pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
         self.reading.files_done += 1;
         let decoded = bytes.and_then(|b| Manifest::from_bytes(path, &b).map_err(|e| e.to_string()));
-        let inherited = self.adder_of(path);
+        let inherited = self.reading.adders.remove(path);
         let slot = match decoded.and_then(|m| ManifestDigest::of(&m, inherited).map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
             Ok((m, digest)) => {
                 let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
@@ -344,15 +352,6 @@ impl TableHistory {
                 }
             }
         }
-    }
-
-    /// The snapshot that added a manifest, from any loaded list naming it (for entries that inherit it).
-    fn adder_of(&self, manifest: &str) -> Option<i64> {
-        let lists = self.reading.waiting.get(manifest)?;
-        lists.iter().find_map(|l| match self.lists.get(l) {
-            Some(ListSlot::Loaded(list)) => list.iter().find(|m| m.manifest_path == manifest).and_then(|m| m.added_snapshot_id),
-            _ => None,
-        })
     }
 
     fn needed_in_detail(&self, manifest: &str) -> bool {

@@ -1,4 +1,5 @@
-//! A table folder on the local disk (native CLI and tests only).
+//! A table folder on the local disk (native CLI and tests only). Symbolic links and special files
+//! inside it are not part of the table: only regular files below the folder are listed and read.
 
 use std::path::{Path, PathBuf};
 
@@ -27,9 +28,15 @@ impl LocalFolder {
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), SourceError> {
     let io = |e: std::io::Error| SourceError::Io { path: dir.display().to_string(), message: e.to_string() };
     for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
+        // Links are not followed (a loop, `/usr` or `/dev/zero` must not be read as the table), and
+        // only regular files are listed (a FIFO would block the read forever).
+        let kind = entry.file_type().map_err(io)?;
+        if kind.is_dir() {
             walk(root, &path, out)?;
+        } else if !kind.is_file() {
+            continue;
         } else if let Ok(rel) = path.strip_prefix(root) {
             out.push(rel.to_string_lossy().replace('\\', "/"));
         }

@@ -205,6 +205,7 @@ export async function readTableView(page) {
       records: tr.getAttribute('data-records'),
       dataFiles: tr.getAttribute('data-data-files'),
       manifests: tr.getAttribute('data-manifests'),
+      countsFrom: tr.getAttribute('data-counts-from'),
     }));
     const chart = document.querySelector(s.chart);
     return {

@@ -169,10 +169,13 @@ def test_missing_manifest_is_a_gap_not_a_failure(seaweed, damaged_table, run_cli
     assert [g["file"] for g in report["gaps"]] == [d.deleted_manifest], "only the deleted manifest is missing"
     rows = {s["snapshot_id"]: s for s in report["snapshots"]}
     assert sorted(rows) == sorted(s["snapshot_id"] for s in d.facts["snapshots"])
-    nulled = sorted(sid for sid, r in rows.items() if r["data_files"] is None)
-    assert nulled == sorted(d.broken_snapshot_ids), "counts are null exactly where a listed manifest is gone"
+    uncounted = sorted(sid for sid, r in rows.items() if r["counts_from"] != "manifests")
+    assert uncounted == sorted(d.broken_snapshot_ids), "counted from manifests exactly where every listed manifest is there"
+    stated = {s["snapshot_id"]: s for s in d.facts["snapshots"]}
     for sid in d.broken_snapshot_ids:
-        assert rows[sid]["records"] is None, f"snapshot {sid}: records of a partial read"
+        # Not a partial count: what the writer's summary states, marked as such.
+        assert rows[sid]["counts_from"] == "summary", f"snapshot {sid}: {rows[sid]['counts_from']}"
+        assert (rows[sid]["data_files"], rows[sid]["records"]) == (stated[sid]["total_data_files"], stated[sid]["total_records"])
     for s in d.facts["snapshots"]:
         if s["snapshot_id"] in d.intact_snapshot_ids:
             row = rows[s["snapshot_id"]]
