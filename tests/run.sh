@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh all
 export PATH="$PWD/tests/tools/node_modules/.bin:$PATH"
+export ICESCOPE_BIG_TABLE="$(cat tests/.cache/big-table)"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 failed=()
 run() { local name="$1"; shift; step "$name"; "$@" || failed+=("$name"); }

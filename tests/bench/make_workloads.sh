@@ -13,7 +13,8 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GEN="$HERE/gen"
-WORK="$HERE/work"
+# ICESCOPE_BENCH_WORK: where to write instead (tests/setup.sh keeps the e2e test's table outside the checkout).
+WORK="${ICESCOPE_BENCH_WORK:-$HERE/work}"
 JAR="$GEN/target/icescope-bench-gen.jar"
 
 if [[ ! -f "$JAR" || -n "$(find "$GEN/pom.xml" "$GEN/src" -newer "$JAR" -print -quit)" ]]; then
