@@ -2,6 +2,11 @@
 
 use super::findings::{thousands, Severity};
 use super::inspect::Inspect;
+use crate::model::CountSource;
+
+fn bytes(b: u64) -> String {
+    if b >= 1 << 20 { format!("{:.1} MB", b as f64 / 1_048_576.0) } else { format!("{} KB", b / 1024) }
+}
 
 pub fn markdown(report: &Inspect) -> String {
     let t = &report.table;
@@ -16,8 +21,13 @@ pub fn markdown(report: &Inspect) -> String {
     );
     if let Some(last) = report.snapshots.iter().rev().find(|s| s.data_files.is_some()) {
         out += &format!(
-            "; live at `{}`: {} manifests, {} data files, {} position-delete files, {} equality-delete files, {} deletion vectors, {} records",
+            "; live at `{}` ({}): {} manifests, {} data files, {} position-delete files, {} equality-delete files, {} deletion vectors, {} records",
             last.snapshot_id,
+            match last.counts_from {
+                Some(CountSource::Manifests) => "counted from its manifests",
+                Some(CountSource::ManifestList) => "from its manifest list",
+                _ => "as its summary states",
+            },
             n(last.manifests),
             n(last.data_files),
             n(last.position_delete_files),
@@ -26,7 +36,30 @@ pub fn markdown(report: &Inspect) -> String {
             n(last.records)
         );
     }
-    out += "\n\n";
+    out += "\n";
+    if let Some(l) = &report.load {
+        out += &format!(
+            "- numbers per snapshot: {} counted from manifests, {} from manifest lists{}, {} as the snapshot summaries state{} ({} files, {} read)\n",
+            l.counted_from_manifests,
+            l.counted_from_manifest_lists,
+            if l.sampled > 0 { format!(" (a sample of {} across the history)", l.sampled) } else { String::new() },
+            l.from_summaries,
+            if l.unknown > 0 { format!(", {} unknown", l.unknown) } else { String::new() },
+            thousands(l.files_read as u64),
+            bytes(l.bytes_read)
+        );
+    }
+    out += "\n";
+    if !report.disagreements.is_empty() {
+        out += &format!(
+            "### Summaries that the files contradict ({})\n\nA writer bug or a damaged file: the snapshot summary states one number, the files read give another.\n\n| snapshot | field | summary | counted | from |\n|---|---|---|---|---|\n",
+            report.disagreements.len()
+        );
+        for d in report.disagreements.iter().take(50) {
+            out += &format!("| `{}` | {} | {} | {} | {} |\n", d.snapshot_id, d.field, d.summary, d.counted, d.counted_from.label());
+        }
+        out += "\n";
+    }
     if !report.jobs.is_empty() {
         out += "### Flink jobs (from snapshot summaries)\n\n| job id | first commit | last commit | checkpoints | snapshots | rows added |\n|---|---|---|---|---|---|\n";
         for j in &report.jobs {

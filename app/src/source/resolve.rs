@@ -20,6 +20,17 @@ pub fn components(reference: &str) -> Vec<&str> {
     rest.split(['/', '\\']).filter(|c| !c.is_empty() && *c != ".").collect()
 }
 
+/// The names a person knows a table by: the last two folders of its root (`db`, `events`), from a
+/// table location or a metadata file's path (`…/db/events/metadata/v3.metadata.json`).
+pub fn table_names(location_or_metadata: &str) -> Vec<&str> {
+    let mut parts = components(location_or_metadata);
+    if parts.len() >= 2 && parts[parts.len() - 2] == "metadata" {
+        parts.truncate(parts.len() - 2);
+    }
+    let n = parts.len();
+    parts.split_off(n.saturating_sub(2))
+}
+
 /// An index of the available files by their relative paths.
 #[derive(Debug, Default, Clone)]
 pub struct PathIndex {

@@ -51,12 +51,11 @@ pub struct TableRef {
 impl TableRef {
     /// `s3://bucket/wh/db/events` → `db.events`; the catalog is the user's to name.
     pub fn guess(history: &TableHistory, catalog: Option<&str>) -> TableRef {
-        let parts: Vec<&str> = crate::source::resolve::components(&history.metadata.location);
-        let n = parts.len();
-        let table = match n {
-            0 => "db.table".to_string(),
-            1 => parts[0].to_string(),
-            _ => format!("{}.{}", parts[n - 2].trim_end_matches(".db"), parts[n - 1]),
+        let parts = crate::source::resolve::table_names(&history.metadata.location);
+        let table = match parts.as_slice() {
+            [] => "db.table".to_string(),
+            [t] => t.to_string(),
+            [ns, t, ..] => format!("{}.{}", ns.trim_end_matches(".db"), t),
         };
         TableRef { catalog: catalog.unwrap_or("<catalog>").to_string(), table }
     }

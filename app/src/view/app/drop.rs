@@ -104,13 +104,8 @@ async fn open_set(state: AppState, set: PickedFiles) {
 
 /// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
 fn table_name(metadata_path: &str) -> String {
-    let parts: Vec<&str> = metadata_path.split('/').collect();
-    let n = parts.len();
-    if n >= 3 && parts[n - 2] == "metadata" {
-        parts[..n - 2].iter().rev().take(2).rev().copied().collect::<Vec<_>>().join("/")
-    } else {
-        parts.last().copied().unwrap_or("table").to_string()
-    }
+    let parts = crate::source::resolve::table_names(metadata_path);
+    if parts.is_empty() { "table".to_string() } else { parts.join("/") }
 }
 
 fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {

@@ -1,0 +1,219 @@
+//! The one loader, over every native source of bytes (a folder on disk, files held in memory as the
+//! browser holds dropped ones), in both reading modes: metadata first and the full history. The
+//! tables are the lab's, written by real Flink and Spark; every expected number is computed here
+//! from the files or taken from the full read, never typed.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use icescope::decode::{ManifestList, TableMetadata};
+use icescope::load::{load_with_stats, Loader};
+use icescope::model::{CountSource, ReadMode, ReadReason, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::{newest_metadata, FileSet, MemoryFiles};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+const FIXTURES: [&str; 8] =
+    ["append-stream", "concurrent-writers", "late-data", "maintenance-live", "savepoint-twice", "schema-on-the-wire", "taskmanager-kill", "upsert-stream"];
+
+fn folder(name: &str) -> (LocalFolder, String) {
+    let f = LocalFolder::open(&fixture(name)).unwrap();
+    let m = newest_metadata(&f).unwrap();
+    (f, m)
+}
+
+fn in_memory(f: &LocalFolder) -> MemoryFiles {
+    let mut m = MemoryFiles::new();
+    for p in f.index().paths() {
+        m.insert(p.clone(), f.read_path(p).unwrap());
+    }
+    m
+}
+
+fn load<F: icescope::source::Fetch>(files: &F, metadata: &str, mode: ReadMode) -> Loader {
+    load_with_stats(files, metadata, mode, true).unwrap()
+}
+
+/// Per snapshot: (data files, delete files, records, manifests, where from).
+fn rows(h: &TableHistory) -> Vec<(Option<u64>, Option<u64>, Option<u64>, Option<u64>, Option<CountSource>)> {
+    (0..h.snapshots.len())
+        .map(|i| {
+            let t = h.totals(i);
+            (t.data_files, t.delete_files, t.records, t.manifests, t.source)
+        })
+        .collect()
+}
+
+#[test]
+fn folder_and_memory_give_the_same_history_in_both_modes() {
+    for name in FIXTURES {
+        let (f, m) = folder(name);
+        let mem = in_memory(&f);
+        for mode in [ReadMode::All, ReadMode::MetadataFirst] {
+            let a = load(&f, &m, mode);
+            let b = load(&mem, &m, mode);
+            assert_eq!(rows(&a.history), rows(&b.history), "{name} {mode:?}");
+            assert_eq!(a.stats.files, b.stats.files, "{name} {mode:?}");
+            assert_eq!(a.stats.bytes, b.stats.bytes, "{name} {mode:?}");
+        }
+    }
+}
+
+#[test]
+fn every_file_is_read_once_however_many_snapshots_share_it() {
+    for name in FIXTURES {
+        let (f, m) = folder(name);
+        for mode in [ReadMode::All, ReadMode::MetadataFirst] {
+            let l = load(&f, &m, mode);
+            let paths = l.stats.paths.clone().unwrap();
+            let distinct: HashSet<&String> = paths.iter().collect();
+            assert_eq!(distinct.len(), paths.len(), "{name} {mode:?}: a file was read twice");
+        }
+    }
+}
+
+#[test]
+fn the_full_read_counts_every_snapshot_and_agrees_with_every_summary() {
+    for name in FIXTURES {
+        let (f, m) = folder(name);
+        let l = load(&f, &m, ReadMode::All);
+        let h = &l.history;
+        for i in 0..h.snapshots.len() {
+            // Expired snapshots keep no manifest list: those stay as their summary states.
+            let listed = h.snapshots[i].snapshot.manifest_list.as_deref().is_some_and(|p| f.index().resolve(p).is_some());
+            let source = h.totals(i).source;
+            assert_eq!(source == Some(CountSource::Manifests), listed, "{name} snapshot #{i}: {source:?}");
+        }
+        assert_eq!(h.disagreements(), vec![], "{name}: real writers' summaries agree with their files");
+    }
+}
+
+#[test]
+fn metadata_first_reads_the_current_snapshot_in_full_and_lists_of_a_sample_only() {
+    for name in FIXTURES {
+        let (f, m) = folder(name);
+        let full = load(&f, &m, ReadMode::All);
+        let l = load(&f, &m, ReadMode::MetadataFirst);
+        let h = &l.history;
+        let cur = h.current_index().unwrap();
+        assert_eq!(h.read_reason(cur), Some(ReadReason::Current), "{name}");
+        assert_eq!(h.counts(cur), full.history.counts(cur), "{name}: the current snapshot is counted from its manifests");
+        // Which files: the metadata, the lists of the snapshots read, the manifests of those in detail.
+        let mut want: BTreeSet<String> = BTreeSet::from([m.clone()]);
+        for (i, s) in h.snapshots.iter().enumerate() {
+            let Some(list) = s.snapshot.manifest_list.as_deref().and_then(|p| f.index().resolve(p)) else { continue };
+            if h.read_reason(i).is_none() {
+                continue;
+            }
+            want.insert(list.to_string());
+            if s.detail {
+                let decoded = ManifestList::from_bytes(list, &f.read_path(list).unwrap()).unwrap();
+                want.extend(decoded.manifests.iter().filter_map(|mf| f.index().resolve(&mf.manifest_path)).map(str::to_string));
+            }
+        }
+        let read: BTreeSet<String> = l.stats.paths.clone().unwrap().into_iter().map(|p| f.index().resolve(&p).unwrap_or(&p).to_string()).collect();
+        assert_eq!(read, want, "{name}: files read in metadata-first mode");
+        // What it did not count, it shows as the full read counts it (or as the summary says).
+        for i in 0..h.snapshots.len() {
+            let (a, b) = (h.totals(i), full.history.totals(i));
+            assert_eq!((a.data_files, a.records, a.delete_files), (b.data_files, b.records, b.delete_files), "{name} snapshot #{i}");
+        }
+    }
+}
+
+/// The fixture's metadata with `edit` applied to its JSON, beside its own lists and manifests.
+fn edited(name: &str, edit: impl Fn(&mut serde_json::Value)) -> (MemoryFiles, String) {
+    let (f, m) = folder(name);
+    let mut mem = in_memory(&f);
+    let mut json: serde_json::Value = serde_json::from_slice(&f.read_path(&m).unwrap()).unwrap();
+    edit(&mut json);
+    mem.insert(m.clone(), serde_json::to_vec(&json).unwrap());
+    (mem, m)
+}
+
+#[test]
+fn snapshots_whose_summaries_lack_totals_are_read_by_their_lists() {
+    let (mem, m) = edited("savepoint-twice", |j| {
+        for s in j["snapshots"].as_array_mut().unwrap() {
+            s["summary"].as_object_mut().unwrap().retain(|k, _| !k.starts_with("total-"));
+        }
+    });
+    let l = load(&mem, &m, ReadMode::MetadataFirst);
+    let h = &l.history;
+    let (f, _) = folder("savepoint-twice");
+    let full = load(&f, &newest_metadata(&f).unwrap(), ReadMode::All);
+    for i in 0..h.snapshots.len() {
+        let t = h.totals(i);
+        assert!(matches!(t.source, Some(CountSource::Manifests) | Some(CountSource::ManifestList)), "snapshot #{i}: {:?}", t.source);
+        assert_eq!((t.data_files, t.records), (full.history.totals(i).data_files, full.history.totals(i).records), "snapshot #{i}");
+    }
+}
+
+#[test]
+fn a_summary_the_files_contradict_is_reported_not_hidden() {
+    let (f, m0) = folder("append-stream");
+    let meta: TableMetadata = TableMetadata::from_bytes(&m0, &f.read_path(&m0).unwrap()).unwrap();
+    let victim = meta.current_snapshot_id.unwrap().to_string();
+    let (mem, m) = edited("append-stream", |j| {
+        for s in j["snapshots"].as_array_mut().unwrap() {
+            if s["snapshot-id"].to_string() == victim {
+                let n: u64 = s["summary"]["total-data-files"].as_str().unwrap().parse().unwrap();
+                s["summary"]["total-data-files"] = serde_json::Value::String((n + 7).to_string());
+            }
+        }
+    });
+    for mode in [ReadMode::All, ReadMode::MetadataFirst] {
+        let l = load(&mem, &m, mode);
+        let d = l.history.disagreements();
+        assert_eq!(d.len(), 1, "{mode:?}: {d:?}");
+        assert_eq!(d[0].field, "data_files");
+        assert_eq!(d[0].summary, d[0].counted + 7);
+        assert_eq!(l.history.snapshots[d[0].snapshot_index].snapshot.snapshot_id.to_string(), victim);
+    }
+}
+
+#[test]
+fn an_unreadable_list_leaves_the_summary_marked_as_such_and_a_gap() {
+    let (f, m) = folder("taskmanager-kill");
+    let mut mem = MemoryFiles::new();
+    let full = load(&f, &m, ReadMode::All);
+    let cur = full.history.current_index().unwrap();
+    let cur_list = full.history.snapshots[cur].snapshot.manifest_list.clone().unwrap();
+    let cur_list = f.index().resolve(&cur_list).unwrap().to_string();
+    for p in f.index().paths() {
+        let bytes = f.read_path(p).unwrap();
+        // The current snapshot's list, cut in half.
+        mem.insert(p.clone(), if *p == cur_list { bytes[..bytes.len() / 2].to_vec() } else { bytes });
+    }
+    let l = load(&mem, &m, ReadMode::All);
+    let t = l.history.totals(cur);
+    assert_eq!(t.source, Some(CountSource::Summary));
+    assert_eq!((t.data_files, t.records), (full.history.totals(cur).data_files, full.history.totals(cur).records));
+    assert_eq!(t.manifest_bytes, None, "a summary states no manifest bytes");
+    let gaps = l.history.gaps();
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    assert!(gaps[0].file.ends_with(cur_list.rsplit('/').next().unwrap()) && gaps[0].snapshot_ids == vec![full.history.snapshots[cur].snapshot.snapshot_id]);
+}
+
+/// Widening is a second load: no manifest is read again, and the only lists read again are those
+/// of the sample, whose rows the first plan dropped once it had their counts (keeping them would
+/// hold a day of fast-append lists in memory).
+#[test]
+fn asking_for_the_full_history_later_reads_only_what_is_missing() {
+    let (f, m) = folder("taskmanager-kill");
+    let mut l = load(&f, &m, ReadMode::MetadataFirst);
+    let first = l.stats.paths.clone().unwrap();
+    let sampled: HashSet<usize> = (0..l.history.snapshots.len()).filter(|&i| l.history.read_reason(i) == Some(ReadReason::Sample)).collect();
+    l.history.plan(ReadMode::All);
+    futures::executor::block_on(l.run(&f, 1));
+    let all = l.stats.paths.clone().unwrap();
+    let again: Vec<&String> = all[first.len()..].iter().filter(|p| first.contains(p)).collect();
+    assert!(again.iter().all(|p| p.contains("/snap-")), "only manifest lists are read again: {again:?}");
+    assert!(again.len() <= sampled.len(), "{} lists read again, {} sampled", again.len(), sampled.len());
+    assert!(all.len() > first.len());
+    let full = load(&f, &m, ReadMode::All);
+    assert_eq!(rows(&l.history), rows(&full.history));
+}
