@@ -739,7 +739,7 @@ def main() -> None:
     ap.add_argument("tables", nargs="*", help="workload names (under tests/bench/work/) or table folders; default: all of tests/bench/work/*")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=600, help="seconds per run before it is killed (default 600)")
-    ap.add_argument("--budget", type=float, default=900, help="stop repeating a measurement once its runs took this many seconds (default 900)")
+    ap.add_argument("--budget", type=float, default=1800, help="stop repeating a measurement once its runs took this many seconds (default 1800)")
     ap.add_argument("--browser-timeout", type=int, default=120, help="seconds per table and run in Chromium (default 120)")
     ap.add_argument("--py-mem-gb", type=float, default=10, help="address-space limit for the PyIceberg/DuckDB processes (default 10)")
     ap.add_argument("--readers", default=",".join(READERS), help=f"comma list of {','.join(READERS)}")

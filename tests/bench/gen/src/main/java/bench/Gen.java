@@ -84,6 +84,12 @@ public final class Gen {
   static final int[] ROWS_BY_LATENESS = {50, 3, 1};
 
   static int batch = 1000; // commits per metadata.json in the bulk
+  /**
+   * The same for fast append: each snapshot keeps its manifest list (k entries at commit k) cached
+   * once read, until metadata.json is written and read back, so 1,000 of them at 17k entries each
+   * fill an 8 GB heap.
+   */
+  static int fastBatch = 100;
   static int tail = 150; // last commits committed one by one (≥ previous-versions-max + 1)
 
   enum Kind {
@@ -114,6 +120,7 @@ public final class Gen {
         case "--out" -> out = Paths.get(args[++i]);
         case "--small" -> small = true;
         case "--batch" -> batch = Integer.parseInt(args[++i]);
+        case "--fast-batch" -> fastBatch = Integer.parseInt(args[++i]);
         case "--tail" -> tail = Integer.parseInt(args[++i]);
         default -> names.add(args[i]);
       }
@@ -230,14 +237,15 @@ public final class Gen {
     int bulk = w.kind() == Kind.UPSERT ? 0 : Math.max(0, n - tail);
     long lastReport = System.nanoTime();
     int lastK = 0;
+    int every = w.kind() == Kind.FAST ? fastBatch : batch;
     for (int k = 0; k < n; ) {
-      ops.writeEvery = k < bulk ? batch : 1;
+      ops.writeEvery = k < bulk ? every : 1;
       commit(k);
       k++;
       if (k == bulk) {
         ops.flush();
       }
-      if (k == n || k - lastK >= (k <= bulk ? batch : 500) || System.nanoTime() - lastReport > 30e9) {
+      if (k == n || k - lastK >= (k <= bulk ? 1000 : 500) || System.nanoTime() - lastReport > 30e9) {
         double el = (System.nanoTime() - start) / 1e9;
         double rate = (k - lastK) / ((System.nanoTime() - lastReport) / 1e9);
         System.out.printf(
@@ -456,7 +464,8 @@ public final class Gen {
     f.put("maintenance", w.maintenance() ? "expireSnapshots(retainLast 100) + rewriteManifests" : null);
     f.put("commits", w.commits());
     f.put("checkpoint_ids", List.of(1, w.commits()));
-    f.put("commits_per_metadata_json_in_bulk", w.kind() == Kind.UPSERT ? 1 : batch);
+    int every = w.kind() == Kind.UPSERT ? 1 : w.kind() == Kind.FAST ? fastBatch : batch;
+    f.put("commits_per_metadata_json_in_bulk", every);
     f.put("commits_with_own_metadata_json_at_end", w.kind() == Kind.UPSERT ? w.commits() : Math.min(tail, w.commits()));
     f.put("metadata_json_written", ops.filesWritten + 1);
     f.put("job_id", jobId);
@@ -526,7 +535,7 @@ public final class Gen {
         "note",
         "snapshot timestamps are the generator's wall clock, not 5 s apart; rows' event time "
             + "covers 2025-03-01 (and late rows for the two days before) at 5 s checkpoints; "
-            + "metadata.json was written every " + (w.kind() == Kind.UPSERT ? 1 : batch)
+            + "metadata.json was written every " + every
             + " commits and then for each of the last " + Math.min(tail, w.commits())
             + " commits, so metadata file versions are lower than the commit count");
 
