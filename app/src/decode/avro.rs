@@ -8,16 +8,25 @@ use apache_avro::types::Value;
 
 use super::DecodeError;
 
-/// The records and header metadata of one Avro container file.
-pub(crate) struct AvroFile {
-    pub records: Vec<Value>,
+/// The header metadata of one Avro container file and what `convert` made of each record.
+pub(crate) struct AvroFile<T> {
+    pub records: Vec<T>,
     pub metadata: HashMap<String, String>,
 }
 
-/// Reads every record; a failure part-way reports how many records were read before it.
-pub(crate) fn read_container(file: &str, bytes: &[u8]) -> Result<AvroFile, DecodeError> {
+/// Reads every record, converting each as it is decoded: a manifest of 50,000 entries never exists
+/// as 50,000 generic Avro values at once. A failure part-way says how many records came before it.
+pub(crate) fn read_container<T>(
+    file: &str,
+    bytes: &[u8],
+    mut convert: impl FnMut(usize, &Value) -> Result<T, DecodeError>,
+) -> Result<AvroFile<T>, DecodeError> {
     let c = super::avro_container::Container::open(file, bytes)?;
-    let records = c.records(file, bytes)?;
+    let mut records = Vec::new();
+    c.for_each_record(file, bytes, |i, v| {
+        records.push(convert(i, &v)?);
+        Ok(())
+    })?;
     // Only the small keys: `schema` and `partition-spec` repeat kilobytes of JSON in every manifest.
     let metadata = ["content", "partition-spec-id", "format-version"]
         .into_iter()

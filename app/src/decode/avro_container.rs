@@ -135,50 +135,57 @@ impl<'a> Container<'a> {
         Ok(Container { schema, names, metadata, codec, sync, body: pos })
     }
 
-    /// Every record. A failure part-way names the block and how many records came before it.
-    pub fn records(&self, file: &str, bytes: &[u8]) -> Result<Vec<Value>, DecodeError> {
+    /// Hands every record to `each` as it is decoded. A failure part-way names the block and how
+    /// many records came before it.
+    pub fn for_each_record(
+        &self,
+        file: &str,
+        bytes: &[u8],
+        mut each: impl FnMut(usize, Value) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
         let mut pos = self.body;
-        let mut out = Vec::new();
+        let mut read = 0usize;
         let mut inflated_total: u64 = 0;
         let mut block = 0usize;
         let fail = |block: usize, read: usize, m: String| {
             DecodeError::new(file, "", format!("Avro block {block} (after {read} records): {m} — truncated or corrupt file?"))
         };
         while pos < bytes.len() {
-            let count = read_long(bytes, &mut pos).ok_or_else(|| fail(block, out.len(), "the block header is cut off".into()))?;
-            let size = read_long(bytes, &mut pos).ok_or_else(|| fail(block, out.len(), "the block size is cut off".into()))?;
+            let count = read_long(bytes, &mut pos).ok_or_else(|| fail(block, read, "the block header is cut off".into()))?;
+            let size = read_long(bytes, &mut pos).ok_or_else(|| fail(block, read, "the block size is cut off".into()))?;
             let (Ok(count), Ok(size)) = (u64::try_from(count), usize::try_from(size)) else {
-                return Err(fail(block, out.len(), format!("negative record count {count} or size {size}")));
+                return Err(fail(block, read, format!("negative record count {count} or size {size}")));
             };
             let end = pos.checked_add(size).filter(|&e| e <= bytes.len()).ok_or_else(|| {
-                fail(block, out.len(), format!("it declares {size} bytes but {} remain", bytes.len() - pos))
+                fail(block, read, format!("it declares {size} bytes but {} remain", bytes.len() - pos))
             })?;
-            let data = self.inflate(&bytes[pos..end]).map_err(|m| fail(block, out.len(), m))?;
+            let data = self.inflate(&bytes[pos..end]).map_err(|m| fail(block, read, m))?;
             inflated_total = inflated_total.saturating_add(data.len() as u64);
             if inflated_total > MAX_FILE_INFLATED {
-                return Err(fail(block, out.len(), format!("the file inflates past {} MiB", MAX_FILE_INFLATED >> 20)));
+                return Err(fail(block, read, format!("the file inflates past {} MiB", MAX_FILE_INFLATED >> 20)));
             }
             pos = end;
-            let sync = bytes.get(pos..pos + 16).ok_or_else(|| fail(block, out.len(), "the sync marker is cut off".into()))?;
+            let sync = bytes.get(pos..pos + 16).ok_or_else(|| fail(block, read, "the sync marker is cut off".into()))?;
             if sync != self.sync {
-                return Err(fail(block, out.len(), "the sync marker does not match the header's".into()));
+                return Err(fail(block, read, "the sync marker does not match the header's".into()));
             }
             pos += 16;
             // Every Iceberg record takes at least one byte: a count above the bytes is a lie.
             if count > data.len() as u64 {
-                return Err(fail(block, out.len(), format!("it declares {count} records in {} bytes", data.len())));
+                return Err(fail(block, read, format!("it declares {count} records in {} bytes", data.len())));
             }
             let mut reader = Reader::new(&data, &self.names);
             for k in 0..count {
-                let v = reader.value(&self.schema, 0).map_err(|e| fail(block, out.len(), format!("record {k} of {count}: {e}")))?;
-                out.push(v);
+                let v = reader.value(&self.schema, 0).map_err(|e| fail(block, read, format!("record {k} of {count}: {e}")))?;
+                each(read, v)?;
+                read += 1;
             }
             if !reader.buf.is_empty() {
-                return Err(fail(block, out.len(), format!("{} bytes follow its {count} declared records", reader.buf.len())));
+                return Err(fail(block, read, format!("{} bytes follow its {count} declared records", reader.buf.len())));
             }
             block += 1;
         }
-        Ok(out)
+        Ok(())
     }
 
     fn inflate(&self, raw: &[u8]) -> Result<Vec<u8>, String> {

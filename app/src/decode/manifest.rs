@@ -102,13 +102,8 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Manifest, DecodeError> {
-        let avro = read_container(file, bytes)?;
-        let entries = avro
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| entry(&Rec::new(file, &format!("entry[{i}]"), r)?))
-            .collect::<Result<Vec<_>, _>>()?;
+        let avro = read_container(file, bytes, |i, r| entry(&Rec::new(file, &format!("entry[{i}]"), r)?))?;
+        let entries = avro.records;
         Ok(Manifest {
             content: avro.metadata.get("content").cloned(),
             partition_spec_id: avro.metadata.get("partition-spec-id").and_then(|s| s.parse().ok()),

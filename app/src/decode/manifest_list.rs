@@ -37,14 +37,8 @@ pub struct ManifestList {
 
 impl ManifestList {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<ManifestList, DecodeError> {
-        let avro = read_container(file, bytes)?;
-        let manifests = avro
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| manifest_file(&Rec::new(file, &format!("manifest[{i}]"), r)?))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ManifestList { manifests })
+        let avro = read_container(file, bytes, |i, r| manifest_file(&Rec::new(file, &format!("manifest[{i}]"), r)?))?;
+        Ok(ManifestList { manifests: avro.records })
     }
 }
 

@@ -67,7 +67,9 @@ impl Loader {
     pub async fn open<F: Fetch>(files: &F, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
         let bytes = files.fetch(metadata_path).await?;
         let mut history = TableHistory::new(metadata_path, crate::decode::TableMetadata::from_bytes(metadata_path, &bytes)?);
-        history.record_metadata_sizes(bytes.len() as u64, |r| files.size_hint(r));
+        // The metadata log's sizes come later (`record_metadata_sizes`): in a browser each size of a
+        // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
+        history.record_metadata_sizes(bytes.len() as u64, |_| None);
         let stats = ReadStats { files: 1, bytes: bytes.len() as u64, failed: 0, paths: record_paths.then(|| vec![metadata_path.to_string()]) };
         Ok(Loader { history, stats })
     }
@@ -135,6 +137,8 @@ pub fn load_table<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode) -> R
 pub fn load_with_stats<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode, record_paths: bool) -> Result<Loader, LoadError> {
     futures::executor::block_on(async {
         let mut loader = Loader::open(files, metadata_path, record_paths).await?;
+        let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+        loader.history.record_metadata_sizes(current, |r| files.size_hint(r));
         loader.history.plan(mode);
         loader.run(files, 1).await;
         Ok(loader)

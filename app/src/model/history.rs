@@ -230,15 +230,17 @@ pub(crate) fn inline_list_path(index: usize) -> String {
 }
 
 impl TableHistory {
-    pub fn new(metadata_file: &str, metadata: TableMetadata) -> Self {
-        let mut order: Vec<(usize, &Snapshot)> = metadata.snapshots.iter().enumerate().collect();
+    /// Takes the snapshots out of `metadata` (a day of checkpoints is tens of megabytes of
+    /// summaries: they are kept once, here, in commit order).
+    pub fn new(metadata_file: &str, mut metadata: TableMetadata) -> Self {
+        let mut order: Vec<(usize, Snapshot)> = std::mem::take(&mut metadata.snapshots).into_iter().enumerate().collect();
         order.sort_by_key(|(i, s)| (s.sequence_number, s.timestamp_ms, *i));
         let snapshots: Vec<SnapshotState> = order
             .into_iter()
             .map(|(_, s)| SnapshotState {
-                snapshot: s.clone(),
                 flink: FlinkCommit::from_summary(&s.summary),
                 summary: Totals::from_summary(&s.summary),
+                snapshot: s,
                 listed: None,
                 counted: None,
                 want: Want::Summary,

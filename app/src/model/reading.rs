@@ -77,6 +77,9 @@ pub(crate) struct ReadState {
     pub(crate) mode: Option<ReadMode>,
     pub(crate) files_queued: usize,
     pub(crate) files_done: usize,
+    /// Bytes and rows of the manifest lists read: the size of those not read is estimated from them.
+    list_bytes_read: u64,
+    list_rows_read: u64,
     /// Delete kinds along the parent chains need re-deriving (done once per batch, not per file).
     pub(crate) kinds_stale: bool,
     pub(crate) expected_bytes: u64,
@@ -244,7 +247,12 @@ impl TableHistory {
 
     /// Hands over a list's bytes (or why they could not be had); decoding happens here.
     pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
-        let decoded = bytes.and_then(|b| ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| e.to_string()));
+        let decoded = bytes.and_then(|b| {
+            let l = ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| e.to_string())?;
+            self.reading.list_bytes_read = self.reading.list_bytes_read.saturating_add(b.len() as u64);
+            self.reading.list_rows_read = self.reading.list_rows_read.saturating_add(l.len() as u64);
+            Ok(l)
+        });
         self.reading.files_done += 1;
         self.deliver_list_decoded(path, decoded);
     }
@@ -397,11 +405,11 @@ impl TableHistory {
     }
 
     /// What reading every snapshot would still cost: (files, bytes, whether the bytes are exact).
-    /// Lists are sized by `size_of` where known; unknown ones, and manifests not yet named by any
-    /// list read, are estimated from the ones read so far and the summaries' manifest counts.
+    /// Lists are sized by `size_of` where it knows (at most 64 are asked, the rest scaled by their
+    /// manifest counts), else from the bytes per row of the lists read so far; manifests not yet
+    /// named by any list read are estimated from the ones read so far.
     pub fn estimate_all(&self, size_of: impl Fn(&str) -> Option<u64>) -> (u64, u64, bool) {
-        let mut exact = true;
-        let (mut files, mut bytes) = (0u64, 0u64);
+        const PROBES: usize = 64;
         let read_manifest_bytes: Vec<u64> = self
             .lists
             .values()
@@ -410,27 +418,44 @@ impl TableHistory {
             .collect();
         let avg_manifest = if read_manifest_bytes.is_empty() { 8_192 } else { read_manifest_bytes.iter().sum::<u64>() / read_manifest_bytes.len() as u64 };
         let mut seen = std::collections::HashSet::new();
+        // (list path, manifests it names, manifests its commit created)
+        let mut unread: Vec<(String, u64, u64)> = Vec::new();
         for (i, s) in self.snapshots.iter().enumerate() {
             let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(i));
-            if !seen.insert(path.clone()) || matches!(self.lists.get(&path), Some(ListSlot::Loaded(_)) | Some(ListSlot::Unavailable(_))) {
+            if s.counted.is_some() || matches!(self.lists.get(&path), Some(ListSlot::Loaded(_)) | Some(ListSlot::Unavailable(_))) {
                 continue;
             }
-            if s.counted.is_some() {
+            if !seen.insert(path.clone()) {
                 continue;
             }
-            files += 1;
             let entries = s.summary.manifests.or(s.listed.as_ref().and_then(|l| l.manifests)).unwrap_or(1);
-            bytes = bytes.saturating_add(size_of(&path).unwrap_or_else(|| {
-                exact = false;
-                entries.saturating_mul(100)
-            }));
-            // Manifests this commit created: each is read once.
             let created = s.snapshot.summary_i64("manifests-created").and_then(|c| u64::try_from(c).ok()).unwrap_or(1);
-            files = files.saturating_add(created);
-            bytes = bytes.saturating_add(created.saturating_mul(avg_manifest));
-            exact = false;
+            unread.push((path, entries, created));
         }
-        (files, bytes, exact)
+        let every = unread.len().div_ceil(PROBES).max(1);
+        let (mut probed, mut probed_bytes, mut probed_entries) = (0usize, 0u64, 0u64);
+        for (path, entries, _) in unread.iter().step_by(every) {
+            if let Some(b) = size_of(path) {
+                probed += 1;
+                probed_bytes = probed_bytes.saturating_add(b);
+                probed_entries = probed_entries.saturating_add(*entries);
+            }
+        }
+        let all_entries: u64 = unread.iter().map(|u| u.1).fold(0, u64::saturating_add);
+        let (known_bytes, known_rows) = if probed_entries > 0 {
+            (probed_bytes, probed_entries)
+        } else {
+            (self.reading.list_bytes_read, self.reading.list_rows_read)
+        };
+        let list_bytes = if known_rows > 0 {
+            ((known_bytes as f64 / known_rows as f64) * all_entries as f64) as u64
+        } else {
+            all_entries.saturating_mul(100)
+        };
+        let created: u64 = unread.iter().map(|u| u.2).fold(0, u64::saturating_add);
+        let files = (unread.len() as u64).saturating_add(created);
+        let bytes = list_bytes.saturating_add(created.saturating_mul(avg_manifest));
+        (files, bytes, unread.is_empty() || (probed == unread.len() && created == 0))
     }
 }
 

@@ -63,6 +63,8 @@ pub enum LoadRequest {
 struct Session {
     generation: u64,
     name: String,
+    /// Every snapshot's summary as text: it never changes while the table loads.
+    summaries: Arc<Vec<Vec<(String, String)>>>,
     files: TableFiles,
     loader: Loader,
 }
@@ -74,34 +76,30 @@ thread_local! {
 
 fn publish(state: AppState, s: &Session) {
     let history = &s.loader.history;
-    let summaries = history
-        .snapshots
-        .iter()
-        .map(|sn| {
-            let mut kv = vec![("operation".to_string(), sn.snapshot.operation.clone())];
-            kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.clone(), v.clone())));
-            kv
-        })
-        .collect();
     let mut report = inspect(history, &TableRef::guess(history, None));
     report.load = Some(LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes));
     let markdown = markdown(&report);
-    state.opened.set(Some(Opened {
+    let opened = Opened {
         name: s.name.clone(),
         report: Arc::new(report),
         series: Arc::new(GrowthSeries::of(history)),
-        summaries: Arc::new(summaries),
+        summaries: s.summaries.clone(),
         jobs: Arc::new(job_spans(history)),
         partitions: Arc::new(partition_stats(history)),
         partition_timeline: Arc::new(partition_timeline(history, 200)),
         markdown: Arc::new(markdown),
         complete: history.is_settled(),
-    }));
+    };
+    state.opened.set(Some(opened));
 }
 
-fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<String>) {
+/// Cheap enough for every batch; the full-history estimate (a pass over every snapshot) is
+/// recomputed only when `estimate` is set: at the start and at the end of a read.
+fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<String>, estimate: bool) {
     let (done, queued, expected) = s.loader.history.progress();
     let all = s.loader.history.read_mode() == Some(ReadMode::All);
+    let previous = state.progress.with_untracked(|p| p.full_estimate);
+    let full_estimate = if all { None } else if estimate { Some(s.loader.history.estimate_all(|p| s.files.size_hint(p))) } else { previous };
     state.progress.set(Progress {
         loading,
         files_done: done,
@@ -109,9 +107,28 @@ fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<
         bytes_read: s.loader.stats.bytes,
         bytes_expected: expected,
         all_snapshots: all,
-        full_estimate: (!all).then(|| s.loader.history.estimate_all(|p| s.files.size_hint(p))),
+        full_estimate,
         stopped,
     });
+
+}
+
+/// Sizes of the metadata log's files (the metadata.json strip under the growth chart), asked one
+/// at a time with the page served in between: a picked file's size can take milliseconds.
+async fn record_metadata_sizes(s: &mut Session) {
+    let mut sizes = std::collections::HashMap::new();
+    let mut last_yield = marks::now_ms();
+    for e in &s.loader.history.metadata.metadata_log {
+        if let Some(b) = s.files.size_hint(&e.metadata_file) {
+            sizes.insert(e.metadata_file.clone(), b);
+        }
+        if marks::now_ms() - last_yield > 25.0 {
+            yield_to_page().await;
+            last_yield = marks::now_ms();
+        }
+    }
+    let current = s.loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+    s.loader.history.record_metadata_sizes(current, |f| sizes.get(f).copied());
 }
 
 /// Lets the page paint and handle input: a macrotask, not a microtask.
@@ -159,9 +176,21 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     }
     marks::mark(marks::METADATA_READ);
     loader.history.plan(ReadMode::Auto);
-    let session = Session { generation, name, files, loader };
+    let summaries = loader
+        .history
+        .snapshots
+        .iter()
+        .map(|sn| {
+            let mut kv = vec![("operation".to_string(), sn.snapshot.operation.clone())];
+            kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.clone(), v.clone())));
+            kv
+        })
+        .collect();
+    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader };
     publish(state, &session);
-    report_progress(state, &session, true, None);
+    report_progress(state, &session, true, None, true);
+    // Let the page draw what metadata.json says before the first batch of reading starts.
+    yield_to_page().await;
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state).await;
 }
@@ -184,6 +213,7 @@ async fn drive(state: AppState) {
     let mut last_publish = marks::now_ms();
     let mut last_yield = marks::now_ms();
     let mut stopped = None;
+    let mut sizes_recorded = s.loader.history.metadata_sizes.len() > 1 || s.loader.history.metadata.metadata_log.is_empty();
     state.progress.update(|p| p.loading = true);
     loop {
         if state.generation.get_untracked() != s.generation {
@@ -200,13 +230,18 @@ async fn drive(state: AppState) {
             }
         }
         let n = s.loader.step(&s.files, PARALLEL).await;
+        // After the first batch: by then the first chart is on screen.
+        if !sizes_recorded {
+            sizes_recorded = true;
+            record_metadata_sizes(&mut s).await;
+        }
         if state.generation.get_untracked() != s.generation {
             return;
         }
         if n == 0 {
             break;
         }
-        report_progress(state, &s, true, None);
+        report_progress(state, &s, true, None, false);
         let now = marks::now_ms();
         let detail_done = current.is_some_and(|c| s.loader.history.counts(c).is_some());
         if (detail_done && !detail_published) || now - last_publish > 3_000.0 {
@@ -220,7 +255,7 @@ async fn drive(state: AppState) {
         }
     }
     publish(state, &s);
-    report_progress(state, &s, false, stopped);
+    report_progress(state, &s, false, stopped, true);
     if state.cancelled.get_untracked() == s.generation {
         state.cancelled.set(0);
     }
