@@ -34,7 +34,7 @@ fn one_point_per_snapshot_with_the_stamp() {
     assert_eq!(series.axis, XAxis::CommitOrder, "PyIceberg writes no flink.* keys");
     let stamp = Stamp { table: "lab.events".into(), snapshot: h.metadata.current_snapshot_id.unwrap().to_string(), generated_at: "2026-11-30T00:00:00.000Z".into() };
     let (n, svg) = render(&series, &stamp);
-    assert_eq!(n, h.metadata.snapshots.len());
+    assert_eq!(n, h.snapshots.len());
     assert!(svg.contains(&stamp.snapshot) && svg.contains("lab.events"));
     // Data-file markers: one circle per snapshot per drawn series (manifests, data files at least).
     assert!(svg.matches("<circle").count() >= 2 * n, "{} circles for {n} snapshots", svg.matches("<circle").count());

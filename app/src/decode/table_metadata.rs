@@ -29,6 +29,7 @@ pub struct TableMetadata {
     pub properties: BTreeMap<String, String>,
     pub current_snapshot_id: Option<SnapshotId>,
     /// In the order the metadata lists them (commit order for every writer seen so far).
+    /// As the file lists them; `TableHistory::new` takes them (kept once, in commit order).
     pub snapshots: Vec<Snapshot>,
     pub snapshot_log: Vec<SnapshotLogEntry>,
     pub metadata_log: Vec<MetadataLogEntry>,
