@@ -369,8 +369,8 @@ test('a deleted manifest: the table opens, the error names the file and 404, ear
       for (const id of d.broken_snapshot_ids) {
         const r = view.rows.find((x) => x.id === id);
         const stated = table.snapshots.find((s) => s.snapshot_id === id);
-        // Not a partial count passed off as exact: the writer's summary totals, marked as such.
-        assert.equal(r.countsFrom, 'snapshot summary', `snapshot ${id} lists the deleted manifest: its numbers must say where they come from`);
+        // Not a partial count passed off as counted: the manifest list's own rows, marked as such.
+        assert.equal(r.countsFrom, 'manifest list', `snapshot ${id} lists the deleted manifest: its numbers must say where they come from`);
         assert.equal(r.dataFiles, String(stated.total_data_files), `snapshot ${id}: data files as its summary states`);
         assert.equal(r.records, String(stated.total_records), `snapshot ${id}: records as its summary states`);
       }

@@ -173,8 +173,8 @@ def test_missing_manifest_is_a_gap_not_a_failure(seaweed, damaged_table, run_cli
     assert uncounted == sorted(d.broken_snapshot_ids), "counted from manifests exactly where every listed manifest is there"
     stated = {s["snapshot_id"]: s for s in d.facts["snapshots"]}
     for sid in d.broken_snapshot_ids:
-        # Not a partial count: what the writer's summary states, marked as such.
-        assert rows[sid]["counts_from"] == "summary", f"snapshot {sid}: {rows[sid]['counts_from']}"
+        # Not a partial count: the manifest list's own rows (exact, delete kinds not split), marked as such.
+        assert rows[sid]["counts_from"] == "manifest_list", f"snapshot {sid}: {rows[sid]['counts_from']}"
         assert (rows[sid]["data_files"], rows[sid]["records"]) == (stated[sid]["total_data_files"], stated[sid]["total_records"])
     for s in d.facts["snapshots"]:
         if s["snapshot_id"] in d.intact_snapshot_ids:
