@@ -61,7 +61,7 @@ fn savepoint_used_twice_is_one_critical_finding_with_the_right_job_and_rollback_
     let target = first_resume["snapshot_id"].as_i64().unwrap();
     assert_eq!(
         f.statement.as_deref(),
-        Some(format!("CALL lab.system.rollback_to_snapshot('{}', {target});", fx.facts["table"].as_str().unwrap()).as_str())
+        Some(format!("CALL lab.system.rollback_to_snapshot(table => '{}', snapshot_id => {target});", fx.facts["table"].as_str().unwrap()).as_str())
     );
     assert_eq!(fx.records_at(target), first_resume["rows"].as_u64().unwrap(), "rollback target holds the first resume's rows");
     let dupes = fx.facts["after_second_resume"]["duplicates"].as_u64().unwrap();
@@ -303,5 +303,50 @@ fn partition_timeline_ends_at_the_files_spark_counts_per_partition() {
         let label = format!("ts_day={}", p["partition"]["ts_day"].as_str().unwrap());
         let i = t.partitions.iter().position(|l| *l == label).unwrap_or_else(|| panic!("{label} not in {:?}", t.partitions));
         assert_eq!(last[i], p["files"].as_u64().unwrap(), "{label}");
+    }
+}
+
+/// Semicolons outside quotes (Spark's lexer: `'…'` and `"…"` with backslash escapes, `` `…` `` with
+/// doubled backticks): exactly one, at the end, in every printed statement.
+fn statement_ends(stmt: &str) -> Vec<usize> {
+    let (mut ends, mut quote, mut escaped) = (Vec::new(), None::<char>, false);
+    let chars: Vec<char> = stmt.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match quote {
+            Some(_) if escaped => escaped = false,
+            Some('`') if c == '`' => quote = None, // a doubled backtick reopens on the next char
+            Some(q) if q != '`' && c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' || c == '`' => quote = Some(c),
+            None if c == ';' => ends.push(i),
+            None => {}
+        }
+    }
+    ends
+}
+
+#[test]
+fn names_from_the_table_cannot_end_or_extend_a_printed_statement() {
+    // Every lab fixture, its location rewritten to carry an injection: the derived table name and
+    // every statement built from it stay one statement.
+    for name in ["savepoint-twice", "taskmanager-kill", "late-data", "upsert-stream", "append-stream"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+        let folder = LocalFolder::open(&root).unwrap();
+        let history = load_table(&folder, &newest_metadata(&folder).unwrap(), ReadMode::All).unwrap();
+        for hostile in ["db.ev'); CALL x.system.expire_snapshots(table => 'y'); --", "db.e`v\";--", "db.a\\'b"] {
+            let found = findings(&history, &TableRef { catalog: "lab".into(), table: hostile.into() });
+            let statements: Vec<&String> = found.iter().filter_map(|f| f.statement.as_ref()).collect();
+            assert!(!statements.is_empty(), "{name}: no statement to check");
+            for s in statements {
+                let ends = statement_ends(s);
+                assert_eq!(ends, vec![s.chars().count() - 1], "{name}: `{s}` is not exactly one statement");
+                assert!(!s.contains('\n'));
+            }
+        }
+        // A name with a line break or a bidi override gets no statement, and the finding says why.
+        let found = findings(&history, &TableRef { catalog: "lab".into(), table: "db.ev\n; DROP".into() });
+        assert!(found.iter().all(|f| f.statement.is_none()), "{name}");
+        assert!(found.iter().all(|f| f.action.contains("No statement is printed")), "{name}");
     }
 }

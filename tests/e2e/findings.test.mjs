@@ -50,7 +50,7 @@ test('savepoint-twice: one critical replay finding with the rollback target from
       assert.equal(replays.length, 1, JSON.stringify(all.map((x) => x.kind)));
       assert.equal(replays[0].severity, 'critical');
       assert.ok(replays[0].text.includes(f.jobs[2].job_id.slice(0, 8)), 'names the third job');
-      assert.equal(replays[0].statement, `CALL <catalog>.system.rollback_to_snapshot('${f.table}', ${target_id});`);
+      assert.equal(replays[0].statement, `CALL <catalog>.system.rollback_to_snapshot(table => '${f.table}', snapshot_id => ${target_id});`);
       assert.equal(all.filter((x) => x.kind === 'job_resumed').length, 1, 'the first resume is reported as normal');
       // The alert strip above the charts names it too.
       assert.match(await page.locator('[data-testid="alerts"]').textContent(), /Savepoint replayed/);
@@ -58,7 +58,7 @@ test('savepoint-twice: one critical replay finding with the rollback target from
       await page.locator('[data-testid="catalog-name"]').fill('lab');
       await page.waitForFunction(() => document.querySelector('[data-testid="statement"]').textContent.startsWith('CALL lab.'));
       const md = await page.locator('[data-testid="markdown"]').inputValue();
-      assert.ok(md.includes(`CALL lab.system.rollback_to_snapshot('${f.table}', ${target_id});`), md.slice(0, 400));
+      assert.ok(md.includes(`CALL lab.system.rollback_to_snapshot(table => '${f.table}', snapshot_id => ${target_id});`), md.slice(0, 400));
       for (const j of f.jobs) assert.ok(md.includes(j.job_id), `Markdown lists job ${j.job_id}`);
       await page.locator('[data-testid="findings"]').screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-findings.png`) });
       assert.deepEqual(errors.all, []);

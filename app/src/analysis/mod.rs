@@ -7,6 +7,7 @@ pub mod jobs;
 pub mod markdown;
 pub mod partitions;
 pub mod projection;
+pub mod sql;
 pub mod inspect;
 
 pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

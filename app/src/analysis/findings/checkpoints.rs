@@ -77,19 +77,13 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                 action: "If checkpoints failed and the job restored, nothing is lost (the rows re-commit), but files written \
                          before the failure are orphans: schedule remove_orphan_files past the longest recovery."
                     .into(),
-                statement: Some(cx.table.call(
+                statement: cx.table.statement(
                     "remove_orphan_files",
-                    &format!("table => '{}', older_than => TIMESTAMP '{}'", cx.table.table, older_than_day_before(j.last_commit_ms)),
-                )),
+                    j.last_commit_ms.checked_sub(86_400_000).and_then(crate::analysis::sql::timestamp).map(|t| format!("older_than => {t}")),
+                ),
             })
         })
         .collect()
-}
-
-/// A day before the job's last commit: orphan removal must not race files still being committed.
-fn older_than_day_before(ms: i64) -> String {
-    let t = crate::model::time::rfc3339_ms(ms - 86_400_000);
-    format!("{} {}", &t[..10], &t[11..19])
 }
 
 /// [3,4,5,9] → "3–5, 9"

@@ -55,10 +55,10 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
                  the same call: the rewrite applies deletes of both kinds, but without remove-dangling-deletes the equality \
                  deletes it applied stay in the table."
             .into(),
-        statement: Some(cx.table.call(
+        statement: cx.table.statement(
             "rewrite_data_files",
-            &format!("table => '{}', options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')", cx.table.table),
-        )),
+            Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into()),
+        ),
     }]
 }
 

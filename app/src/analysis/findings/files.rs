@@ -32,10 +32,7 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
         ),
         action: "Compact hourly with partial progress, scoped to the partitions the writer fills (and a wider pass for late data)."
             .into(),
-        statement: Some(cx.table.call(
-            "rewrite_data_files",
-            &format!("table => '{}', options => map('partial-progress.enabled', 'true')", cx.table.table),
-        )),
+        statement: cx.table.statement("rewrite_data_files", Some("options => map('partial-progress.enabled', 'true')".into())),
     }]
 }
 

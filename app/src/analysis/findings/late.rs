@@ -89,8 +89,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
     snapshot_idx.sort_unstable();
     snapshot_idx.dedup();
     let column = column.unwrap_or_else(|| "<event time column>".into());
-    let since = rfc3339_ms(oldest);
-    let since = format!("{} {}", &since[..10], &since[11..19]);
+    let since = crate::analysis::sql::timestamp(oldest);
     vec![Finding {
         kind: "late_one_row_files",
         severity: Severity::Warning,
@@ -107,6 +106,12 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
             thousands(files.len() as u64),
         ),
         action: format!("Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.", super::replay::duration(max_lateness)),
-        statement: Some(cx.table.call("rewrite_data_files", &format!("table => '{}', where => \"{column} >= TIMESTAMP '{since}'\"", cx.table.table))),
+        statement: cx.table.statement(
+            "rewrite_data_files",
+            since
+                .zip(crate::analysis::sql::ident(&column))
+                .and_then(|(since, column)| crate::analysis::sql::string_dq(&format!("{column} >= {since}")))
+                .map(|w| format!("where => {w}")),
+        ),
     }]
 }

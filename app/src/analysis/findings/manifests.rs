@@ -37,6 +37,6 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
             if exact { "" } else { ", as the snapshot summaries state" }
         ),
         action: "Rewrite manifests hourly, after compaction.".into(),
-        statement: Some(cx.table.call("rewrite_manifests", &format!("'{}'", cx.table.table))),
+        statement: cx.table.statement("rewrite_manifests", Some(String::new())),
     }]
 }

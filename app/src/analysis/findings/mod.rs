@@ -60,8 +60,32 @@ impl TableRef {
         TableRef { catalog: catalog.unwrap_or("<catalog>").to_string(), table }
     }
 
+    /// The table as a procedure's `table` argument: a string literal holding the quoted name, or
+    /// None (with the reason from `refusal`) when the name cannot be made safe.
+    pub fn literal(&self) -> Option<String> {
+        crate::analysis::sql::string(&crate::analysis::sql::multipart(&self.table.split('.').collect::<Vec<_>>())?)
+    }
+
+    /// Why no statement is printed for this table, if none is.
+    pub fn refusal(&self) -> Option<String> {
+        self.literal().is_none().then(|| {
+            crate::analysis::sql::refusal(&self.table).unwrap_or_else(|| "it has an empty part".into())
+        })
+    }
+
+    /// `CALL <catalog>.system.procedure(args);` — `<catalog>` stays for the reader to fill in, any
+    /// other catalog name is quoted; `args` must be built from `sql` literals.
     pub fn call(&self, procedure: &str, args: &str) -> String {
-        format!("CALL {}.system.{procedure}({args});", self.catalog)
+        let catalog = if self.catalog == "<catalog>" { self.catalog.clone() } else { crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into()) };
+        format!("CALL {catalog}.system.{procedure}({args});")
+    }
+
+    /// A statement with named arguments (Spark does not mix them with positional ones), the table
+    /// first; None when a value cannot be made safe.
+    pub(crate) fn statement(&self, procedure: &str, rest: Option<String>) -> Option<String> {
+        let table = self.literal()?;
+        let rest = rest?;
+        Some(self.call(procedure, &if rest.is_empty() { format!("table => {table}") } else { format!("table => {table}, {rest}") }))
     }
 }
 
@@ -98,6 +122,11 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     out.extend(schema::stale_writer_schema(&cx));
     out.extend(schema::name_reused(&cx));
     out.extend(retention::retention(&cx));
+    if let Some(why) = table.refusal() {
+        for f in &mut out {
+            f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
+        }
+    }
     out.sort_by(|a, b| b.severity.cmp(&a.severity));
     out
 }

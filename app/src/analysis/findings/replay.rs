@@ -21,9 +21,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let target = replayed.last_index();
         let target_records = cx.history.totals(target).records;
         let after_target = job.first_index() > target;
-        let statement = after_target.then(|| {
-            cx.table.call("rollback_to_snapshot", &format!("'{}', {}", cx.table.table, cx.id(target)))
-        });
+        let statement = after_target.then(|| cx.table.statement("rollback_to_snapshot", Some(format!("snapshot_id => {}", cx.id(target))))).flatten();
         // A job whose counter starts at 1 restored nothing: a second deployment re-reading the source.
         let cause = if first == 1 {
             "it started without state, so it re-read the source from the beginning"

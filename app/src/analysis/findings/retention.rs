@@ -12,12 +12,12 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
     let Some(newest) = h.snapshots.iter().map(|s| s.snapshot.timestamp_ms).max() else { return Vec::new() };
     let n = h.snapshots.len();
     // Expirable as of the newest commit, not of today: the finding must not change with the clock.
-    let expirable = h.snapshots.iter().take(n.saturating_sub(min_keep)).filter(|s| s.snapshot.timestamp_ms < newest - max_age).count();
+    let Some(cutoff_ms) = newest.checked_sub(max_age) else { return Vec::new() };
+    let expirable = h.snapshots.iter().take(n.saturating_sub(min_keep)).filter(|s| s.snapshot.timestamp_ms < cutoff_ms).count();
     let metadata_bytes = h.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
     if expirable == 0 && metadata_bytes < 1 << 20 {
         return Vec::new();
     }
-    let cutoff = crate::model::time::rfc3339_ms(newest - max_age);
     vec![Finding {
         kind: "retention",
         severity: if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
@@ -33,9 +33,9 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
             metadata_bytes / 1024
         ),
         action: "Expire snapshots on a schedule with the table's own properties (no arguments), and remove the files they free.".into(),
-        statement: Some(cx.table.call(
+        statement: cx.table.statement(
             "expire_snapshots",
-            &format!("table => '{}', older_than => TIMESTAMP '{} {}', retain_last => {}", cx.table.table, &cutoff[..10], &cutoff[11..19], min_keep.max(1)),
-        )),
+            newest.checked_sub(max_age).and_then(crate::analysis::sql::timestamp).map(|t| format!("older_than => {t}, retain_last => {}", min_keep.max(1))),
+        ),
     }]
 }

@@ -10,11 +10,13 @@ use super::{AppState, Opened};
 #[component]
 pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let with_catalog = move |s: &str| s.replace("CALL <catalog>.", &format!("CALL {}.", catalog.get()));
+    // The typed name is quoted like every other name in a statement; one that cannot be keeps the placeholder.
+    let quoted = move || crate::analysis::sql::ident(catalog.get().trim()).unwrap_or_else(|| "<catalog>".into());
+    let with_catalog = move |s: &str| s.replace("CALL <catalog>.", &format!("CALL {}.", quoted()));
     let findings = opened.report.findings.clone();
     let count = findings.len();
     let markdown = opened.markdown.clone();
-    let md = move || markdown.replace("<catalog>", &catalog.get());
+    let md = move || markdown.replace("<catalog>", &quoted());
     let md_for_copy = md.clone();
     let copy = move |_| {
         let text = md_for_copy();
