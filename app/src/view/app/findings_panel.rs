@@ -11,7 +11,13 @@ use super::{AppState, Opened};
 pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
     // The typed name is quoted like every other name in a statement; one that cannot be keeps the placeholder.
-    let quoted = move || crate::analysis::sql::ident(catalog.get().trim()).unwrap_or_else(|| "<catalog>".into());
+    let quoted = move || {
+        let typed = catalog.get();
+        match typed.trim() {
+            "" | "<catalog>" => "<catalog>".to_string(),
+            name => crate::analysis::sql::ident(name).unwrap_or_else(|| "<catalog>".into()),
+        }
+    };
     let with_catalog = move |s: &str| s.replace("CALL <catalog>.", &format!("CALL {}.", quoted()));
     let findings = opened.report.findings.clone();
     let count = findings.len();
