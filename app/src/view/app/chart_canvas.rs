@@ -48,11 +48,16 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, draw: DrawFn, hei
                     if !marks::has(marks::FIRST_CHART) {
                         marks::mark(marks::FIRST_CHART);
                     }
+
                     if o.complete && !marks::has(marks::ALL_CHARTS) {
                         marks::mark(marks::ALL_CHARTS);
                     }
                 }
                 Err(e) => state.error(e),
+            }
+            // Drawn or failed: either way the rest of the page may come now.
+            if !state.charted.get_untracked() {
+                state.charted.set(true);
             }
         });
     });

@@ -148,6 +148,7 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     state.generation.set(generation);
     state.requests.set(Vec::new());
     state.opened.set(None);
+    state.charted.set(false);
     state.shell.set(Some((name.clone(), generation)));
     state.progress.set(Progress { loading: true, ..Progress::default() });
     SESSION.with(|c| c.borrow_mut().take());

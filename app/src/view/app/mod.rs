@@ -35,6 +35,9 @@ pub struct AppState {
     pub requests: RwSignal<Vec<LoadRequest>>,
     /// What the catalog handed out for the open table (secrets masked): config, then per-prefix credentials.
     pub vended: RwSignal<Option<Vec<(String, String, String)>>>,
+    /// The open table's first chart is on screen: the findings and the snapshot table come after
+    /// it (plotters measures each label with a forced layout of the whole page).
+    pub charted: RwSignal<bool>,
 }
 
 impl AppState {
@@ -53,6 +56,7 @@ impl AppState {
             cancelled: RwSignal::new(0),
             requests: RwSignal::new(Vec::new()),
             vended: RwSignal::new(None),
+            charted: RwSignal::new(false),
         }
     }
 

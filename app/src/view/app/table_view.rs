@@ -25,6 +25,8 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
     let opened = move || state.opened.get();
     let progress = move || state.progress.get();
+    // After the first chart (or once loading ends, should no chart be drawn).
+    let shown_below = move || state.charted.get() || !state.progress.with(|p| p.loading);
     view! {
         <section class="table-view" data-testid="table-view" data-generation=generation.to_string()
             data-state=move || if progress().loading { "loading" } else { "ready" }>
@@ -81,8 +83,8 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             })}
             <AlertStrip/>
             <Charts/>
-            {move || opened().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
-            {move || opened().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
+            {move || shown_below().then(opened).flatten().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
+            {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }
 }
