@@ -208,7 +208,7 @@ pub fn text(report: &Inspect) -> String {
     let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
     let mut out = format!(
         "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
-        report.table.location,
+        super::markdown::visible(&report.table.location),
         report.table.format_version,
         report.snapshots.len(),
         "committed_at",
@@ -227,7 +227,7 @@ pub fn text(report: &Inspect) -> String {
             "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
             s.committed_at,
             s.snapshot_id.to_string(),
-            s.operation,
+            super::markdown::visible(&s.operation),
             n(s.manifests),
             n(s.data_files),
             n(s.position_delete_files),
@@ -239,7 +239,7 @@ pub fn text(report: &Inspect) -> String {
     }
     for g in &report.gaps {
         let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
-        out += &format!("gap: {} (needed by snapshot {})\n", g.message, ids.join(", "));
+        out += &format!("gap: {} (needed by snapshot {})\n", super::markdown::visible(&g.message), ids.join(", "));
     }
     out
 }

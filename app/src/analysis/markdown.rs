@@ -4,17 +4,56 @@ use super::findings::{thousands, Severity};
 use super::inspect::Inspect;
 use crate::model::CountSource;
 
+/// Text from a table (names, paths, job ids, messages) as Markdown text: no HTML, no links, no
+/// emphasis or table syntax, and no invisible characters.
+pub fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '|' | '*' | '_' | '[' | ']' | '~' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if invisible(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// For a terminal: invisible characters (ESC, CR, LF, NUL, bidi overrides) shown as `\u{…}`.
+pub fn visible(s: &str) -> String {
+    s.chars().map(|c| if invisible(c) { format!("\\u{{{:04x}}}", c as u32) } else { c.to_string() }).collect()
+}
+
+fn invisible(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// A code span that the value cannot close: fenced with more backticks than it holds in a row,
+/// invisible characters shown as `\u{…}`.
+pub fn code(s: &str) -> String {
+    let visible = visible(s);
+    let longest = visible.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if visible.starts_with('`') || visible.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{visible}{pad}{fence}")
+}
+
 fn bytes(b: u64) -> String {
     if b >= 1 << 20 { format!("{:.1} MB", b as f64 / 1_048_576.0) } else { format!("{} KB", b / 1024) }
 }
 
 pub fn markdown(report: &Inspect) -> String {
     let t = &report.table;
-    let mut out = format!("## icescope: `{}`\n\n", t.name);
+    let mut out = format!("## icescope: {}\n\n", code(&t.name));
     out += &format!(
-        "- location: `{}`\n- metadata: `{}` (format v{})\n- current snapshot: `{}`\n- snapshots: {}",
-        t.location,
-        t.metadata_file,
+        "- location: {}\n- metadata: {} (format v{})\n- current snapshot: `{}`\n- snapshots: {}",
+        code(&t.location),
+        code(&t.metadata_file),
         t.format_version,
         t.current_snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "none".into()),
         report.snapshots.len()
@@ -68,8 +107,8 @@ pub fn markdown(report: &Inspect) -> String {
                 _ => "—".into(),
             };
             out += &format!(
-                "| `{}` | {} | {} | {}{} | {} | {} |\n",
-                j.job_id,
+                "| {} | {} | {} | {}{} | {} | {} |\n",
+                code(&j.job_id).replace('|', "\\|"),
                 j.first_commit,
                 j.last_commit,
                 cps,
@@ -83,9 +122,9 @@ pub fn markdown(report: &Inspect) -> String {
     if let Some(p) = &report.projection {
         let r = &p.per_day;
         out += &format!(
-            "### Growth at the observed rate\n\nOver the last {} commits of job `{}` (one every {:.1} s), each commit added {:.1} manifests, {:.1} data files and {:.1} delete files{}. A day at that rate: **{} snapshots, {} manifests, {} data files, {} delete files**{}.\n\n",
+            "### Growth at the observed rate\n\nOver the last {} commits of job {} (one every {:.1} s), each commit added {:.1} manifests, {:.1} data files and {:.1} delete files{}. A day at that rate: **{} snapshots, {} manifests, {} data files, {} delete files**{}.\n\n",
             p.commits,
-            p.job_id,
+            code(&p.job_id),
             p.interval_ms / 1000.0,
             p.per_commit.manifests,
             p.per_commit.data_files,
@@ -108,9 +147,13 @@ pub fn markdown(report: &Inspect) -> String {
             Severity::Warning => "WARNING",
             Severity::Info => "info",
         };
-        out += &format!("#### [{badge}] {}\n\n**What the table shows:** {}\n\n**What to do:** {}\n\n", f.title, f.evidence, f.action);
+        out += &format!("#### [{badge}] {}\n\n**What the table shows:** {}\n\n**What to do:** {}\n\n", text(&f.title), text(&f.evidence), text(&f.action));
         if let Some(s) = &f.statement {
-            out += &format!("```sql\n{s}\n```\n\n");
+            // Statements are one line of quoted SQL (analysis::sql): a fence longer than any run of
+            // backticks in it cannot be closed from inside.
+            let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0).max(2);
+            let fence = "`".repeat(longest + 1);
+            out += &format!("{fence}sql\n{s}\n{fence}\n\n");
         }
         if !f.snapshot_ids.is_empty() {
             let ids: Vec<String> = f.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();
@@ -121,7 +164,7 @@ pub fn markdown(report: &Inspect) -> String {
         out += "### Files that could not be read\n\n";
         for g in &report.gaps {
             let ids: Vec<String> = g.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();
-            out += &format!("- {} — needed by snapshot {}\n", g.message, ids.join(", "));
+            out += &format!("- {} — needed by snapshot {}\n", text(&g.message), ids.join(", "));
         }
     }
     out
@@ -129,4 +172,18 @@ pub fn markdown(report: &Inspect) -> String {
 
 fn n(v: Option<u64>) -> String {
     v.map(thousands).unwrap_or_else(|| "?".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_from_a_table_stay_text() {
+        assert_eq!(text("a|b\n<script>x</script> [l](javascript:x)"), "a\\|b\\u{000a}&lt;script&gt;x&lt;/script&gt; \\[l\\](javascript:x)");
+        assert_eq!(code("s3://b/t`x"), "``s3://b/t`x``");
+        assert_eq!(code("``a"), "``` ``a ```");
+        assert_eq!(code("rtl\u{202e}"), "`rtl\\u{202e}`");
+        assert!(!text("x\r\n| forged | row |").contains('\n'));
+    }
 }
