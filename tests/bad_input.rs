@@ -191,3 +191,47 @@ fn corrupted_bytes_never_panic() {
         }
     }
 }
+
+/// Values at the edges of i64 where the analysis does arithmetic: every report is still made.
+#[test]
+fn extreme_values_in_metadata_make_reports_not_panics() {
+    use icescope::analysis::findings::TableRef;
+    use icescope::analysis::inspect::{inspect, text};
+    use icescope::analysis::markdown::markdown;
+    use icescope::analysis::GrowthSeries;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let folder = LocalFolder::open(&root).unwrap();
+    let path = newest_metadata(&folder).unwrap();
+    let original: serde_json::Value = serde_json::from_slice(&folder.read_path(&path).unwrap()).unwrap();
+    let edits: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+        ("max age i64::MIN", Box::new(|j| j["properties"]["history.expire.max-snapshot-age-ms"] = i64::MIN.to_string().into())),
+        ("max age i64::MAX", Box::new(|j| j["properties"]["history.expire.max-snapshot-age-ms"] = i64::MAX.to_string().into())),
+        ("timestamps near i64::MIN", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["timestamp-ms"] = (i64::MIN + k as i64).into() })),
+        ("timestamps near i64::MAX", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["timestamp-ms"] = (i64::MAX - 100 + k as i64).into() })),
+        ("records near i64::MAX", Box::new(|j| for s in j["snapshots"].as_array_mut().unwrap() { s["summary"]["added-records"] = i64::MAX.to_string().into(); s["summary"]["total-records"] = u64::MAX.to_string().into() })),
+        ("checkpoints near i64::MAX", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MAX - 3 * k as i64).to_string().into() })),
+        ("checkpoints i64::MIN", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MIN + k as i64 * 20_000).to_string().into() })),
+        ("sequence numbers at the edges", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["sequence-number"] = if k % 2 == 0 { i64::MIN } else { i64::MAX }.into() })),
+    ];
+    for (what, edit) in edits {
+        let mut json = original.clone();
+        edit(&mut json);
+        let mut files = MemoryFiles::new();
+        for p in folder.index().paths() {
+            files.insert(p.clone(), if *p == path { json.to_string().into_bytes() } else { folder.read_path(p).unwrap() });
+        }
+        let history = match load_table(&files, &path, ReadMode::All) {
+            Ok(h) => h,
+            Err(e) => {
+                assert!(e.to_string().contains(&path), "{what}: {e}");
+                continue;
+            }
+        };
+        let report = inspect(&history, &TableRef::guess(&history, Some("lab")));
+        let _ = (markdown(&report), text(&report));
+        let series = GrowthSeries::of(&history);
+        let _ = series.x_positions();
+        let _ = icescope::analysis::partitions::partition_stats(&history);
+        assert_eq!(report.snapshots.len(), history.snapshots.len(), "{what}");
+    }
+}

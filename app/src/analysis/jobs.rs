@@ -46,8 +46,8 @@ impl JobSpan {
         const MAX_HOLE: i64 = 10_000;
         self.checkpoint_ids
             .windows(2)
-            .filter(|w| w[1] - w[0] <= MAX_HOLE)
-            .flat_map(|w| (w[0] + 1)..w[1])
+            .filter(|w| w[1].checked_sub(w[0]).is_some_and(|d| d <= MAX_HOLE))
+            .flat_map(|w| w[0].saturating_add(1)..w[1])
             .collect()
     }
 }
@@ -88,7 +88,7 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
             Some(c) => span.checkpoint_ids.push(c),
             None => {}
         }
-        span.rows_added += s.snapshot.summary_i64("added-records").unwrap_or(0).max(0) as u64;
+        span.rows_added = span.rows_added.saturating_add(s.snapshot.summary_i64("added-records").unwrap_or(0).max(0) as u64);
     }
     for span in &mut spans {
         span.checkpoint_ids.sort_unstable();

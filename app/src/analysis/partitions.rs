@@ -28,7 +28,7 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     for f in history.live_files(cur) {
         let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
             f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| pf.name == *name).map(|pf| pf.transform.as_str()), v) {
-                (Some("day"), PartitionValue::Int(d)) => Some(d * 86_400_000),
+                (Some("day"), PartitionValue::Int(d)) => d.checked_mul(86_400_000),
                 _ => None,
             })
         });
@@ -46,11 +46,11 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
             continue;
         }
         stat.data_files += 1;
-        stat.rows += f.file.record_count.max(0) as u64;
+        stat.rows = stat.rows.saturating_add(f.file.record_count.max(0) as u64);
         stat.one_row_files += u64::from(f.file.record_count == 1);
         let commit = f.added_snapshot_id.and_then(|id| history.index_of_avro_id(id)).map(|i| history.snapshots[i].snapshot.timestamp_ms);
-        if let (Some(start), Some(commit)) = (day_start, commit) {
-            stat.max_lateness_ms = Some(stat.max_lateness_ms.unwrap_or(i64::MIN).max(commit - start));
+        if let Some(lateness) = day_start.zip(commit).and_then(|(start, commit)| commit.checked_sub(start)) {
+            stat.max_lateness_ms = Some(stat.max_lateness_ms.unwrap_or(i64::MIN).max(lateness));
         }
     }
     by.into_values().collect()

@@ -72,7 +72,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     let steps = (window.len() - 1) as f64;
     let (ca, cb) = (history.totals(a), history.totals(b));
     let (ta, tb) = (history.snapshots[a].snapshot.timestamp_ms, history.snapshots[b].snapshot.timestamp_ms);
-    let interval_ms = (tb - ta) as f64 / steps;
+    let interval_ms = (tb as f64 - ta as f64) / steps;
     if interval_ms <= 0.0 {
         return None;
     }

@@ -54,7 +54,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                 .windows(2)
                 .filter(|w| {
                     let cp = |i: usize| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id).unwrap_or(0);
-                    cp(w[1]) != END_OF_INPUT_CHECKPOINT && cp(w[1]) > cp(w[0]) + 1
+                    cp(w[1]) != END_OF_INPUT_CHECKPOINT && cp(w[1]) > cp(w[0]).saturating_add(1)
                 })
                 .flat_map(|w| [w[0], w[1]])
                 .collect();

@@ -14,8 +14,8 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     if files.is_empty() || score < 10 {
         return Vec::new();
     }
-    let bytes: i64 = files.iter().map(|f| f.file.file_size_in_bytes).sum();
-    let avg = bytes as u64 / files.len() as u64;
+    let bytes: u64 = files.iter().map(|f| u64::try_from(f.file.file_size_in_bytes).unwrap_or(0)).fold(0, u64::saturating_add);
+    let avg = bytes / files.len() as u64;
     vec![Finding {
         kind: "small_files",
         severity: if score >= 1000 { Severity::Warning } else { Severity::Info },

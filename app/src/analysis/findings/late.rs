@@ -10,25 +10,26 @@ const DAY_MS: i64 = 86_400_000;
 /// A time transform's value as the start of its period, in ms, and the period's length.
 fn period(transform: &str, value: i64) -> Option<(i64, i64)> {
     match transform {
-        "day" => Some((value * DAY_MS, DAY_MS)),
-        "hour" => Some((value * 3_600_000, 3_600_000)),
+        "day" => Some((value.checked_mul(DAY_MS)?, DAY_MS)),
+        "hour" => Some((value.checked_mul(3_600_000)?, 3_600_000)),
         "month" => {
-            let (y, m) = (1970 + value.div_euclid(12), value.rem_euclid(12) + 1);
-            Some((days_from_civil(y, m) * DAY_MS, 28 * DAY_MS))
+            let (y, m) = (1970i64.checked_add(value.div_euclid(12))?, value.rem_euclid(12) + 1);
+            Some((days_from_civil(y, m)?.checked_mul(DAY_MS)?, 28 * DAY_MS))
         }
-        "year" => Some((days_from_civil(1970 + value, 1) * DAY_MS, 365 * DAY_MS)),
+        "year" => Some((days_from_civil(1970i64.checked_add(value)?, 1)?.checked_mul(DAY_MS)?, 365 * DAY_MS)),
         _ => None,
     }
 }
 
-fn days_from_civil(y: i64, m: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
+/// Days since the epoch of the first of month `m` of year `y`; None past i64 (a value from a file).
+fn days_from_civil(y: i64, m: i64) -> Option<i64> {
+    let y = if m <= 2 { y.checked_sub(1)? } else { y };
     let era = y.div_euclid(400);
-    let yoe = y - era * 400;
+    let yoe = y.rem_euclid(400);
     let mp = (m + 9) % 12;
     let doy = (153 * mp + 2) / 5;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    era.checked_mul(146_097)?.checked_add(doe - 719_468)
 }
 
 struct TimeFile {
@@ -74,7 +75,8 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         .filter_map(|f| {
             let commit = h.snapshots[f.added_index?].snapshot.timestamp_ms;
             let reference = newest.min(commit);
-            (f.start_ms + f.width_ms < reference - f.width_ms).then_some((f, commit - f.start_ms))
+            let end = f.start_ms.checked_add(f.width_ms)?;
+            (end < reference.checked_sub(f.width_ms)?).then_some((f, commit.checked_sub(f.start_ms)?))
         })
         .collect();
     if late.is_empty() {

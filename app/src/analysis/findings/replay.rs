@@ -145,7 +145,7 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
                     pl,
                     Context::short(&next.job_id),
                     nf,
-                    duration(next.first_commit_ms - prev.last_commit_ms),
+                    duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms)),
                 ),
                 action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
                 statement: None,
