@@ -26,8 +26,12 @@ pub enum ReadMode {
 
 /// Up to this many snapshots, Auto reads everything: it costs less than explaining a sample.
 pub const AUTO_ALL_UP_TO: usize = 200;
-/// Snapshots read by their lists across a long history, evenly spaced.
+/// Snapshots read by their lists across a long history, evenly spaced: at most this many …
 pub const SAMPLE: usize = 48;
+/// … holding at most this many manifest-list rows (about 7 MB of Avro) …
+pub const SAMPLE_ROWS: u64 = 120_000;
+/// … but never fewer snapshots than this.
+pub const MIN_SAMPLE: usize = 12;
 /// The last snapshots kept whole, for the partition timeline.
 pub const DETAIL_TAIL: usize = 5;
 /// Lists decoded but not yet counted, at most: bounds memory when every snapshot is read.
@@ -124,10 +128,16 @@ impl TableHistory {
             ReadMode::All => wants.extend((0..n).map(|i| (i, Want::Manifests, n <= AUTO_ALL_UP_TO, ReadReason::AllSnapshots))),
             _ => {
                 if n > 0 {
-                    let k = SAMPLE.min(n);
-                    // Evenly spaced, first and last included.
-                    let step = |j: usize| if k <= 1 { n - 1 } else { j * (n - 1) / (k - 1) };
-                    wants.extend((0..k).map(|j| (step(j), Want::List, false, ReadReason::Sample)));
+                    // Evenly spaced, first and last included; fewer where the lists are long (a
+                    // fast-append day has lists of up to 17,280 rows): at most SAMPLE_ROWS rows in all,
+                    // as the summaries count them, and never fewer than MIN_SAMPLE snapshots.
+                    let spaced = |k: usize| (0..k).map(move |j| if k <= 1 { n - 1 } else { j * (n - 1) / (k - 1) });
+                    let rows = |k: usize| spaced(k).map(|i| self.snapshots[i].summary.manifests.unwrap_or(1)).fold(0u64, u64::saturating_add);
+                    let mut k = SAMPLE.min(n);
+                    while k > MIN_SAMPLE.min(n) && rows(k) > SAMPLE_ROWS {
+                        k -= 1;
+                    }
+                    wants.extend(spaced(k).map(|i| (i, Want::List, false, ReadReason::Sample)));
                 }
                 for (i, s) in self.snapshots.iter().enumerate() {
                     if !s.summary.has_core() {
