@@ -159,7 +159,7 @@ fn draw<DB: DrawingBackend>(
         // Under the caption, right-aligned: about 6.2 px per character at 12 px.
         let (w, _) = main.dim_in_pixel();
         let x = (w as i32 - 96 - (note.chars().count() as f64 * 6.2) as i32).max(80);
-        main.draw(&Text::new(note, (x, 36), ("sans-serif", 12).into_font().color(&palette::FAINT)))?;
+        main.draw(&Text::new(note, (x, 40), ("sans-serif", 12).into_font().color(&palette::FAINT)))?;
     }
     if let Some(strip) = strip {
         draw_metadata_strip(&strip, series, &xs, (x_min, x_max))?;
