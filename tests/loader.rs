@@ -217,3 +217,31 @@ fn asking_for_the_full_history_later_reads_only_what_is_missing() {
     let full = load(&f, &m, ReadMode::All);
     assert_eq!(rows(&l.history), rows(&full.history));
 }
+
+#[test]
+fn a_manifest_listed_twice_is_a_gap_not_a_double_count() {
+    use apache_avro::{Reader, Writer};
+    let (f, m) = folder("append-stream");
+    let full = load(&f, &m, ReadMode::All);
+    let cur = full.history.current_index().unwrap();
+    let list_ref = full.history.snapshots[cur].snapshot.manifest_list.clone().unwrap();
+    let list_path = f.index().resolve(&list_ref).unwrap().to_string();
+    // The writer's own list, rewritten by apache-avro with its first row repeated.
+    let bytes = f.read_path(&list_path).unwrap();
+    let reader = Reader::new(&bytes[..]).unwrap();
+    let schema = reader.writer_schema().clone();
+    let rows: Vec<_> = reader.map(|r| r.unwrap()).collect();
+    let mut writer = Writer::new(&schema, Vec::new());
+    for r in rows.iter().chain(std::iter::once(&rows[0])) {
+        writer.append(r.clone()).unwrap();
+    }
+    let doubled = writer.into_inner().unwrap();
+    let mut mem = in_memory(&f);
+    mem.insert(list_path.clone(), doubled);
+    let l = load(&mem, &m, ReadMode::All);
+    let t = l.history.totals(cur);
+    assert_eq!(t.source, Some(CountSource::Summary), "not counted from a list that names a manifest twice");
+    assert_eq!(t.data_files, full.history.totals(cur).data_files, "the summary's number, not a double count");
+    let gaps = l.history.gaps();
+    assert!(gaps.iter().any(|g| g.message.contains("more than once") && g.snapshot_ids.contains(&full.history.snapshots[cur].snapshot.snapshot_id)), "{gaps:?}");
+}

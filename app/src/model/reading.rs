@@ -269,6 +269,14 @@ impl TableHistory {
 
     fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, String>) {
         let users = self.by_list.get(path).cloned().unwrap_or_default();
+        // A manifest listed twice would be counted twice: the list is not a count anyone can trust.
+        let decoded = decoded.and_then(|l| {
+            let mut seen = std::collections::HashSet::new();
+            match l.iter().find(|m| !seen.insert(m.manifest_path.as_str())) {
+                Some(dup) => Err(format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path)),
+                None => Ok(l),
+            }
+        });
         let list = match decoded {
             Ok(l) => Arc::new(l),
             Err(message) => {
