@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use apache_avro::types::Value;
 
+use super::avro_datum::Datum;
 use super::DecodeError;
 
 /// The header metadata of one Avro container file and what `convert` made of each record.
@@ -19,12 +19,12 @@ pub(crate) struct AvroFile<T> {
 pub(crate) fn read_container<T>(
     file: &str,
     bytes: &[u8],
-    mut convert: impl FnMut(usize, &Value) -> Result<T, DecodeError>,
+    mut convert: impl FnMut(usize, &Datum<'_, '_>) -> Result<T, DecodeError>,
 ) -> Result<AvroFile<T>, DecodeError> {
     let c = super::avro_container::Container::open(file, bytes)?;
     let mut records = Vec::new();
     c.for_each_record(file, bytes, |i, v| {
-        records.push(convert(i, &v)?);
+        records.push(convert(i, v)?);
         Ok(())
     })?;
     // Only the small keys: `schema` and `partition-spec` repeat kilobytes of JSON in every manifest.
@@ -35,36 +35,49 @@ pub(crate) fn read_container<T>(
     Ok(AvroFile { records, metadata })
 }
 
-/// A record being decoded, with its path for error messages (`data_file.record_count`).
-pub(crate) struct Rec<'a> {
-    pub file: &'a str,
-    pub path: String,
-    fields: &'a [(String, Value)],
+/// Where a record sits, built into text only when an error is reported: a path per record was
+/// an allocation per manifest entry.
+#[derive(Clone, Copy)]
+struct At<'p> {
+    top: &'static str,
+    index: usize,
+    nested: [&'p str; 3],
+    depth: usize,
 }
 
-impl<'a> Rec<'a> {
-    pub fn new(file: &'a str, path: &str, value: &'a Value) -> Result<Self, DecodeError> {
-        match unwrap_union(value) {
-            Value::Record(fields) => Ok(Rec { file, path: path.to_string(), fields }),
-            other => Err(DecodeError::new(file, path, format!("expected a record, found {}", kind(other)))),
+/// A record being decoded, with its path for error messages (`entry[3].data_file.record_count`).
+pub(crate) struct Rec<'a, 's, 'b> {
+    pub file: &'a str,
+    at: At<'a>,
+    fields: &'a [(&'s str, Datum<'s, 'b>)],
+}
+
+impl<'a, 's, 'b> Rec<'a, 's, 'b> {
+    /// `top` and `index` name the record in errors: `entry[3]`.
+    pub fn new(file: &'a str, top: &'static str, index: usize, value: &'a Datum<'s, 'b>) -> Result<Self, DecodeError> {
+        let at = At { top, index, nested: [""; 3], depth: 0 };
+        match value {
+            Datum::Record(fields) => Ok(Rec { file, at, fields }),
+            other => Err(DecodeError::new(file, &path(&at, None), format!("expected a record, found {}", other.kind()))),
         }
     }
 
-    fn field_path(&self, name: &str) -> String {
-        if self.path.is_empty() { name.to_string() } else { format!("{}.{}", self.path, name) }
-    }
-
     pub fn err(&self, name: &str, message: impl Into<String>) -> DecodeError {
-        DecodeError::new(self.file, &self.field_path(name), message)
+        DecodeError::new(self.file, &path(&self.at, Some(name)), message)
     }
 
-    /// The field's value, with a null union branch read as absent.
-    pub fn get(&self, name: &str) -> Option<&'a Value> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| unwrap_union(v)).filter(|v| !matches!(v, Value::Null))
+    /// The field's value; null (a union's null branch) reads as absent.
+    pub fn get(&self, name: &str) -> Option<&'a Datum<'s, 'b>> {
+        self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v).filter(|v| !matches!(v, Datum::Null))
     }
 
     pub fn long(&self, name: &str) -> Result<Option<i64>, DecodeError> {
-        self.get(name).map(|v| as_long(v).ok_or_else(|| self.err(name, format!("expected a long, found {}", kind(v))))).transpose()
+        self.get(name)
+            .map(|v| match v {
+                Datum::Long(x) => Ok(*x),
+                other => Err(self.err(name, format!("expected a long, found {}", other.kind()))),
+            })
+            .transpose()
     }
 
     pub fn long_any(&self, names: &[&str]) -> Result<Option<i64>, DecodeError> {
@@ -80,81 +93,55 @@ impl<'a> Rec<'a> {
         self.long(name)?.ok_or_else(|| self.err(name, "required field is missing"))
     }
 
-    pub fn string(&self, name: &str) -> Result<Option<String>, DecodeError> {
+    pub fn str(&self, name: &str) -> Result<Option<&'a str>, DecodeError> {
         self.get(name)
             .map(|v| match v {
-                Value::String(s) | Value::Enum(_, s) => Ok(s.clone()),
-                other => Err(self.err(name, format!("expected a string, found {}", kind(other)))),
+                Datum::Str(s) => Ok(s.as_ref()),
+                Datum::Enum(s) => Ok(*s),
+                other => Err(self.err(name, format!("expected a string, found {}", other.kind()))),
             })
             .transpose()
+    }
+
+    pub fn string(&self, name: &str) -> Result<Option<String>, DecodeError> {
+        Ok(self.str(name)?.map(str::to_string))
     }
 
     pub fn req_string(&self, name: &str) -> Result<String, DecodeError> {
         self.string(name)?.ok_or_else(|| self.err(name, "required field is missing"))
     }
 
-    pub fn array(&self, name: &str) -> Result<&'a [Value], DecodeError> {
+    pub fn array(&self, name: &str) -> Result<&'a [Datum<'s, 'b>], DecodeError> {
         match self.get(name) {
             None => Ok(&[]),
-            Some(Value::Array(items)) => Ok(items),
-            Some(other) => Err(self.err(name, format!("expected an array, found {}", kind(other)))),
+            Some(Datum::Array(items)) => Ok(items),
+            Some(other) => Err(self.err(name, format!("expected an array, found {}", other.kind()))),
         }
     }
 
-    pub fn record(&self, name: &str) -> Result<Option<Rec<'a>>, DecodeError> {
-        self.get(name).map(|v| Rec::new(self.file, &self.field_path(name), v)).transpose()
+    pub fn record(&self, name: &'a str) -> Result<Option<Rec<'a, 's, 'b>>, DecodeError> {
+        let Some(v) = self.get(name) else { return Ok(None) };
+        let mut at = self.at;
+        if at.depth < at.nested.len() {
+            at.nested[at.depth] = name;
+            at.depth += 1;
+        }
+        match v {
+            Datum::Record(fields) => Ok(Some(Rec { file: self.file, at, fields })),
+            other => Err(self.err(name, format!("expected a record, found {}", other.kind()))),
+        }
     }
 
-    pub fn fields(&self) -> &'a [(String, Value)] {
+    pub fn fields(&self) -> &'a [(&'s str, Datum<'s, 'b>)] {
         self.fields
     }
 }
 
-pub(crate) fn unwrap_union(value: &Value) -> &Value {
-    match value {
-        Value::Union(_, inner) => unwrap_union(inner),
-        other => other,
+fn path(at: &At<'_>, field: Option<&str>) -> String {
+    let mut p = format!("{}[{}]", at.top, at.index);
+    for n in at.nested.iter().take(at.depth).copied().chain(field) {
+        p.push('.');
+        p.push_str(n);
     }
-}
-
-pub(crate) fn as_long(value: &Value) -> Option<i64> {
-    match unwrap_union(value) {
-        Value::Long(v)
-        | Value::TimeMicros(v)
-        | Value::TimestampMillis(v)
-        | Value::TimestampMicros(v)
-        | Value::TimestampNanos(v)
-        | Value::LocalTimestampMillis(v)
-        | Value::LocalTimestampMicros(v)
-        | Value::LocalTimestampNanos(v) => Some(*v),
-        Value::Int(v) | Value::Date(v) | Value::TimeMillis(v) => Some(i64::from(*v)),
-        _ => None,
-    }
-}
-
-pub(crate) fn as_bytes(value: &Value) -> Option<Vec<u8>> {
-    match unwrap_union(value) {
-        Value::Bytes(b) | Value::Fixed(_, b) => Some(b.clone()),
-        _ => None,
-    }
-}
-
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Boolean(_) => "boolean",
-        Value::Int(_) => "int",
-        Value::Long(_) => "long",
-        Value::Float(_) => "float",
-        Value::Double(_) => "double",
-        Value::Bytes(_) => "bytes",
-        Value::String(_) => "string",
-        Value::Fixed(..) => "fixed",
-        Value::Enum(..) => "enum",
-        Value::Union(..) => "union",
-        Value::Array(_) => "array",
-        Value::Map(_) => "map",
-        Value::Record(_) => "record",
-        _ => "logical value",
-    }
+    p
 }

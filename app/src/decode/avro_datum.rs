@@ -1,15 +1,50 @@
 //! Avro records decoded against their writer's schema, with every declared length and count held
 //! against the bytes that remain (an array of 400 M items needs 400 M bytes) and recursion bounded.
 //! Fields no view reads (column bounds, split offsets, key metadata) are skipped, not built:
-//! they are most of a manifest's bytes and most of its decoding time.
+//! they are most of a manifest's bytes and most of its decoding time. Values borrow their field
+//! names from the schema and their strings from the block, so a record costs a few allocations,
+//! not one per field.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use apache_avro::schema::{Name, Schema};
-use apache_avro::types::Value;
 
 /// Nesting deeper than this is not an Iceberg file.
 const MAX_DEPTH: usize = 48;
+
+/// One decoded Avro value. Unions are resolved to their branch (null reads as `Null`); ints,
+/// longs and their logical types are all `Long`; fixed is `Bytes`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Datum<'s, 'b> {
+    Null,
+    Bool(bool),
+    Long(i64),
+    Float(f64),
+    Str(Cow<'b, str>),
+    Bytes(&'b [u8]),
+    Enum(&'s str),
+    Array(Vec<Datum<'s, 'b>>),
+    Map(Vec<(Cow<'b, str>, Datum<'s, 'b>)>),
+    Record(Vec<(&'s str, Datum<'s, 'b>)>),
+}
+
+impl Datum<'_, '_> {
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Datum::Null => "null",
+            Datum::Bool(_) => "boolean",
+            Datum::Long(_) => "long",
+            Datum::Float(_) => "double",
+            Datum::Str(_) => "string",
+            Datum::Bytes(_) => "bytes",
+            Datum::Enum(_) => "enum",
+            Datum::Array(_) => "array",
+            Datum::Map(_) => "map",
+            Datum::Record(_) => "record",
+        }
+    }
+}
 
 /// Named types by full name, for `Ref`s (a record that refers to itself or an earlier type).
 pub(crate) struct Names(HashMap<Name, Schema>);
@@ -51,15 +86,21 @@ fn skipped(name: &str) -> bool {
     matches!(name, "lower_bounds" | "upper_bounds" | "split_offsets" | "key_metadata" | "nan_value_counts" | "partitions")
 }
 
-pub(crate) struct Reader<'a> {
-    pub buf: &'a [u8],
-    names: &'a Names,
+/// Column metric maps (`value_counts`, …) are read for their keys only: which field ids a writer
+/// wrote. Building each {key, value} record would be most of a manifest entry's allocations.
+fn keys_only(name: &str) -> bool {
+    matches!(name, "value_counts" | "null_value_counts" | "column_sizes")
+}
+
+pub(crate) struct Reader<'s, 'b> {
+    pub buf: &'b [u8],
+    names: &'s Names,
 }
 
 type R<T> = Result<T, String>;
 
-impl<'a> Reader<'a> {
-    pub(crate) fn new(buf: &'a [u8], names: &'a Names) -> Self {
+impl<'s, 'b> Reader<'s, 'b> {
+    pub(crate) fn new(buf: &'b [u8], names: &'s Names) -> Self {
         Reader { buf, names }
     }
 
@@ -81,7 +122,7 @@ impl<'a> Reader<'a> {
         Ok(((value >> 1) as i64) ^ -((value & 1) as i64))
     }
 
-    fn take(&mut self, n: usize) -> R<&'a [u8]> {
+    fn take(&mut self, n: usize) -> R<&'b [u8]> {
         if n > self.buf.len() {
             return Err(format!("{n} bytes declared, {} present", self.buf.len()));
         }
@@ -109,16 +150,24 @@ impl<'a> Reader<'a> {
         Ok(n as usize)
     }
 
-    pub(crate) fn value(&mut self, s: &Schema, depth: usize) -> R<Value> {
+    fn resolve(&self, s: &'s Schema) -> R<&'s Schema> {
+        match s {
+            Schema::Ref { name } => self.names.0.get(name).ok_or_else(|| format!("unknown type {}", name.name)),
+            other => Ok(other),
+        }
+    }
+
+    pub(crate) fn value(&mut self, s: &'s Schema, depth: usize) -> R<Datum<'s, 'b>> {
         if depth > MAX_DEPTH {
             return Err(format!("nested deeper than {MAX_DEPTH}"));
         }
         Ok(match s {
-            Schema::Null => Value::Null,
-            Schema::Boolean => Value::Boolean(self.take(1)?[0] != 0),
+            Schema::Null => Datum::Null,
+            Schema::Boolean => Datum::Bool(self.take(1)?[0] != 0),
             Schema::Int | Schema::Date | Schema::TimeMillis => {
                 let v = self.long()?;
-                Value::Int(i32::try_from(v).map_err(|_| format!("int {v} out of range"))?)
+                i32::try_from(v).map_err(|_| format!("int {v} out of range"))?;
+                Datum::Long(v)
             }
             Schema::Long
             | Schema::TimeMicros
@@ -127,30 +176,29 @@ impl<'a> Reader<'a> {
             | Schema::TimestampNanos
             | Schema::LocalTimestampMillis
             | Schema::LocalTimestampMicros
-            | Schema::LocalTimestampNanos => Value::Long(self.long()?),
-            Schema::Float => Value::Float(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| "float")?)),
-            Schema::Double => Value::Double(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| "double")?)),
+            | Schema::LocalTimestampNanos => Datum::Long(self.long()?),
+            Schema::Float => Datum::Float(f64::from(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| "float")?))),
+            Schema::Double => Datum::Float(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| "double")?)),
             Schema::Bytes | Schema::BigDecimal => {
                 let n = self.len()?;
-                Value::Bytes(self.take(n)?.to_vec())
+                Datum::Bytes(self.take(n)?)
             }
             Schema::String | Schema::Uuid => {
                 let n = self.len()?;
-                let b = self.take(n)?;
-                Value::String(String::from_utf8_lossy(b).into_owned())
+                Datum::Str(String::from_utf8_lossy(self.take(n)?))
             }
-            Schema::Fixed(f) => Value::Fixed(f.size, self.take(f.size)?.to_vec()),
-            Schema::Duration => Value::Fixed(12, self.take(12)?.to_vec()),
+            Schema::Fixed(f) => Datum::Bytes(self.take(f.size)?),
+            Schema::Duration => Datum::Bytes(self.take(12)?),
             Schema::Decimal(d) => self.value(&d.inner, depth + 1)?,
             Schema::Enum(e) => {
                 let i = self.long()?;
                 let sym = usize::try_from(i).ok().and_then(|i| e.symbols.get(i)).ok_or_else(|| format!("enum index {i} out of range"))?;
-                Value::Enum(i as u32, sym.clone())
+                Datum::Enum(sym)
             }
             Schema::Union(u) => {
                 let i = self.long()?;
                 let v = usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))?;
-                Value::Union(i as u32, Box::new(self.value(v, depth + 1)?))
+                self.value(v, depth + 1)?
             }
             Schema::Array(a) => {
                 let mut items = Vec::new();
@@ -164,22 +212,23 @@ impl<'a> Reader<'a> {
                         items.push(self.value(&a.items, depth + 1)?);
                     }
                 }
-                Value::Array(items)
+                Datum::Array(items)
             }
             Schema::Map(m) => {
-                let mut items = HashMap::new();
+                let mut items = Vec::new();
                 loop {
                     let n = self.block_count()?;
                     if n == 0 {
                         break;
                     }
+                    items.reserve(n);
                     for _ in 0..n {
                         let k = self.len()?;
-                        let key = String::from_utf8_lossy(self.take(k)?).into_owned();
-                        items.insert(key, self.value(&m.types, depth + 1)?);
+                        let key = String::from_utf8_lossy(self.take(k)?);
+                        items.push((key, self.value(&m.types, depth + 1)?));
                     }
                 }
-                Value::Map(items)
+                Datum::Map(items)
             }
             Schema::Record(r) => {
                 let mut fields = Vec::with_capacity(r.fields.len());
@@ -188,20 +237,58 @@ impl<'a> Reader<'a> {
                         self.skip(&f.schema, depth + 1)?;
                         continue;
                     }
-                    let v = self.value(&f.schema, depth + 1).map_err(|e| format!("{}: {e}", f.name))?;
-                    fields.push((f.name.clone(), v));
+                    let v = if keys_only(&f.name) { self.keys(&f.schema, depth + 1) } else { self.value(&f.schema, depth + 1) };
+                    fields.push((f.name.as_str(), v.map_err(|e| format!("{}: {e}", f.name))?));
                 }
-                Value::Record(fields)
+                Datum::Record(fields)
             }
-            Schema::Ref { name } => {
-                let names = self.names;
-                let target = names.0.get(name).ok_or_else(|| format!("unknown type {}", name.name))?;
+            Schema::Ref { .. } => {
+                let target = self.resolve(s)?;
                 self.value(target, depth + 1)?
             }
         })
     }
 
-    fn skip(&mut self, s: &Schema, depth: usize) -> R<()> {
+    /// An array of {key, value} records (Iceberg's map encoding) read as the array of its keys.
+    /// Any other shape is read whole.
+    fn keys(&mut self, s: &'s Schema, depth: usize) -> R<Datum<'s, 'b>> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH}"));
+        }
+        match s {
+            Schema::Union(u) => {
+                let i = self.long()?;
+                let v = usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))?;
+                self.keys(v, depth + 1)
+            }
+            Schema::Array(a) => {
+                let Schema::Record(item) = self.resolve(&a.items)? else {
+                    return self.value(s, depth);
+                };
+                let mut keys = Vec::new();
+                loop {
+                    let n = self.block_count()?;
+                    if n == 0 {
+                        break;
+                    }
+                    keys.reserve(n);
+                    for _ in 0..n {
+                        for f in &item.fields {
+                            if f.name == "key" {
+                                keys.push(self.value(&f.schema, depth + 2)?);
+                            } else {
+                                self.skip(&f.schema, depth + 2)?;
+                            }
+                        }
+                    }
+                }
+                Ok(Datum::Array(keys))
+            }
+            other => self.value(other, depth),
+        }
+    }
+
+    fn skip(&mut self, s: &'s Schema, depth: usize) -> R<()> {
         if depth > MAX_DEPTH {
             return Err(format!("nested deeper than {MAX_DEPTH}"));
         }
@@ -240,9 +327,8 @@ impl<'a> Reader<'a> {
                     self.skip(&f.schema, depth + 1)?;
                 }
             }
-            Schema::Ref { name } => {
-                let names = self.names;
-                let target = names.0.get(name).ok_or_else(|| format!("unknown type {}", name.name))?;
+            Schema::Ref { .. } => {
+                let target = self.resolve(s)?;
                 self.skip(target, depth + 1)?;
             }
             other => {

@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use apache_avro::types::Value;
-
-use super::avro::{as_bytes, as_long, read_container, unwrap_union, Rec};
+use super::avro::{read_container, Rec};
+use super::avro_datum::Datum;
 use super::DecodeError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,11 +53,55 @@ impl std::fmt::Display for PartitionValue {
     }
 }
 
+/// `file_format` as the spec names it; anything else is kept as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileFormat {
+    Avro,
+    Orc,
+    Parquet,
+    Puffin,
+    Unknown(String),
+}
+
+impl FileFormat {
+    pub fn parse(s: &str) -> FileFormat {
+        match s.to_ascii_uppercase().as_str() {
+            "AVRO" => FileFormat::Avro,
+            "ORC" => FileFormat::Orc,
+            "PARQUET" => FileFormat::Parquet,
+            "PUFFIN" => FileFormat::Puffin,
+            _ => FileFormat::Unknown(s.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            FileFormat::Avro => "AVRO",
+            FileFormat::Orc => "ORC",
+            FileFormat::Parquet => "PARQUET",
+            FileFormat::Puffin => "PUFFIN",
+            FileFormat::Unknown(s) => s,
+        }
+    }
+}
+
+impl std::fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for FileFormat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DataFile {
     pub content: DataContent,
     pub file_path: String,
-    pub file_format: String,
+    pub file_format: FileFormat,
     /// (partition field name, value) in the manifest's partition spec order.
     pub partition: Vec<(String, PartitionValue)>,
     pub record_count: i64,
@@ -77,7 +120,7 @@ pub struct DataFile {
 impl DataFile {
     /// A deletion vector is a position delete stored as a blob in a Puffin file (format v3).
     pub fn is_deletion_vector(&self) -> bool {
-        self.content == DataContent::PositionDeletes && self.file_format.eq_ignore_ascii_case("puffin")
+        self.content == DataContent::PositionDeletes && self.file_format == FileFormat::Puffin
     }
 }
 
@@ -102,7 +145,7 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Manifest, DecodeError> {
-        let avro = read_container(file, bytes, |i, r| entry(&Rec::new(file, &format!("entry[{i}]"), r)?))?;
+        let avro = read_container(file, bytes, |i, r| entry(&Rec::new(file, "entry", i, r)?))?;
         let entries = avro.records;
         Ok(Manifest {
             content: avro.metadata.get("content").cloned(),
@@ -113,7 +156,7 @@ impl Manifest {
     }
 }
 
-fn entry(r: &Rec<'_>) -> Result<ManifestEntry, DecodeError> {
+fn entry(r: &Rec<'_, '_, '_>) -> Result<ManifestEntry, DecodeError> {
     let status = match r.req_long("status")? {
         0 => ManifestStatus::Existing,
         1 => ManifestStatus::Added,
@@ -130,7 +173,7 @@ fn entry(r: &Rec<'_>) -> Result<ManifestEntry, DecodeError> {
     })
 }
 
-fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
+fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
     let content = match r.long("content")? {
         None | Some(0) => DataContent::Data,
         Some(1) => DataContent::PositionDeletes,
@@ -138,21 +181,27 @@ fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
         Some(other) => return Err(r.err("content", format!("unknown file content {other} (0 data, 1 position deletes, 2 equality deletes)"))),
     };
     let partition = match r.record("partition")? {
-        Some(p) => p.fields().iter().map(|(name, v)| (name.clone(), partition_value(v))).collect(),
+        Some(p) => p.fields().iter().map(|(name, v)| (name.to_string(), partition_value(v))).collect(),
         None => Vec::new(),
     };
     let equality_ids = r
         .array("equality_ids")?
         .iter()
-        .map(|v| as_long(v).map(|x| x as i32).ok_or_else(|| r.err("equality_ids", "expected int elements")))
+        .map(|v| match v {
+            Datum::Long(x) => i32::try_from(*x).map_err(|_| r.err("equality_ids", format!("field id {x} is out of range"))),
+            _ => Err(r.err("equality_ids", "expected int elements")),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let mut metric_field_ids = Vec::new();
     for name in ["value_counts", "null_value_counts", "column_sizes"] {
-        for kv in r.array(name)? {
-            if let Value::Record(fields) = unwrap_union(kv) {
-                if let Some(id) = fields.iter().find(|(k, _)| k == "key").and_then(|(_, v)| as_long(v)) {
-                    metric_field_ids.push(id as i32);
-                }
+        for key in r.array(name)? {
+            let id = match key {
+                Datum::Long(id) => Some(*id),
+                Datum::Record(fields) => fields.iter().find(|(k, _)| *k == "key").and_then(|(_, v)| if let Datum::Long(x) = v { Some(*x) } else { None }),
+                _ => None,
+            };
+            if let Some(id) = id.and_then(|id| i32::try_from(id).ok()) {
+                metric_field_ids.push(id);
             }
         }
     }
@@ -161,13 +210,13 @@ fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
     Ok(DataFile {
         content,
         file_path: r.req_string("file_path")?,
-        file_format: r.string("file_format")?.unwrap_or_default(),
+        file_format: FileFormat::parse(r.str("file_format")?.unwrap_or_default()),
         partition,
         record_count: r.req_long("record_count")?,
         file_size_in_bytes: r.req_long("file_size_in_bytes")?,
         equality_ids,
         metric_field_ids,
-        sort_order_id: r.long("sort_order_id")?.map(|x| x as i32),
+        sort_order_id: r.long("sort_order_id")?.and_then(|x| i32::try_from(x).ok()),
         referenced_data_file: r.string("referenced_data_file")?,
         first_row_id: r.long("first_row_id")?,
         content_offset: r.long("content_offset")?,
@@ -175,18 +224,15 @@ fn data_file_of(r: &Rec<'_>) -> Result<DataFile, DecodeError> {
     })
 }
 
-fn partition_value(v: &Value) -> PartitionValue {
-    let v = unwrap_union(v);
-    if let Some(i) = as_long(v) {
-        return PartitionValue::Int(i);
-    }
+fn partition_value(v: &Datum<'_, '_>) -> PartitionValue {
     match v {
-        Value::Null => PartitionValue::Null,
-        Value::Boolean(b) => PartitionValue::Bool(*b),
-        Value::Float(x) => PartitionValue::Float(f64::from(*x)),
-        Value::Double(x) => PartitionValue::Float(*x),
-        Value::String(s) | Value::Enum(_, s) => PartitionValue::Text(s.clone()),
-        Value::Uuid(u) => PartitionValue::Text(u.to_string()),
-        other => as_bytes(other).map(PartitionValue::Bytes).unwrap_or(PartitionValue::Text(format!("{other:?}"))),
+        Datum::Null => PartitionValue::Null,
+        Datum::Bool(b) => PartitionValue::Bool(*b),
+        Datum::Long(i) => PartitionValue::Int(*i),
+        Datum::Float(x) => PartitionValue::Float(*x),
+        Datum::Str(s) => PartitionValue::Text(s.to_string()),
+        Datum::Enum(s) => PartitionValue::Text(s.to_string()),
+        Datum::Bytes(b) => PartitionValue::Bytes(b.to_vec()),
+        other => PartitionValue::Text(format!("({})", other.kind())),
     }
 }

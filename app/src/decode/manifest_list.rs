@@ -37,12 +37,12 @@ pub struct ManifestList {
 
 impl ManifestList {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<ManifestList, DecodeError> {
-        let avro = read_container(file, bytes, |i, r| manifest_file(&Rec::new(file, &format!("manifest[{i}]"), r)?))?;
+        let avro = read_container(file, bytes, |i, r| manifest_file(&Rec::new(file, "manifest", i, r)?))?;
         Ok(ManifestList { manifests: avro.records })
     }
 }
 
-fn manifest_file(r: &Rec<'_>) -> Result<ManifestFile, DecodeError> {
+fn manifest_file(r: &Rec<'_, '_, '_>) -> Result<ManifestFile, DecodeError> {
     let content = match r.long("content")? {
         None | Some(0) => ManifestContent::Data,
         Some(1) => ManifestContent::Deletes,
@@ -52,7 +52,7 @@ fn manifest_file(r: &Rec<'_>) -> Result<ManifestFile, DecodeError> {
     Ok(ManifestFile {
         manifest_path: r.req_string("manifest_path")?,
         manifest_length: r.long("manifest_length")?.unwrap_or(0),
-        partition_spec_id: r.long("partition_spec_id")?.unwrap_or(0) as i32,
+        partition_spec_id: r.long("partition_spec_id")?.map(|x| i32::try_from(x).map_err(|_| r.err("partition_spec_id", format!("{x} is out of range")))).transpose()?.unwrap_or(0),
         content,
         sequence_number,
         min_sequence_number: r.long("min_sequence_number")?.unwrap_or(sequence_number),

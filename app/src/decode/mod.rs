@@ -10,11 +10,13 @@ pub mod manifest;
 pub mod manifest_list;
 pub mod schema;
 pub mod snapshot;
+pub mod summary;
 pub mod table_metadata;
 
 pub use error::DecodeError;
-pub use manifest::{DataContent, DataFile, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
+pub use manifest::{DataContent, DataFile, FileFormat, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
 pub use manifest_list::{ManifestContent, ManifestFile, ManifestList};
 pub use schema::{NestedField, PartitionField, PartitionSpec, Schema, SortOrder, Type};
 pub use snapshot::{Snapshot, SnapshotId, SnapshotRef};
+pub use summary::Summary;
 pub use table_metadata::{MetadataLogEntry, SnapshotLogEntry, StatisticsFile, TableMetadata};

@@ -1,9 +1,10 @@
 //! Snapshots as table metadata lists them.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::summary::Summary;
 
 /// A snapshot id, kept exact end to end. Java writes signed 64-bit ids, but some writers have
 /// written unsigned ones above i64::MAX, and a JS number (f64) silently rounds anything above
@@ -55,7 +56,7 @@ pub struct Snapshot {
     /// v1 only: manifests listed directly in the metadata.
     pub manifests: Vec<String>,
     pub operation: String,
-    pub summary: BTreeMap<String, String>,
+    pub summary: Summary,
     pub schema_id: Option<i32>,
     pub first_row_id: Option<i64>,
     pub added_rows: Option<i64>,
@@ -78,7 +79,7 @@ pub(crate) struct SnapshotWire {
     pub manifest_list: Option<String>,
     pub manifests: Option<Vec<String>>,
     #[serde(default)]
-    pub summary: Option<BTreeMap<String, serde_json::Value>>,
+    pub summary: Option<Summary>,
     pub schema_id: Option<i32>,
     pub first_row_id: Option<i64>,
     pub added_rows: Option<i64>,

@@ -88,17 +88,27 @@ struct Wire {
     next_row_id: Option<i64>,
 }
 
+const MAX_GZIP_RATIO: u64 = 100;
+const MIN_GZIP_BUDGET: u64 = 64 << 20;
+const MAX_GZIP_BUDGET: u64 = 1 << 30;
+
 impl TableMetadata {
     /// Decodes a metadata file; gzip is recognised by its magic bytes, whatever the file is called.
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<TableMetadata, DecodeError> {
-        let json = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let json: std::borrow::Cow<'_, [u8]> = if bytes.starts_with(&[0x1f, 0x8b]) {
+            // JSON compresses 10-30×; a file that inflates far beyond that is a bomb, not metadata.
+            let limit = (bytes.len() as u64).saturating_mul(MAX_GZIP_RATIO).clamp(MIN_GZIP_BUDGET, MAX_GZIP_BUDGET);
             let mut out = Vec::new();
             flate2::read::GzDecoder::new(bytes)
+                .take(limit + 1)
                 .read_to_end(&mut out)
                 .map_err(|e| DecodeError::new(file, "", format!("gzip-compressed metadata cannot be inflated: {e}")))?;
-            out
+            if out.len() as u64 > limit {
+                return Err(DecodeError::new(file, "", format!("gzip-compressed metadata inflates past {} MiB ({} bytes compressed)", limit >> 20, bytes.len())));
+            }
+            out.into()
         } else {
-            bytes.to_vec()
+            bytes.into()
         };
         let de = &mut serde_json::Deserializer::from_slice(&json);
         let wire: Wire = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -203,8 +213,8 @@ fn snapshot(file: &str, index: usize, v: u8, s: SnapshotWire) -> Result<Snapshot
     if s.manifest_list.is_none() && (v >= 2 || s.manifests.is_none()) {
         return Err(missing(file, &field("manifest-list"), v));
     }
-    let mut summary = stringify(s.summary.unwrap_or_default());
-    let operation = match summary.remove("operation") {
+    let (summary, operation) = s.summary.unwrap_or_default().without("operation");
+    let operation = match operation {
         Some(op) => op,
         None if v == 1 => "append".to_string(),
         None => return Err(missing(file, &field("summary.operation"), v)),

@@ -1,6 +1,5 @@
 //! The keys Flink's Iceberg sink writes into every snapshot summary it commits.
 
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -20,11 +19,11 @@ pub struct FlinkCommit {
 
 impl FlinkCommit {
     /// None unless the summary carries a Flink job id: other keys alone prove nothing.
-    pub fn from_summary(summary: &BTreeMap<String, String>) -> Option<FlinkCommit> {
-        let job_id = summary.get(JOB_ID)?.clone();
+    pub fn from_summary(summary: &crate::decode::Summary) -> Option<FlinkCommit> {
+        let job_id = summary.get(JOB_ID)?.to_string();
         Some(FlinkCommit {
             job_id,
-            operator_id: summary.get(OPERATOR_ID).cloned(),
+            operator_id: summary.get(OPERATOR_ID).map(str::to_string),
             checkpoint_id: summary.get(MAX_COMMITTED_CHECKPOINT_ID).and_then(|c| c.trim().parse().ok()),
         })
     }

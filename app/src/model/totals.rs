@@ -2,7 +2,6 @@
 //! manifest list's counts (exact, delete kinds not split), or the totals its writer put in the
 //! snapshot summary (stated, not checked). Numbers from files are checked: an overflow is unknown.
 
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -47,7 +46,7 @@ pub struct Totals {
     pub source: Option<CountSource>,
 }
 
-fn key(summary: &BTreeMap<String, String>, k: &str) -> Option<u64> {
+fn key(summary: &crate::decode::Summary, k: &str) -> Option<u64> {
     summary.get(k).and_then(|v| v.trim().parse::<u64>().ok())
 }
 
@@ -61,7 +60,7 @@ pub(crate) struct KindDelta {
 }
 
 impl KindDelta {
-    pub(crate) fn of(summary: &BTreeMap<String, String>) -> KindDelta {
+    pub(crate) fn of(summary: &crate::decode::Summary) -> KindDelta {
         let g = |k: &str| key(summary, k).unwrap_or(0);
         KindDelta {
             pos: (g("added-position-delete-files"), g("removed-position-delete-files")),
@@ -73,7 +72,7 @@ impl KindDelta {
 
 impl Totals {
     /// The totals a writer stated. Manifests = created + kept, where the writer records both.
-    pub fn from_summary(summary: &BTreeMap<String, String>) -> Totals {
+    pub fn from_summary(summary: &crate::decode::Summary) -> Totals {
         let manifests = match (key(summary, "manifests-created"), key(summary, "manifests-kept")) {
             (Some(c), Some(k)) => c.checked_add(k),
             _ => None,

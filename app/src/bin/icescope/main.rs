@@ -49,12 +49,17 @@ fn run(argv: &[String]) -> Result<String, String> {
             }
             let mut report = inspect(history, &table);
             report.load = Some(icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes));
-            match a.format.as_str() {
+            let out = match a.format.as_str() {
                 "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),
                 "text" => Ok(icescope::analysis::inspect::text(&report)),
                 "markdown" => Ok(icescope::analysis::markdown::markdown(&report)),
                 other => Err(format!("unknown format `{other}` (json, text, markdown)")),
-            }
+            };
+            // The process ends next: freeing a day of history object by object took a tenth of
+            // the run on a 17,280-snapshot table.
+            std::mem::forget(report);
+            std::mem::forget(loader);
+            out
         }
         other => Err(format!("unknown command `{other}`\n{}", args::USAGE)),
     }

@@ -183,7 +183,7 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
         .iter()
         .map(|sn| {
             let mut kv = vec![("operation".to_string(), sn.snapshot.operation.clone())];
-            kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.clone(), v.clone())));
+            kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.to_string(), v.to_string())));
             kv
         })
         .collect();

@@ -1,0 +1,141 @@
+//! A snapshot summary (string keys to string values) stored as one text buffer and offsets: a
+//! day of 5-second checkpoints is 17,280 summaries of ~25 entries, and a map of owned strings
+//! per summary was most of the memory a table's metadata took once parsed.
+
+use std::fmt;
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    text: Box<str>,
+    /// Per entry, where its key ends and its value ends in `text` (keys sorted, unique).
+    ends: Box<[(u32, u32)]>,
+}
+
+impl Summary {
+    /// Entries in any order; a repeated key keeps its last value, as a JSON object reader does.
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (K, V)>) -> Summary {
+        let mut v: Vec<(K, V)> = pairs.into_iter().collect();
+        v.reverse();
+        v.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        v.dedup_by(|later, earlier| later.0.as_ref() == earlier.0.as_ref());
+        let mut text = String::with_capacity(v.iter().map(|(k, x)| k.as_ref().len() + x.as_ref().len()).sum());
+        let mut ends = Vec::with_capacity(v.len());
+        for (k, x) in &v {
+            text.push_str(k.as_ref());
+            let k_end = text.len();
+            text.push_str(x.as_ref());
+            // A summary past 4 GiB cannot come from a file the loader accepts; stop rather than wrap.
+            let (Ok(a), Ok(b)) = (u32::try_from(k_end), u32::try_from(text.len())) else { break };
+            ends.push((a, b));
+        }
+        Summary { text: text.into_boxed_str(), ends: ends.into_boxed_slice() }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let mut start = 0usize;
+        self.ends.iter().map(move |&(k, v)| {
+            let (k, v) = (k as usize, v as usize);
+            let pair = (&self.text[start..k], &self.text[k..v]);
+            start = v;
+            pair
+        })
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The same summary without `key`, and its value.
+    pub fn without(&self, key: &str) -> (Summary, Option<String>) {
+        let value = self.get(key).map(str::to_string);
+        if value.is_none() {
+            return (self.clone(), None);
+        }
+        (Summary::from_pairs(self.iter().filter(|(k, _)| *k != key)), value)
+    }
+}
+
+impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for Summary {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        Summary::from_pairs(iter)
+    }
+}
+
+impl fmt::Debug for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// Values are strings by spec; some writers emit numbers or booleans, kept as their JSON text.
+impl<'de> Deserialize<'de> for Summary {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Summary;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Summary, A::Error> {
+                let mut pairs: Vec<(String, String)> = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    let v = match map.next_value::<serde_json::Value>()? {
+                        serde_json::Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    pairs.push((k, v));
+                }
+                Ok(Summary::from_pairs(pairs))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_entries_sorted_and_the_last_of_a_repeated_key() {
+        let s = Summary::from_pairs([("b", "2"), ("a", "1"), ("b", "3"), ("", "empty")]);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![("", "empty"), ("a", "1"), ("b", "3")]);
+        assert_eq!(s.get("b"), Some("3"));
+        assert_eq!(s.get("c"), None);
+        let (rest, op) = s.without("a");
+        assert_eq!((rest.len(), op.as_deref()), (2, Some("1")));
+    }
+
+    #[test]
+    fn reads_numbers_and_booleans_as_their_text() {
+        let s: Summary = serde_json::from_str(r#"{"added-records": 5, "flag": true, "op": "append", "x": null}"#).unwrap();
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![("added-records", "5"), ("flag", "true"), ("op", "append"), ("x", "null")]);
+        assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"added-records":"5","flag":"true","op":"append","x":"null"}"#);
+    }
+}
