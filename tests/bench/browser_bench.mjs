@@ -172,6 +172,11 @@ async function oneRun(url, table, timeoutMs) {
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(String(e?.message || e).slice(0, 200)));
     page.on('crash', () => errors.push('page crashed'));
+    // Long tasks (> 50 ms on the main thread) from page start: how long the page froze at most.
+    await page.addInitScript(() => {
+      window.__longtasks = [];
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longtasks.push([e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true });
+    });
     await page.goto(url, { waitUntil: 'load', timeout: 60000 });
     await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
     const sampler = memorySampler();
@@ -182,6 +187,8 @@ async function oneRun(url, table, timeoutMs) {
     let marks = { chosen: null, metadata: null, first: null, all: null };
     let readyMs = null;
     let loadError = null;
+    let longtasks = [];
+    let phases = [];
     const deadline = tNode + timeoutMs;
     while (Date.now() < deadline) {
       const left = Math.max(1000, deadline - Date.now());
@@ -190,6 +197,8 @@ async function oneRun(url, table, timeoutMs) {
         ({ MARKS, SEL }) => {
           const at = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null;
           return {
+            longtasks: window.__longtasks || [],
+            phases: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('icescope:')).map((m) => [m.name.replace('icescope:', ''), Math.round(m.startTime)]),
             chosen: at(MARKS.chosen),
             metadata: at(MARKS.metadata),
             first: at(MARKS.first),
@@ -203,6 +212,8 @@ async function oneRun(url, table, timeoutMs) {
       );
       if (s) {
         marks = { chosen: s.chosen, metadata: s.metadata, first: s.first, all: s.all };
+        longtasks = s.longtasks;
+        phases = s.phases;
         if (s.ready && readyMs == null) readyMs = Date.now() - tNode;
         loadError = s.loadError;
         if (s.all != null) break;
@@ -223,6 +234,12 @@ async function oneRun(url, table, timeoutMs) {
       first_from_before_s: sec(marks.first, before),
       all_from_before_s: sec(marks.all, before),
       ready_from_before_s: readyMs != null ? readyMs / 1000 : null,
+      // Only tasks after the folder was chosen: the app's own work, not Chromium listing files.
+      longest_task_s: Math.max(0, ...longtasks.filter(([t]) => marks.chosen == null || t >= marks.chosen).map(([, d]) => d)) / 1000,
+      // The five longest, as [start after files-chosen, duration] in seconds: which phase froze.
+      longest_tasks: longtasks.filter(([t]) => marks.chosen == null || t >= marks.chosen).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([t, d]) => [+((t - (marks.chosen ?? 0)) / 1000).toFixed(3), +(d / 1000).toFixed(3)]),
+      phases,
+      long_tasks_s: longtasks.filter(([t]) => marks.chosen == null || t >= marks.chosen).reduce((a, [, d]) => a + d, 0) / 1000,
       peak_renderer_rss_mib: peak.renderer,
       peak_renderers_sum_rss_mib: peak.renderers,
       peak_total_rss_mib: peak.total,
@@ -274,7 +291,7 @@ async function main() {
           `${path.basename(table)} run ${i + 1}/${a.runs}: ` +
             (r.error
               ? `error: ${r.error}`
-              : `first chart ${fmt(r.first_from_chosen_s)}, all charts ${fmt(r.all_from_chosen_s)} (from files-chosen); ` +
+              : `first chart ${fmt(r.first_from_chosen_s)}, all charts ${fmt(r.all_from_chosen_s)} (from files-chosen); longest task ${fmt(r.longest_task_s)} ${JSON.stringify(r.longest_tasks)}, long tasks ${fmt(r.long_tasks_s)}; marks ${JSON.stringify(r.phases)}; ` +
                 `ready seen ${fmt(r.ready_from_before_s)}; setInputFiles ${fmt(r.set_input_s)}; ` +
                 `peak renderer ${r.peak_renderer_rss_mib.toFixed(0)} MiB (${r.renderer_rss_before_mib.toFixed(0)} before the folder; ${r.renderer_processes} renderer processes, ${r.peak_renderers_sum_rss_mib.toFixed(0)} MiB together), all Chromium ${r.peak_total_rss_mib.toFixed(0)} MiB; ` +
                 `marks: ${r.marks_seen.join(', ') || 'none'}${r.load_error ? `; load error: ${r.load_error}` : ''}`),
@@ -283,7 +300,7 @@ async function main() {
         if (r.error || (r.all_from_chosen_s == null && r.ready_from_before_s == null)) break;
       }
       const ok = runs.filter((r) => !r.error);
-      const keys = ['set_input_s', 'metadata_from_chosen_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s'];
+      const keys = ['set_input_s', 'metadata_from_chosen_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s', 'longest_task_s', 'long_tasks_s'];
       const med = Object.fromEntries(keys.map((k) => [k, median(ok.map((r) => r[k]))]));
       med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
       med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;
