@@ -245,3 +245,74 @@ fn a_manifest_listed_twice_is_a_gap_not_a_double_count() {
     let gaps = l.history.gaps();
     assert!(gaps.iter().any(|g| g.message.contains("more than once") && g.snapshot_ids.contains(&full.history.snapshots[cur].snapshot.snapshot_id)), "{gaps:?}");
 }
+
+/// A loopback HTTP server over a table's files (by their path relative to the fixture folder),
+/// counting the requests it answers: the remote source is tested over real sockets.
+struct Served {
+    origin: String,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+fn serve(files: std::collections::HashMap<String, Vec<u8>>) -> Served {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
+                    break;
+                }
+            }
+            let path = line.split(' ').nth(1).unwrap_or("/").trim_start_matches('/').to_string();
+            let (status, body) = match files.get(&path) {
+                Some(b) => ("200 OK", b.clone()),
+                None => ("404 Not Found", b"no such file".to_vec()),
+            };
+            let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let _ = stream.write_all(&body);
+        }
+    });
+    Served { origin, hits }
+}
+
+#[test]
+fn remote_files_are_read_only_from_hosts_the_user_named() {
+    use icescope::source::remote::RemoteFiles;
+    use icescope::source::transport::Ureq;
+    let (f, m) = folder("append-stream");
+    let files: std::collections::HashMap<String, Vec<u8>> = f.index().paths().iter().map(|p| (p.clone(), f.read_path(p).unwrap())).collect();
+    let stranger = serve(files.clone());
+    // The table's metadata names its current manifest list on a host nobody typed.
+    let mut json: serde_json::Value = serde_json::from_slice(&files[&m]).unwrap();
+    let current = json["current-snapshot-id"].clone();
+    let snapshots = json["snapshots"].as_array_mut().unwrap();
+    let snap = snapshots.iter_mut().find(|s| s["snapshot-id"] == current).unwrap();
+    let list_name = Path::new(snap["manifest-list"].as_str().unwrap()).file_name().unwrap().to_str().unwrap().to_string();
+    let list_path = files.keys().find(|p| p.ends_with(&list_name)).unwrap().clone();
+    snap["manifest-list"] = format!("{}/{list_path}", stranger.origin).into();
+    let mut named_files = files.clone();
+    named_files.insert(m.clone(), serde_json::to_vec(&json).unwrap());
+    let named = serve(named_files);
+
+    let remote = RemoteFiles::direct(Ureq::default(), Default::default(), &format!("{}/{m}", named.origin));
+    let loader = load(&remote, &format!("{}/{m}", named.origin), ReadMode::Auto);
+    let h = &loader.history;
+    let gap = h.gaps().into_iter().find(|g| g.file.starts_with(&stranger.origin)).expect("the stranger's list is a gap");
+    assert!(gap.message.contains("not a host you named") && gap.message.contains(&named.origin), "{}", gap.message);
+    assert_eq!(stranger.hits.load(std::sync::atomic::Ordering::SeqCst), 0, "no request reached the host the table named");
+    assert!(named.hits.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    // What the summary states is still shown, marked as such.
+    let local = load(&f, &m, ReadMode::Auto);
+    let c = h.current_index().unwrap();
+    assert_eq!(h.totals(c).data_files, local.history.snapshots[c].summary.data_files);
+    assert_eq!(h.totals(c).source, Some(CountSource::Summary));
+}

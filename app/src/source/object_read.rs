@@ -14,6 +14,10 @@ pub struct ObjectAccess {
     pub table_config: Props,
     /// LoadTable's `storage-credentials` (refreshed when they expire).
     pub storage: Vec<StorageCredential>,
+    /// Origins the user named (the URL they typed, their catalog, the metadata location it gave):
+    /// an `http(s)://` reference inside a table's files is read only from one of these or from an
+    /// S3 endpoint typed or vended. A table cannot send the browser to a host of its choosing.
+    pub named: Vec<String>,
 }
 
 pub enum Plan {
@@ -24,7 +28,9 @@ pub enum Plan {
 
 impl ObjectAccess {
     pub fn plan(&self, reference: &str, session: Option<&Session>, now_ms: u64) -> Result<Plan, String> {
-        if reference.starts_with("http://") || reference.starts_with("https://") {
+        let scheme = reference.get(..8).unwrap_or(reference).to_ascii_lowercase();
+        if scheme.starts_with("http://") || scheme.starts_with("https://") {
+            self.check_named(reference)?;
             return Ok(Plan::Get(Request::get(reference)));
         }
         let Some((bucket, key)) = parse_s3(reference) else {
@@ -42,6 +48,32 @@ impl ObjectAccess {
         cfg.get(reference, now_ms).map(Plan::Get)
     }
 
+    /// Names `url`'s origin as one the user chose.
+    pub fn name(&mut self, url: &str) {
+        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            let o = super::http::origin(url).to_ascii_lowercase();
+            if !self.named.contains(&o) {
+                self.named.push(o);
+            }
+        }
+    }
+
+    fn check_named(&self, reference: &str) -> Result<(), String> {
+        let target = super::http::origin(reference).to_ascii_lowercase();
+        let endpoints = [&self.user, &self.table_config].into_iter().chain(self.storage.iter().map(|c| &c.config)).filter_map(|p| p.get("s3.endpoint"));
+        let endpoint_origins: Vec<String> = endpoints.map(|e| super::http::origin(e).to_ascii_lowercase()).collect();
+        if self.named.contains(&target) || endpoint_origins.contains(&target) {
+            return Ok(());
+        }
+        let mut allowed: Vec<&str> = self.named.iter().chain(&endpoint_origins).map(String::as_str).collect();
+        allowed.dedup();
+        Err(format!(
+            "{reference}: not read — {target} is not a host you named (named: {}); a table's files cannot send icescope elsewhere",
+            if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }
+        ))
+    }
+
     /// The S3 endpoint reads will go to, for the "can both sides reach it" check.
     pub fn endpoint_for(&self, reference: &str) -> Option<String> {
         S3Config::from_props(&props_for(reference, &self.user, &self.table_config, &self.storage)).endpoint
@@ -53,4 +85,21 @@ pub fn is_loopback(url: &str) -> bool {
     let host = super::http::origin(url).split("://").nth(1).unwrap_or("");
     let host = host.rsplit_once(':').map(|(h, p)| if p.chars().all(|c| c.is_ascii_digit()) { h } else { host }).unwrap_or(host);
     host == "localhost" || host.starts_with("127.") || host == "[::1]"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_references_go_only_to_named_origins_and_s3_endpoints() {
+        let mut a = ObjectAccess::default();
+        a.name("HTTP://Files.Example:8080/t/metadata/v3.metadata.json");
+        a.table_config.insert("s3.endpoint".into(), "http://127.0.0.1:8333/".into());
+        assert!(a.plan("http://files.example:8080/t/metadata/snap-1.avro", None, 0).is_ok());
+        assert!(a.plan("http://127.0.0.1:8333/wh/t/x.avro", None, 0).is_ok(), "a vended endpoint");
+        let Err(e) = a.plan("http://evil.example/t/snap-1.avro", None, 0) else { panic!("read from a host nobody named") };
+        assert!(e.contains("http://evil.example is not a host you named (named: http://files.example:8080, http://127.0.0.1:8333)"), "{e}");
+        assert!(a.plan("http://files.example:8081/x", None, 0).is_err(), "another port is another origin");
+    }
 }

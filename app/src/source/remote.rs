@@ -63,12 +63,19 @@ pub struct RemoteFiles<T: Transport> {
 }
 
 impl<T: Transport> RemoteFiles<T> {
-    pub fn direct(transport: T, user: Props) -> Self {
-        RemoteFiles { transport, access: RefCell::new(ObjectAccess { user, ..ObjectAccess::default() }), catalog: None }
+    /// Files read from the URL the user typed (`metadata`): its origin is the one named.
+    pub fn direct(transport: T, user: Props, metadata: &str) -> Self {
+        let mut access = ObjectAccess { user, ..ObjectAccess::default() };
+        access.name(metadata);
+        RemoteFiles { transport, access: RefCell::new(access), catalog: None }
     }
 
     pub fn from_catalog(transport: T, user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> Self {
-        let access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone() };
+        let mut access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone(), named: Vec::new() };
+        access.name(&session.uri);
+        if let Some(m) = &loaded.metadata_location {
+            access.name(m);
+        }
         RemoteFiles { transport, access: RefCell::new(access), catalog: Some((session, namespace, table)) }
     }
 

@@ -34,7 +34,7 @@ pub fn history(a: &Args) -> Result<Loader, String> {
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
-        let files = RemoteFiles::direct(Ureq::default(), a.s3.clone());
+        let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
         return load(&|| load_with_stats(&files, target, mode, a.reads));
     }
     let (folder, metadata) = open_local(Path::new(target))?;
