@@ -62,7 +62,7 @@ impl GrowthSeries {
                 job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
                 snapshot_id: s.snapshot.snapshot_id.to_string(),
                 committed_at_ms: s.snapshot.timestamp_ms,
-                operation: s.snapshot.operation.clone(),
+                operation: s.snapshot.operation.to_string(),
                 counts: history.counts(i),
                 totals: history.totals(i),
                 metadata_json_bytes: sizes.get(&s.snapshot.timestamp_ms).copied(),

@@ -157,7 +157,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 parent_id: s.snapshot.parent_snapshot_id,
                 sequence_number: s.snapshot.sequence_number,
                 committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
-                operation: s.snapshot.operation.clone(),
+                operation: s.snapshot.operation.to_string(),
                 flink_job_id: f.map(|f| f.job_id.clone()),
                 flink_operator_id: f.and_then(|f| f.operator_id.clone()),
                 flink_checkpoint_id: f.and_then(|f| f.checkpoint_id),

@@ -55,7 +55,7 @@ pub struct Snapshot {
     pub manifest_list: Option<String>,
     /// v1 only: manifests listed directly in the metadata.
     pub manifests: Vec<String>,
-    pub operation: String,
+    pub operation: Operation,
     pub summary: Summary,
     pub schema_id: Option<i32>,
     pub first_row_id: Option<i64>,
@@ -65,6 +65,50 @@ pub struct Snapshot {
 impl Snapshot {
     pub fn summary_i64(&self, key: &str) -> Option<i64> {
         self.summary.get(key).and_then(|v| v.trim().parse().ok())
+    }
+}
+
+/// `summary.operation` as the spec names it; anything else is kept as written and shown as such.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operation {
+    Append,
+    Replace,
+    Overwrite,
+    Delete,
+    Unknown(String),
+}
+
+impl Operation {
+    pub fn parse(s: &str) -> Operation {
+        match s {
+            "append" => Operation::Append,
+            "replace" => Operation::Replace,
+            "overwrite" => Operation::Overwrite,
+            "delete" => Operation::Delete,
+            other => Operation::Unknown(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Operation::Append => "append",
+            Operation::Replace => "replace",
+            Operation::Overwrite => "overwrite",
+            Operation::Delete => "delete",
+            Operation::Unknown(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Operation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

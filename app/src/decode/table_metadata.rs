@@ -215,8 +215,8 @@ fn snapshot(file: &str, index: usize, v: u8, s: SnapshotWire) -> Result<Snapshot
     }
     let (summary, operation) = s.summary.unwrap_or_default().without("operation");
     let operation = match operation {
-        Some(op) => op,
-        None if v == 1 => "append".to_string(),
+        Some(op) => super::snapshot::Operation::parse(&op),
+        None if v == 1 => super::snapshot::Operation::Append,
         None => return Err(missing(file, &field("summary.operation"), v)),
     };
     Ok(Snapshot {

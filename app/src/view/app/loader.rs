@@ -200,7 +200,7 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
         .snapshots
         .iter()
         .map(|sn| {
-            let mut kv = vec![("operation".to_string(), sn.snapshot.operation.clone())];
+            let mut kv = vec![("operation".to_string(), sn.snapshot.operation.to_string())];
             kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.to_string(), v.to_string())));
             kv
         })
