@@ -161,9 +161,9 @@ pub struct SnapshotState {
     /// What the writer stated in the summary.
     pub summary: Totals,
     /// From the manifest list's rows, once read.
-    pub listed: Option<Totals>,
+    pub listed: Option<Box<Totals>>,
     /// Counted from the manifests, once all are read.
-    pub counted: Option<LiveCounts>,
+    pub counted: Option<Box<LiveCounts>>,
     pub want: Want,
     /// Shown in detail (current, selected, the last few): its list and manifests are kept whole.
     pub detail: bool,
@@ -286,7 +286,7 @@ impl TableHistory {
     /// Live counts of snapshot `index` counted from its manifests, or None while any file they
     /// depend on is unread or unavailable.
     pub fn counts(&self, index: usize) -> Option<LiveCounts> {
-        self.snapshots.get(index)?.counted.clone()
+        self.snapshots.get(index)?.counted.as_deref().cloned()
     }
 
     /// The best numbers known for snapshot `index`: counted from manifests, else from its manifest
@@ -295,7 +295,7 @@ impl TableHistory {
         let Some(s) = self.snapshots.get(index) else { return Totals::default() };
         let mut t = match (&s.counted, &s.listed) {
             (Some(c), _) => c.totals().or(&s.summary),
-            (None, Some(l)) => l.clone().or(&s.summary),
+            (None, Some(l)) => (**l).clone().or(&s.summary),
             (None, None) => s.summary.clone(),
         };
         if t.position_delete_files.is_none() {
@@ -316,7 +316,7 @@ impl TableHistory {
             .iter()
             .enumerate()
             .flat_map(|(i, s)| {
-                let counted = s.counted.as_ref().map(|c| c.totals()).or_else(|| s.listed.clone());
+                let counted = s.counted.as_ref().map(|c| c.totals()).or_else(|| s.listed.as_deref().cloned());
                 counted.map(|c| disagreements(i, &s.summary, &c)).unwrap_or_default()
             })
             .collect()

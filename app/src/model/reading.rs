@@ -286,7 +286,7 @@ impl TableHistory {
         };
         let totals = list_totals(&list);
         for &i in &users {
-            self.snapshots[i].listed = totals.clone();
+            self.snapshots[i].listed = totals.clone().map(Box::new);
             // v1 lists may lack the counts: then only the manifests can say.
             if totals.is_none() && self.snapshots[i].want == Want::List {
                 self.snapshots[i].want = Want::Manifests;
@@ -389,7 +389,7 @@ impl TableHistory {
     fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
         let counts = count_list(list, &self.manifests);
         for &i in self.by_list.get(path).cloned().unwrap_or_default().iter() {
-            self.snapshots[i].counted = counts.clone();
+            self.snapshots[i].counted = counts.clone().map(Box::new);
         }
         self.reading.kinds_stale = true;
         self.release_if_done(path);
