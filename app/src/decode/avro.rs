@@ -14,17 +14,19 @@ pub(crate) struct AvroFile<T> {
     pub metadata: HashMap<String, String>,
 }
 
-/// Reads every record, converting each as it is decoded: a manifest of 50,000 entries never exists
+/// Reads every record, converting each as it is decoded and keeping those `convert` returns: a manifest of 50,000 entries never exists
 /// as 50,000 generic Avro values at once. A failure part-way says how many records came before it.
 pub(crate) fn read_container<T>(
     file: &str,
     bytes: &[u8],
-    mut convert: impl FnMut(usize, &Datum<'_, '_>) -> Result<T, DecodeError>,
+    mut convert: impl FnMut(usize, &Datum<'_, '_>) -> Result<Option<T>, DecodeError>,
 ) -> Result<AvroFile<T>, DecodeError> {
     let c = super::avro_container::Container::open(file, bytes)?;
     let mut records = Vec::new();
     c.for_each_record(file, bytes, |i, v| {
-        records.push(convert(i, v)?);
+        if let Some(r) = convert(i, v)? {
+            records.push(r);
+        }
         Ok(())
     })?;
     // Only the small keys: `schema` and `partition-spec` repeat kilobytes of JSON in every manifest.
