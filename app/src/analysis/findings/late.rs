@@ -107,7 +107,15 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
             super::replay::duration(max_lateness),
             thousands(files.len() as u64),
         ),
-        action: format!("Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.", super::replay::duration(max_lateness)),
+        action: format!(
+            "Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.{}",
+            super::replay::duration(max_lateness),
+            match (&since, crate::analysis::sql::refusal(&column)) {
+                (_, Some(why)) => format!(" (No statement is printed: the column name cannot be quoted safely — {why}.)"),
+                (None, _) => " (No statement is printed: the oldest late partition lies outside the years 1–9999 Spark accepts.)".into(),
+                _ => String::new(),
+            }
+        ),
         statement: cx.table.statement(
             "rewrite_data_files",
             since

@@ -6,6 +6,7 @@ mod deletes;
 mod files;
 mod late;
 mod manifests;
+mod metadata;
 mod replay;
 mod retention;
 mod schema;
@@ -110,6 +111,8 @@ impl Context<'_> {
 pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     let cx = Context { history, jobs: job_spans(history), table };
     let mut out = Vec::new();
+    out.extend(metadata::duplicate_snapshot_ids(&cx));
+    out.extend(metadata::current_snapshot_unknown(&cx));
     out.extend(replay::savepoint_replays(&cx));
     out.extend(replay::concurrent_writers(&cx));
     out.extend(replay::resumes(&cx));
@@ -129,6 +132,22 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     }
     out.sort_by(|a, b| b.severity.cmp(&a.severity));
     out
+}
+
+/// Findings of one kind over pairs of jobs, over jobs or over checkpoint holes are listed one by
+/// one up to this many; one more finding of the kind counts the rest. A table with 2,000 job ids
+/// must give a report a person can read, in time and memory proportional to the table.
+pub const CAP: usize = 10;
+
+/// The first `CAP` items joined with `, `, then how many were left out (`… and 7 more jobs`).
+pub(crate) fn capped_list(items: impl Iterator<Item = String>, total: usize, what: &str) -> String {
+    let shown: Vec<String> = items.take(CAP).collect();
+    let more = total.saturating_sub(shown.len());
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!("{} and {} more {what}", shown.join(", "), thousands(more as u64))
+    }
 }
 
 /// 12345 → "12,345": evidence is read by people.
