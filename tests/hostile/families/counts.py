@@ -110,6 +110,16 @@ def cases():
     c.expect["findings"] = {"include": ["duplicate_snapshot_ids"]}
     out.append(c)
 
+    c = Case(F, "small-files-with-a-manifest-missing", "one of the 12 manifests of append-stream's current snapshot is gone: the small-files finding counts what it read and says so", "append-current")
+    c.remove(c.manifest_refs()[3].rsplit("/", 1)[-1])
+    c.expect["findings"] = {"include": ["small_files"], "text": {"small_files": ["At least", "could not be read"]}}
+    out.append(c)
+
+    c = Case(F, "late-files-with-a-manifest-missing", "a manifest of late-data's current snapshot is gone: the late-data finding says its count is partial", "late3")
+    c.remove(c.manifest_refs()[1].rsplit("/", 1)[-1])
+    c.expect["findings"] = {"include": ["late_one_row_files"], "text": {"late_one_row_files": ["could not be read"]}}
+    out.append(c)
+
     c = Case(F, "current-snapshot-id-unknown", base="late3", what="current-snapshot-id names no snapshot of the table")
     c.meta["current-snapshot-id"] = 42
     c.expect["findings"] = {"include": ["current_snapshot_unknown"]}

@@ -101,11 +101,12 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         evidence: format!(
             "{} live one-row files sit in partitions older than the window their commit was filling: {}. The latest \
              arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \
-             current partitions never reaches them; {} files in all.",
+             current partitions never reaches them; {} files in all.{}",
             late.len(),
             partitions.join(", "),
             super::replay::duration(max_lateness),
             thousands(files.len() as u64),
+            cx.partial_note(cur),
         ),
         action: format!(
             "Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.{}",

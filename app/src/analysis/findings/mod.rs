@@ -102,6 +102,25 @@ impl Context<'_> {
         self.history.snapshots[index].snapshot.snapshot_id
     }
 
+    /// Files that hold part of snapshot `index` but could not be read: a finding that counts its
+    /// files counts only the rest, and must say so.
+    pub fn unread(&self, index: usize) -> usize {
+        let id = self.id(index);
+        self.history.gaps().iter().filter(|g| g.snapshot_ids.contains(&id)).count()
+    }
+
+    /// The sentence a finding built on an incomplete snapshot carries, or nothing.
+    pub fn partial_note(&self, index: usize) -> String {
+        match self.unread(index) {
+            0 => String::new(),
+            n => format!(
+                " These numbers count only the files read: {n} file{} of snapshot {} could not be read (see the files that could not be read).",
+                if n == 1 { "" } else { "s" },
+                self.id(index)
+            ),
+        }
+    }
+
     pub fn short(job: &str) -> String {
         format!("{}…", job.chars().take(8).collect::<String>())
     }
