@@ -489,3 +489,58 @@ fn the_checks_catch_what_they_are_for() {
     assert!(markdown_is_text("see https://evil.example\n").is_err());
     assert!(text_is_visible("a\u{1b}[31m\nb\nc\n", 1, 0).is_err());
 }
+
+/// A table folder holding a FIFO, device or link where a manifest should be, a link loop and a link
+/// out to /usr: none is read (a FIFO would block, /dev/zero never ends, links leave the folder),
+/// so the report is the one for the table without them. Made here: git keeps no FIFO.
+#[test]
+fn links_and_special_files_in_a_table_folder_are_never_read() {
+    use std::os::unix::fs::symlink;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/late-data/metadata");
+    let scratch = std::env::temp_dir().join(format!("icescope-hostile-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let copy = |name: &str| -> PathBuf {
+        let dir = scratch.join(name);
+        std::fs::create_dir_all(dir.join("metadata")).unwrap();
+        for f in std::fs::read_dir(&fixture).unwrap().flatten() {
+            let n = f.file_name().to_string_lossy().into_owned();
+            // The one-snapshot table: v2 is the newest metadata file here.
+            if !(n.starts_with("v3.") || n.starts_with("v4.")) {
+                std::fs::copy(f.path(), dir.join("metadata").join(&n)).unwrap();
+            }
+        }
+        dir
+    };
+    let manifest = "952969c3-57b8-45f9-b078-a9a693753616-m0.avro";
+    let report = |dir: &Path| {
+        let out = run(dir, "json", &[]).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        assert_eq!(out.code, Some(0), "{}: {}", dir.display(), out.stderr);
+        out.stdout
+    };
+    let intact = report(&copy("intact"));
+    let gone = copy("gone");
+    std::fs::remove_file(gone.join("metadata").join(manifest)).unwrap();
+    let gone = report(&gone);
+    assert!(gone.contains("not found") && gone != intact);
+
+    let fifo = copy("fifo");
+    std::fs::remove_file(fifo.join("metadata").join(manifest)).unwrap();
+    assert!(Command::new("mkfifo").arg(fifo.join("metadata").join(manifest)).status().unwrap().success());
+    assert_eq!(report(&fifo), gone, "a FIFO for the manifest");
+
+    let outside = copy("outside");
+    for (name, target) in [("dev-zero", PathBuf::from("/dev/zero")), ("link-out", outside.join("metadata").join(manifest))] {
+        let dir = copy(name);
+        std::fs::remove_file(dir.join("metadata").join(manifest)).unwrap();
+        symlink(&target, dir.join("metadata").join(manifest)).unwrap();
+        assert_eq!(report(&dir), gone, "a link to {}", target.display());
+    }
+
+    let strays = copy("strays");
+    symlink(".", strays.join("loop")).unwrap();
+    symlink("/usr", strays.join("usr")).unwrap();
+    symlink("/dev/zero", strays.join("metadata").join("snap-0-zero.avro")).unwrap();
+    assert!(Command::new("mkfifo").arg(strays.join("metadata").join("v9.metadata.json")).status().unwrap().success());
+    assert_eq!(report(&strays), intact, "a link loop, a link to /usr, /dev/zero and a FIFO beside the table");
+    let _ = std::fs::remove_dir_all(&scratch);
+}
