@@ -60,9 +60,13 @@ struct Output {
 
 /// `icescope inspect <dir> --format <format>`, killed at the deadline, with its address space capped.
 fn run(dir: &Path, format: &str, extra: &[String]) -> Result<Output, String> {
+    run_within(dir, format, extra, MEMORY_KIB, DEADLINE)
+}
+
+fn run_within(dir: &Path, format: &str, extra: &[String], memory_kib: u64, deadline: Duration) -> Result<Output, String> {
     let child = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && exec \"$0\" \"$@\""))
+        .arg(format!("ulimit -v {memory_kib} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_icescope"))
         .arg("inspect")
         .arg(dir)
@@ -77,7 +81,7 @@ fn run(dir: &Path, format: &str, extra: &[String]) -> Result<Output, String> {
     std::thread::spawn(move || {
         let _ = tx.send(child.wait_with_output());
     });
-    match rx.recv_timeout(DEADLINE) {
+    match rx.recv_timeout(deadline) {
         Ok(Ok(o)) => Ok(Output {
             code: o.status.code(),
             stdout: String::from_utf8(o.stdout).map_err(|e| format!("--format {format}: stdout is not UTF-8: {e}"))?,
@@ -86,7 +90,7 @@ fn run(dir: &Path, format: &str, extra: &[String]) -> Result<Output, String> {
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => {
             let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-            Err(format!("--format {format}: still running after {DEADLINE:?} (a hang)"))
+            Err(format!("--format {format}: still running after {deadline:?} (a hang)"))
         }
     }
 }
@@ -106,6 +110,10 @@ macro_rules! ensure {
 fn check(case: &Case) -> Result<(), String> {
     let e = &case.expect;
     let args = strings(&e["args"]);
+    // A case may hold the reader to less: a small file must not need much memory.
+    let memory = e["limits"]["memory_mib"].as_u64().map(|m| m << 10).unwrap_or(MEMORY_KIB);
+    let deadline = e["limits"]["seconds"].as_u64().map(Duration::from_secs).unwrap_or(DEADLINE);
+    let run = |dir: &Path, format: &str, args: &[String]| run_within(dir, format, args, memory, deadline);
     let json = run(&case.dir, "json", &args)?;
     if e["outcome"] == "error" {
         return check_error(&e["error"], &json);

@@ -3,6 +3,9 @@ manifest_length, list rows whose counts disagree with the entries, summary total
 contradict, duplicate snapshot ids. Each must be a gap or a listed contradiction, never a
 silent number."""
 import copy
+import json
+
+import avro_bytes as ab
 
 from table import Case
 
@@ -29,7 +32,7 @@ def cases():
 
     c = Case(F, "list-names-a-manifest-twice-as-s3a", "the current list names its first manifest a second time as s3a://…: the same file, counted twice")
     c.edit_rows(c.list_name(), lambda rows: rows.append({**copy.deepcopy(rows[0]), "manifest_path": rows[0]["manifest_path"].replace("s3://", "s3a://", 1)}))
-    c.known_bug = "model/reading.rs:221 finds a manifest listed twice by its path text only: `s3a://…/x.avro` and `s3://…/x.avro` resolve to one file, counted twice (the summary contradiction is listed, no gap names the list)"
+    c.known_bug = "model/reading.rs:275 finds a manifest listed twice by its path text only: `s3a://…/x.avro` and `s3://…/x.avro` resolve to one file, counted twice (the summary contradiction is listed, no gap names the list)"
     out.append(c)
 
     c = Case(F, "manifest-shorter-than-length", "a kept manifest missing its last 100 bytes, its lists stating the full length")
@@ -53,7 +56,7 @@ def cases():
     for field, value in [("added_files_count", 5), ("added_rows_count", 50)]:
         c = Case(F, f"list-{field}-disagrees", f"the current list says its first manifest has {field} {value}; the manifest's entries say otherwise")
         first_row_of_current(c, **{field: value})
-        c.known_bug = f"model/reading.rs:226 (deliver_list_decoded) and :360 (count) never hold a list row's {field} against the manifest's entries: the list's claim is silently dropped when the manifests are read, silently used when they are not"
+        c.known_bug = f"model/reading.rs:287 (deliver_list_decoded) and :389 (count) never hold a list row's {field} against the manifest's entries: the list's claim is silently dropped when the manifests are read, silently used when they are not"
         c.expect["gaps"] = [{"file": c.list_ref(), "contains": [field], "snapshot_ids": [c.current()["snapshot-id"]]}]
         out.append(c)
 
@@ -118,6 +121,22 @@ def cases():
     c = Case(F, "late-files-with-a-manifest-missing", "a manifest of late-data's current snapshot is gone: the late-data finding says its count is partial", "late3")
     c.remove(c.manifest_refs()[1].rsplit("/", 1)[-1])
     c.expect["findings"] = {"include": ["late_one_row_files"], "text": {"late_one_row_files": ["could not be read"]}}
+    out.append(c)
+
+    c = Case(F, "manifest-of-a-million-entries", "a 130 KB manifest of 1,000,000 minimal entries (43 bytes each, deflated 330:1): read in memory proportional to the file, not to the entry count")
+    ref = c.manifest_refs()[0]
+    name = ref.rsplit("/", 1)[-1]
+    con = c.container(name)
+    entry = c.rows(name)[0]
+    for k in ["column_sizes", "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds", "split_offsets"]:
+        entry["data_file"][k] = None
+    entry["data_file"]["file_path"] = "x"
+    one = ab.encode_raw(json.loads(con.schema_text()), entry)
+    c.put(name, con.rebuilt([one] * 1_000_000, per_block=100_000).to_bytes())
+    c.edit_rows(c.list_name(), lambda rows: rows[0].update({"added_files_count": 1_000_000, "added_rows_count": 1_000_000 * entry["data_file"]["record_count"]}))
+    c.known_bug = "decode/manifest.rs:106 keeps every entry as a DataFile (~550 bytes with its strings and vectors) and model/reading.rs:363 keeps the whole Manifest of a detail snapshot: this 130 KB file takes 587 MB (and 30 s in a debug build)"
+    c.expect["limits"] = {"memory_mib": 256, "seconds": 60}
+    c.expect["formats"] = ["json"]
     out.append(c)
 
     c = Case(F, "current-snapshot-id-unknown", base="late3", what="current-snapshot-id names no snapshot of the table")
