@@ -163,6 +163,7 @@ fn check(case: &Case) -> Result<(), String> {
 fn check_error(want: &Value, out: &Output) -> Result<(), String> {
     ensure!(out.code == Some(2), "exit {:?}, expected 2 (an error); stderr: {}", out.code, out.stderr.trim());
     let err = out.stderr.trim_end();
+    ensure!(!err.chars().any(|c| c != '\n' && invisible(c)), "stderr carries an invisible character: {err:?}");
     if let Some(cli) = want["cli"].as_str() {
         ensure!(err.starts_with("icescope: ") && err.contains(cli), "stderr {err:?} lacks {cli:?}");
         return Ok(());

@@ -54,6 +54,11 @@ def cases():
         c.expect["error"] = {"file": c.metadata_rel, "field": field, "contains": words}
         out.append(c)
 
+    c = Case(F, "metadata-error-quotes-escapes", "format-version is a string of ANSI escapes and a CR: the error quotes it, visibly")
+    c.meta["format-version"] = "\x1b[2J\x1b[31mred\r\u202e"
+    c.expect["error"] = {"file": c.metadata_rel, "field": "format-version", "contains": ["not valid table metadata JSON", "[2J"]}
+    out.append(c)
+
     c = Case(F, "metadata-gzip", "the metadata gzip-compressed as v4.metadata.json.gz")
     c.metadata_rel += ".gz"
     out.append(c)
