@@ -1,17 +1,27 @@
 """Seeds each fuzz target's corpus from the lab's fixture tables (tests/fixtures), into
 tests/fuzz/corpus/<target>/ (not committed: regenerate with this script).
 
-    python3 tests/fuzz/seed.py
+    tests/.venv/bin/python tests/fuzz/seed.py
 
 LoadTable seeds are the responses a REST catalog gives for those tables: each fixture's current
 metadata.json as `metadata`, its location, and the vended S3 config the lab's catalog sends.
+`table` seeds pair each fixture manifest list's first row with the manifest it names, the row
+pointing at the path the target serves and stating manifest_length 0 (no length check), the list
+re-encoded without compression so that mutations reach its fields.
 """
 import hashlib
 import json
 import pathlib
 import shutil
+import struct
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "hostile"))
+import avro_bytes as ab  # noqa: E402  (fastavro: run with tests/.venv/bin/python)
 
 HERE = pathlib.Path(__file__).resolve().parent
+# The manifest path the `table` target serves its second file under (late-data's first manifest).
+TABLE_MANIFEST = "s3://warehouse/icescope/late_data/metadata/952969c3-57b8-45f9-b078-a9a693753616-m0.avro"
 FIXTURES = HERE.parent / "fixtures"
 CORPUS = HERE / "corpus"
 
@@ -42,6 +52,16 @@ def main():
                 put("manifest_list", data)
             elif f.suffix == ".avro":
                 put("manifest", data)
+        for f in sorted(meta_dir.glob("snap-*.avro")):
+            con = ab.Container.parse(f.read_bytes())
+            schema = json.loads(con.schema_text())
+            rows = [ab.decode(con.parsed_schema(), r) for r in con.records()]
+            if not rows:
+                continue
+            row = dict(rows[0], manifest_path=TABLE_MANIFEST, manifest_length=0)
+            lst = con.rebuilt([ab.encode_raw(schema, row)], codec="null").to_bytes()
+            manifest = (meta_dir / rows[0]["manifest_path"].rsplit("/", 1)[-1]).read_bytes()
+            put("table", struct.pack("<I", len(lst)) + lst + manifest)
         current = current_metadata(meta_dir)
         metadata = json.loads(current.read_bytes())
         facts = json.loads((table / "facts.json").read_bytes())
