@@ -264,7 +264,9 @@ fn checkpoint_gaps_are_exactly_the_checkpoints_flink_reports_failed() {
     assert!(!failed.is_empty(), "the lab's kill failed no checkpoint");
     let spans = icescope::analysis::jobs::job_spans(&fx.history);
     assert_eq!(spans.len(), 1);
-    assert_eq!(spans[0].missing_checkpoints(), failed);
+    let missing: Vec<i64> = spans[0].checkpoint_holes().into_iter().flat_map(|(a, b)| a..=b).collect();
+    assert_eq!(missing, failed);
+    assert_eq!(spans[0].missing_count(), failed.len() as u64);
     let f = fx.of_kind("checkpoint_gaps");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].job_ids, vec![job["job_id"].as_str().unwrap().to_string()]);

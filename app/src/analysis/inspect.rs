@@ -89,7 +89,8 @@ pub struct JobRow {
     pub last_checkpoint_id: Option<i64>,
     pub end_of_input: bool,
     pub snapshots: usize,
-    pub rows_added: u64,
+    /// None where a summary's `added-records` is not a count or the sum passes 2^64.
+    pub rows_added: Option<u64>,
 }
 
 impl From<&JobSpan> for JobRow {

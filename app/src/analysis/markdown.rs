@@ -5,10 +5,18 @@ use super::inspect::Inspect;
 use crate::model::CountSource;
 
 /// Text from a table (names, paths, job ids, messages) as Markdown text: no HTML, no links, no
-/// emphasis or table syntax, and no invisible characters.
+/// emphasis or table syntax, and no invisible characters. GitHub also links bare `https://…`,
+/// `www.…` and e-mail addresses: an escaped `:`, `.` or `@` breaks each pattern and renders as itself.
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        let after_www = out.len() >= 3 && out.as_bytes()[out.len() - 3..].eq_ignore_ascii_case(b"www");
+        if (c == ':' && chars.as_str().starts_with("//")) || c == '@' || (c == '.' && after_www) {
+            out.push('\\');
+            out.push(c);
+            continue;
+        }
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -30,7 +38,7 @@ pub fn visible(s: &str) -> String {
 }
 
 fn invisible(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    crate::analysis::sql::unprintable(c)
 }
 
 /// A code span that the value cannot close: fenced with more backticks than it holds in a row,
@@ -114,7 +122,7 @@ pub fn markdown(report: &Inspect) -> String {
                 cps,
                 if j.end_of_input { " + end of input" } else { "" },
                 j.snapshots,
-                thousands(j.rows_added)
+                n(j.rows_added)
             );
         }
         out += "\n";
@@ -185,5 +193,6 @@ mod tests {
         assert_eq!(code("``a"), "``` ``a ```");
         assert_eq!(code("rtl\u{202e}"), "`rtl\\u{202e}`");
         assert!(!text("x\r\n| forged | row |").contains('\n'));
+        assert_eq!(text("see https://x.example, www.y.example or z@w.example"), "see https\\://x.example, www\\.y.example or z\\@w.example");
     }
 }

@@ -4,9 +4,11 @@
 //! characters, which a person pasting the statement would not see) gets no statement at all.
 
 /// Characters that must never reach a statement: controls (NUL, CR, LF, ESC…), line and paragraph
-/// separators, and the bidirectional overrides that make text read differently than it runs.
-fn unprintable(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+/// separators, the bidirectional overrides that make text read differently than it runs, and the
+/// zero-width ones a reader cannot see at all.
+pub(crate) fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// Why a value cannot go into a statement, or None when it can.

@@ -57,6 +57,18 @@ pub struct ReadStats {
 pub struct Loader {
     pub history: TableHistory,
     pub stats: ReadStats,
+    /// (table location + `/`, the folder holding `metadata/` + `/`) in a listed source.
+    anchor: Option<(String, String)>,
+}
+
+/// Where a listed source holds the table's own files: the folder whose `metadata/` holds the
+/// metadata file read. References under the table location are read from the same path below it,
+/// so a copy elsewhere in the folder (one sharing more of the reference's path) is never read instead.
+fn anchor(metadata_path: &str, location: &str) -> Option<(String, String)> {
+    let dir = metadata_path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let root = if dir == "metadata" { "" } else { dir.strip_suffix("/metadata")? };
+    let location = location.trim_end_matches('/');
+    (!location.is_empty()).then(|| (format!("{location}/"), if root.is_empty() { String::new() } else { format!("{root}/") }))
 }
 
 /// Concurrent requests: enough to hide latency, few enough for a browser's per-host limit.
@@ -71,7 +83,8 @@ impl Loader {
         // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
         history.record_metadata_sizes(bytes.len() as u64, |_| None);
         let stats = ReadStats { files: 1, bytes: bytes.len() as u64, failed: 0, paths: record_paths.then(|| vec![metadata_path.to_string()]) };
-        Ok(Loader { history, stats })
+        let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
+        Ok(Loader { history, stats, anchor })
     }
 
     /// Reads one batch of the files the plan still needs, `parallel` at a time, decoding each as it
@@ -79,9 +92,10 @@ impl Loader {
     pub async fn step<F: Fetch>(&mut self, files: &F, parallel: usize) -> usize {
         let needs = self.history.next_needs(parallel.max(1) * 4);
         let n = needs.len();
+        let needs: Vec<(String, Need)> = needs.into_iter().map(|need| (self.own_path(files, need.path()), need)).collect();
         let mut arriving = stream::iter(needs)
-            .map(|need| async move {
-                let bytes = files.fetch(need.path()).await;
+            .map(|(path, need)| async move {
+                let bytes = files.fetch(&path).await;
                 (need, bytes)
             })
             .buffer_unordered(parallel.max(1));
@@ -90,6 +104,15 @@ impl Loader {
         }
         self.history.settle_batch();
         n
+    }
+
+    /// The table's own file for a reference, where the source lists it; else the reference.
+    fn own_path<F: Fetch>(&self, files: &F, reference: &str) -> String {
+        let own = self.anchor.as_ref().and_then(|(location, root)| Some(format!("{root}{}", reference.strip_prefix(location.as_str())?)));
+        match (own, files.listing()) {
+            (Some(p), Some(listing)) if listing.contains(&p) => p,
+            _ => reference.to_string(),
+        }
     }
 
     fn deliver(&mut self, need: &Need, bytes: Result<Vec<u8>, SourceError>) {
@@ -103,7 +126,15 @@ impl Loader {
             }
             Err(_) => self.stats.failed += 1,
         }
-        let bytes = bytes.map_err(|e| e.to_string());
+        let bytes = bytes.map_err(|e| e.to_string()).and_then(|b| match need {
+            // A manifest cut at a block boundary decodes cleanly to fewer entries: only the length
+            // its list states can tell, so a manifest of any other length is not the one listed.
+            Need::Manifest { path, expected_bytes: Some(want) } if b.len() as u64 != *want => Err(format!(
+                "{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names",
+                b.len()
+            )),
+            _ => Ok(b),
+        });
         match need {
             Need::ManifestList { path } => self.history.deliver_list(path, bytes),
             Need::Manifest { path, .. } => self.history.deliver_manifest(path, bytes),

@@ -58,16 +58,26 @@ impl PathIndex {
         &self.paths
     }
 
-    /// The available path that best matches `reference`, or None when no file has its name.
+    /// The available path that best matches `reference`, or None when no file has its name: the
+    /// path that is the reference exactly, else the one sharing the longest run of trailing parts.
     pub fn resolve(&self, reference: &str) -> Option<&str> {
         let wanted = components(reference);
         let name = wanted.last()?;
         let candidates = self.by_name.get(*name)?;
         candidates
             .iter()
-            .map(|&i| (shared_suffix(&wanted, &components(&self.paths[i])), i))
-            .max_by_key(|&(n, i)| (n, std::cmp::Reverse(i)))
-            .map(|(_, i)| self.paths[i].as_str())
+            .map(|&i| {
+                let have = components(&self.paths[i]);
+                (have == wanted, shared_suffix(&wanted, &have), i)
+            })
+            .max_by_key(|&(exact, n, i)| (exact, n, std::cmp::Reverse(i)))
+            .map(|(_, _, i)| self.paths[i].as_str())
+    }
+
+    /// Whether `path` is one of the available paths, as written.
+    pub fn contains(&self, path: &str) -> bool {
+        let name = components(path).last().copied().unwrap_or_default();
+        self.by_name.get(name).is_some_and(|c| c.iter().any(|&i| self.paths[i] == path))
     }
 }
 
@@ -89,6 +99,14 @@ mod tests {
         assert_eq!(index.resolve("s3://bucket/wh/db/t/metadata/snap-1.avro"), Some("t/metadata/snap-1.avro"));
         assert_eq!(index.resolve("file:///tmp/x/t/metadata/m0.avro"), Some("t/metadata/m0.avro"));
         assert_eq!(index.resolve("metadata/other.avro"), None);
+    }
+
+    #[test]
+    fn the_path_itself_wins_over_a_deeper_copy() {
+        let index = PathIndex::new(["data/t/metadata/snap-1.avro".to_string(), "metadata/snap-1.avro".to_string()]);
+        assert_eq!(index.resolve("metadata/snap-1.avro"), Some("metadata/snap-1.avro"));
+        assert_eq!(index.resolve("s3://b/t/metadata/snap-1.avro"), Some("data/t/metadata/snap-1.avro"));
+        assert!(index.contains("metadata/snap-1.avro") && !index.contains("snap-1.avro"));
     }
 
     #[test]

@@ -2,36 +2,35 @@
 
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 
-use super::{Context, Finding, Severity};
+use super::{thousands, Context, Finding, Severity};
+use crate::analysis::jobs::JobSpan;
 
 pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
-    let jobs: Vec<_> = cx.jobs.iter().filter(|j| j.end_of_input).collect();
+    let is_end = |i: &usize| cx.history.snapshots[*i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT);
+    let jobs: Vec<(&JobSpan, Vec<usize>)> =
+        cx.jobs.iter().filter(|j| j.end_of_input).map(|j| (j, j.snapshot_indexes.iter().copied().filter(is_end).collect())).collect();
     if jobs.is_empty() {
         return Vec::new();
     }
-    let idx: Vec<usize> = jobs
-        .iter()
-        .flat_map(|j| j.snapshot_indexes.iter().copied())
-        .filter(|&i| cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT))
-        .collect();
-    let each: Vec<String> = jobs
-        .iter()
-        .map(|j| {
-            let snap = idx.iter().find(|&&i| j.snapshot_indexes.contains(&i)).map(|&i| cx.id(i).to_string()).unwrap_or_default();
-            format!("snapshot {snap} of job {} (after checkpoint {})", Context::short(&j.job_id), j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into()))
-        })
-        .collect();
+    let each = jobs.iter().map(|(j, ends)| {
+        format!(
+            "snapshot {} of job {} (after checkpoint {})",
+            ends.first().map(|&i| cx.id(i).to_string()).unwrap_or_default(),
+            Context::short(&j.job_id),
+            j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into())
+        )
+    });
     vec![Finding {
         kind: "end_of_input_commit",
         severity: Severity::Info,
         title: format!("End-of-input commit{}: checkpoint id {END_OF_INPUT_CHECKPOINT}", if jobs.len() > 1 { "s" } else { "" }),
-        snapshot_ids: idx.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: jobs.iter().map(|j| j.job_id.clone()).collect(),
+        snapshot_ids: jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
+        job_ids: jobs.iter().map(|(j, _)| j.job_id.clone()).collect(),
         evidence: format!(
             "{} carr{} flink.max-committed-checkpoint-id {END_OF_INPUT_CHECKPOINT} (Long.MAX_VALUE): the final flush of a \
              bounded job, committed after its last checkpoint, not a checkpoint id.",
-            each.join("; "),
-            if each.len() > 1 { "y" } else { "ies" }
+            super::capped_list(each, jobs.len(), "jobs' final commits"),
+            if jobs.len() > 1 { "y" } else { "ies" }
         ),
         action: "Nothing: the job finished. Exclude this value from monitoring that expects small checkpoint ids.".into(),
         statement: None,
@@ -43,11 +42,11 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
     cx.jobs
         .iter()
         .filter_map(|j| {
-            let missing = j.missing_checkpoints();
-            if missing.is_empty() {
+            let holes = j.checkpoint_holes();
+            if holes.is_empty() {
                 return None;
             }
-            let ranges = compress(&missing);
+            let ranges = super::capped_list(holes.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") }), holes.len(), "holes");
             // The snapshots on either side of each hole.
             let around: Vec<usize> = j
                 .snapshot_indexes
@@ -72,7 +71,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                     j.first_checkpoint().unwrap_or(0),
                     j.last_checkpoint().unwrap_or(0),
                     ranges,
-                    missing.len(),
+                    thousands(j.missing_count()),
                 ),
                 action: "If checkpoints failed and the job restored, nothing is lost (the rows re-commit), but files written \
                          before the failure are orphans: schedule remove_orphan_files past the longest recovery."
@@ -84,21 +83,4 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
             })
         })
         .collect()
-}
-
-/// [3,4,5,9] → "3–5, 9"
-fn compress(ids: &[i64]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let start = ids[i];
-        let mut end = start;
-        while i + 1 < ids.len() && ids[i + 1] == end + 1 {
-            i += 1;
-            end = ids[i];
-        }
-        parts.push(if start == end { start.to_string() } else { format!("{start}–{end}") });
-        i += 1;
-    }
-    parts.join(", ")
 }

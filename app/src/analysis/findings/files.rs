@@ -16,15 +16,16 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     }
     let bytes: u64 = files.iter().map(|f| u64::try_from(f.file.file_size_in_bytes).unwrap_or(0)).fold(0, u64::saturating_add);
     let avg = bytes / files.len() as u64;
+    let partial = cx.partial_note(cur);
     vec![Finding {
         kind: "small_files",
         severity: if score >= 1000 { Severity::Warning } else { Severity::Info },
-        title: format!("{} data files beyond one per partition", thousands(score as u64)),
+        title: format!("{}{} data files beyond one per partition", if partial.is_empty() { "" } else { "At least " }, thousands(score as u64)),
         snapshot_ids: vec![cx.id(cur)],
         job_ids: Vec::new(),
         evidence: format!(
             "{} live data files in {} partitions (fleet score {}), {} bytes each on average: a streaming writer leaves a \
-             file per partition touched per checkpoint.",
+             file per partition touched per checkpoint.{partial}",
             thousands(files.len() as u64),
             partitions.len(),
             thousands(score as u64),

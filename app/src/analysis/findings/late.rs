@@ -101,13 +101,22 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         evidence: format!(
             "{} live one-row files sit in partitions older than the window their commit was filling: {}. The latest \
              arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \
-             current partitions never reaches them; {} files in all.",
+             current partitions never reaches them; {} files in all.{}",
             late.len(),
             partitions.join(", "),
             super::replay::duration(max_lateness),
             thousands(files.len() as u64),
+            cx.partial_note(cur),
         ),
-        action: format!("Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.", super::replay::duration(max_lateness)),
+        action: format!(
+            "Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.{}",
+            super::replay::duration(max_lateness),
+            match (&since, crate::analysis::sql::refusal(&column)) {
+                (_, Some(why)) => format!(" (No statement is printed: the column name cannot be quoted safely — {why}.)"),
+                (None, _) => " (No statement is printed: the oldest late partition lies outside the years 1–9999 Spark accepts.)".into(),
+                _ => String::new(),
+            }
+        ),
         statement: cx.table.statement(
             "rewrite_data_files",
             since

@@ -6,6 +6,7 @@ mod deletes;
 mod files;
 mod late;
 mod manifests;
+mod metadata;
 mod replay;
 mod retention;
 mod schema;
@@ -101,6 +102,25 @@ impl Context<'_> {
         self.history.snapshots[index].snapshot.snapshot_id
     }
 
+    /// Files that hold part of snapshot `index` but could not be read: a finding that counts its
+    /// files counts only the rest, and must say so.
+    pub fn unread(&self, index: usize) -> usize {
+        let id = self.id(index);
+        self.history.gaps().iter().filter(|g| g.snapshot_ids.contains(&id)).count()
+    }
+
+    /// The sentence a finding built on an incomplete snapshot carries, or nothing.
+    pub fn partial_note(&self, index: usize) -> String {
+        match self.unread(index) {
+            0 => String::new(),
+            n => format!(
+                " These numbers count only the files read: {n} file{} of snapshot {} could not be read (see the files that could not be read).",
+                if n == 1 { "" } else { "s" },
+                self.id(index)
+            ),
+        }
+    }
+
     pub fn short(job: &str) -> String {
         format!("{}…", job.chars().take(8).collect::<String>())
     }
@@ -110,6 +130,8 @@ impl Context<'_> {
 pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     let cx = Context { history, jobs: job_spans(history), table };
     let mut out = Vec::new();
+    out.extend(metadata::duplicate_snapshot_ids(&cx));
+    out.extend(metadata::current_snapshot_unknown(&cx));
     out.extend(replay::savepoint_replays(&cx));
     out.extend(replay::concurrent_writers(&cx));
     out.extend(replay::resumes(&cx));
@@ -129,6 +151,22 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     }
     out.sort_by(|a, b| b.severity.cmp(&a.severity));
     out
+}
+
+/// Findings of one kind over pairs of jobs, over jobs or over checkpoint holes are listed one by
+/// one up to this many; one more finding of the kind counts the rest. A table with 2,000 job ids
+/// must give a report a person can read, in time and memory proportional to the table.
+pub const CAP: usize = 10;
+
+/// The first `CAP` items joined with `, `, then how many were left out (`… and 7 more jobs`).
+pub(crate) fn capped_list(items: impl Iterator<Item = String>, total: usize, what: &str) -> String {
+    let shown: Vec<String> = items.take(CAP).collect();
+    let more = total.saturating_sub(shown.len());
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!("{} and {} more {what}", shown.join(", "), thousands(more as u64))
+    }
 }
 
 /// 12345 → "12,345": evidence is read by people.

@@ -1,23 +1,22 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
-use super::{thousands, Context, Finding, Severity};
+use super::{capped_list, thousands, Context, Finding, Severity, CAP};
+use crate::analysis::jobs::JobSpan;
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
 /// state that earlier job had already committed past: a savepoint (or checkpoint) used twice.
 pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
+    // Commits that overlap in time are two writers at once (`concurrent_writers`), not a resume.
+    let replays: Vec<(usize, usize)> = latest_covering(&cx.jobs)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, p)| p.map(|p| (k, p)))
+        .filter(|&(k, p)| cx.jobs[k].first_index() >= cx.jobs[p].last_index())
+        .collect();
     let mut out = Vec::new();
-    for (k, job) in cx.jobs.iter().enumerate().skip(1) {
+    for &(k, p) in replays.iter().take(CAP) {
+        let (job, replayed) = (&cx.jobs[k], &cx.jobs[p]);
         let Some(first) = job.first_checkpoint() else { continue };
-        // The earlier job whose committed range this job's first checkpoint falls into.
-        let Some(replayed) = cx.jobs[..k].iter().rev().find(|p| {
-            p.first_checkpoint().is_some_and(|pf| pf <= first) && p.last_checkpoint().is_some_and(|pl| first <= pl)
-        }) else {
-            continue;
-        };
-        // Commits that overlap in time are two writers at once (`concurrent_writers`), not a resume.
-        if job.first_index() < replayed.last_index() {
-            continue;
-        }
         let target = replayed.last_index();
         let target_records = cx.history.totals(target).records;
         let after_target = job.first_index() > target;
@@ -42,7 +41,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             replayed.last_checkpoint().unwrap_or(0),
             if replayed.end_of_input { " and an end-of-input commit" } else { "" },
             Context::short(&job.job_id),
-            thousands(job.rows_added),
+            rows(job.rows_added),
             job.snapshot_indexes.len(),
             cx.id(job.first_index()),
             Context::short(&replayed.job_id),
@@ -56,7 +55,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
                  job; never resume from the old savepoint again.",
                 Context::short(&replayed.job_id),
                 Context::short(&job.job_id),
-                thousands(job.rows_added)
+                rows(job.rows_added)
             )
         } else {
             "The two jobs' commits interleave, so no single snapshot holds one job's rows without the other's: stop the \
@@ -74,83 +73,206 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             statement,
         });
     }
+    if replays.len() > CAP {
+        let rest = &replays[CAP..];
+        let jobs = rest.iter().map(|&(k, _)| Context::short(&cx.jobs[k].job_id));
+        out.push(Finding {
+            kind: "savepoint_replayed",
+            severity: Severity::Critical,
+            title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(rest.len() as u64)),
+            snapshot_ids: Vec::new(),
+            job_ids: rest.iter().take(CAP).map(|&(k, _)| cx.jobs[k].job_id.clone()).collect(),
+            evidence: format!(
+                "Beyond the {CAP} above, {} jobs each began at a checkpoint an earlier job had already committed: {}.",
+                thousands(rest.len() as u64),
+                capped_list(jobs, rest.len(), "jobs")
+            ),
+            action: "Each is a savepoint (or a source) read twice: go through the jobs in commit order, roll back or remove \
+                     each replay's rows, and never resume from a used savepoint again."
+                .into(),
+            statement: None,
+        });
+    }
     out
 }
 
-/// Two job ids whose commits interleave in time: two writers on one table.
-pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (k, a) in cx.jobs.iter().enumerate() {
-        for b in &cx.jobs[k + 1..] {
-            if b.first_index() < a.last_index() {
-                let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
-                let fresh = if b.first_checkpoint() == Some(1) {
-                    format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
-                } else {
-                    String::new()
-                };
-                out.push(Finding {
-                    kind: "concurrent_writers",
-                    severity: Severity::Critical,
-                    title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
-                    snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
-                    job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-                    evidence: format!(
-                        "job {} committed from {} to {}; job {} started committing at {}, {} of its commits before job {}'s last. \
-                         Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {} added {} rows \
-                         ({} snapshots), job {} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
-                        Context::short(&a.job_id),
-                        crate::model::time::rfc3339_ms(a.first_commit_ms),
-                        crate::model::time::rfc3339_ms(a.last_commit_ms),
-                        Context::short(&b.job_id),
-                        crate::model::time::rfc3339_ms(b.first_commit_ms),
-                        interleaved,
-                        Context::short(&a.job_id),
-                        Context::short(&a.job_id),
-                        thousands(a.rows_added),
-                        a.snapshot_indexes.len(),
-                        Context::short(&b.job_id),
-                        thousands(b.rows_added),
-                        b.snapshot_indexes.len(),
-                    ),
-                    action: "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
-                             snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
-                             range, or restore from a snapshot before the second job's first commit and replay the owner."
-                        .into(),
-                    statement: None,
-                });
+/// For each job, the latest earlier job whose committed checkpoint range holds this job's first
+/// checkpoint: O(jobs · log jobs), where asking every earlier job would be quadratic.
+fn latest_covering(jobs: &[JobSpan]) -> Vec<Option<usize>> {
+    let mut points: Vec<i64> = jobs.iter().flat_map(|j| j.first_checkpoint().into_iter().chain(j.last_checkpoint())).collect();
+    points.sort_unstable();
+    points.dedup();
+    let at = |c: i64| points.binary_search(&c).unwrap_or(0);
+    // A segment tree over the points: each node holds the latest job covering all of it.
+    let size = points.len().next_power_of_two();
+    let mut tag: Vec<Option<usize>> = vec![None; 2 * size];
+    let mut out = Vec::with_capacity(jobs.len());
+    for (k, j) in jobs.iter().enumerate() {
+        let (Some(first), Some(last)) = (j.first_checkpoint(), j.last_checkpoint()) else {
+            out.push(None);
+            continue;
+        };
+        let mut i = at(first) + size;
+        let mut latest = None;
+        while i >= 1 {
+            latest = latest.max(tag[i]);
+            i >>= 1;
+        }
+        out.push(latest);
+        let (mut l, mut r) = (at(first) + size, at(last) + size + 1);
+        while l < r {
+            if l & 1 == 1 {
+                tag[l] = tag[l].max(Some(k));
+                l += 1;
             }
+            if r & 1 == 1 {
+                r -= 1;
+                tag[r] = tag[r].max(Some(k));
+            }
+            l >>= 1;
+            r >>= 1;
         }
     }
     out
 }
 
+/// Two job ids whose commits interleave in time: two writers on one table.
+pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
+    // Jobs come in order of first commit: the jobs that started before `a`'s last commit follow it.
+    let starts: Vec<usize> = cx.jobs.iter().map(|j| j.first_index()).collect();
+    let overlapping = |k: usize| k + 1..starts.partition_point(|&s| s < cx.jobs[k].last_index()).max(k + 1);
+    let total: usize = (0..cx.jobs.len()).map(|k| overlapping(k).len()).sum();
+    let mut out = Vec::new();
+    for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
+        let (a, b) = (&cx.jobs[k], &cx.jobs[b]);
+        let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
+        let fresh = if b.first_checkpoint() == Some(1) {
+            format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
+        } else {
+            String::new()
+        };
+        out.push(Finding {
+            kind: "concurrent_writers",
+            severity: Severity::Critical,
+            title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
+            snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
+            job_ids: vec![a.job_id.clone(), b.job_id.clone()],
+            evidence: format!(
+                "job {} committed from {} to {}; job {} started committing at {}, {} of its commits before job {}'s last. \
+                 Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {} added {} rows \
+                 ({} snapshots), job {} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
+                Context::short(&a.job_id),
+                crate::model::time::rfc3339_ms(a.first_commit_ms),
+                crate::model::time::rfc3339_ms(a.last_commit_ms),
+                Context::short(&b.job_id),
+                crate::model::time::rfc3339_ms(b.first_commit_ms),
+                interleaved,
+                Context::short(&a.job_id),
+                Context::short(&a.job_id),
+                rows(a.rows_added),
+                a.snapshot_indexes.len(),
+                Context::short(&b.job_id),
+                rows(b.rows_added),
+                b.snapshot_indexes.len(),
+            ),
+            action: ONE_WRITER.into(),
+            statement: None,
+        });
+    }
+    if total > CAP {
+        let rest = total - CAP;
+        // A job is involved when it overlaps a later job or an earlier one overlaps it (a sweep).
+        let mut later_of_some = vec![0i64; cx.jobs.len() + 1];
+        for k in 0..cx.jobs.len() {
+            let r = overlapping(k);
+            later_of_some[r.start] += 1;
+            later_of_some[r.end] -= 1;
+        }
+        let mut open = 0;
+        let involved: Vec<usize> = (0..cx.jobs.len())
+            .filter(|&k| {
+                open += later_of_some[k];
+                open > 0 || !overlapping(k).is_empty()
+            })
+            .collect();
+        out.push(Finding {
+            kind: "concurrent_writers",
+            severity: Severity::Critical,
+            title: format!("{} more pairs of Flink jobs writing at once", thousands(rest as u64)),
+            snapshot_ids: Vec::new(),
+            job_ids: involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
+            evidence: format!(
+                "Beyond the {CAP} pairs above, {} more pairs of jobs have commits that interleave; {} jobs in all write \
+                 at the same time as another: {}. Every one writes every row it reads.",
+                thousands(rest as u64),
+                thousands(involved.len() as u64),
+                capped_list(involved.iter().map(|&k| Context::short(&cx.jobs[k].job_id)), involved.len(), "jobs")
+            ),
+            action: ONE_WRITER.into(),
+            statement: None,
+        });
+    }
+    out
+}
+
+const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
+                          snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
+                          range, or restore from a snapshot before the second job's first commit and replay the owner.";
+
+/// Rows a job added, or `?` where its summaries do not say.
+fn rows(n: Option<u64>) -> String {
+    n.map(thousands).unwrap_or_else(|| "?".into())
+}
+
 /// A new job id whose checkpoints continue above the previous job's: an ordinary resume.
 pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for pair in cx.jobs.windows(2) {
-        let (prev, next) = (&pair[0], &pair[1]);
-        let (Some(pl), Some(nf)) = (prev.last_checkpoint(), next.first_checkpoint()) else { continue };
-        if nf > pl && next.first_index() > prev.last_index() {
-            out.push(Finding {
-                kind: "job_resumed",
-                severity: Severity::Info,
-                title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
-                snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
-                job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
-                evidence: format!(
-                    "job {} committed checkpoints up to {}; job {} began at checkpoint {} ({} after the last commit): restored \
-                     from a savepoint or checkpoint, with no overlap. A single resume is normal.",
-                    Context::short(&prev.job_id),
-                    pl,
-                    Context::short(&next.job_id),
-                    nf,
-                    duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms)),
-                ),
-                action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
-                statement: None,
-            });
-        }
+    let pairs: Vec<(&JobSpan, &JobSpan, i64, i64)> = cx
+        .jobs
+        .windows(2)
+        .filter_map(|pair| {
+            let (prev, next) = (&pair[0], &pair[1]);
+            let (pl, nf) = (prev.last_checkpoint()?, next.first_checkpoint()?);
+            (nf > pl && next.first_index() > prev.last_index()).then_some((prev, next, pl, nf))
+        })
+        .collect();
+    let mut out: Vec<Finding> = pairs
+        .iter()
+        .take(CAP)
+        .map(|&(prev, next, pl, nf)| Finding {
+            kind: "job_resumed",
+            severity: Severity::Info,
+            title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
+            snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
+            job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
+            evidence: format!(
+                "job {} committed checkpoints up to {}; job {} began at checkpoint {} ({} after the last commit): restored \
+                 from a savepoint or checkpoint, with no overlap. A single resume is normal.",
+                Context::short(&prev.job_id),
+                pl,
+                Context::short(&next.job_id),
+                nf,
+                duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms)),
+            ),
+            action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
+            statement: None,
+        })
+        .collect();
+    if pairs.len() > CAP {
+        let rest = &pairs[CAP..];
+        out.push(Finding {
+            kind: "job_resumed",
+            severity: Severity::Info,
+            title: format!("{} more resumes", thousands(rest.len() as u64)),
+            snapshot_ids: Vec::new(),
+            job_ids: rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
+            evidence: format!(
+                "Beyond the {CAP} above, {} more jobs each continued the checkpoints of the job before it: {}.",
+                thousands(rest.len() as u64),
+                capped_list(rest.iter().map(|(_, next, ..)| Context::short(&next.job_id)), rest.len(), "jobs")
+            ),
+            action: "Expected, one by one; so many restarts deserve a look at why the job keeps being redeployed.".into(),
+            statement: None,
+        });
     }
     out
 }

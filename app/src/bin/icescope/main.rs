@@ -17,7 +17,10 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::SUCCESS
         }
         Err(message) => {
-            eprintln!("icescope: {message}");
+            // Messages quote file names, JSON and server replies: a terminal shows their control
+            // characters as `\u{…}` rather than obeying them.
+            let shown: Vec<String> = message.split('\n').map(icescope::analysis::markdown::visible).collect();
+            eprintln!("icescope: {}", shown.join("\n"));
             std::process::ExitCode::from(2)
         }
     }
@@ -40,7 +43,8 @@ fn run(argv: &[String]) -> Result<String, String> {
         "inspect" => {
             let loader = open::history(&a)?;
             if a.reads {
-                return Ok(loader.stats.paths.unwrap_or_default().join("\n") + "\n");
+                let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::analysis::markdown::visible(p)).collect();
+                return Ok(paths.join("\n") + "\n");
             }
             let history = &loader.history;
             let mut table = TableRef::guess(history, a.spark_catalog.as_deref());

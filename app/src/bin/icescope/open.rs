@@ -52,7 +52,9 @@ pub fn catalog_listing(a: &Args) -> Result<String, String> {
     let session = block_on(remote::connect(&t, &options(a, uri)?)).map_err(|e| e.to_string())?;
     let listing = block_on(remote::list(&t, &session)).map_err(|e| e.to_string())?;
     if a.format == "text" {
-        return Ok(listing.iter().map(|(ns, t)| format!("{}: {}\n", ns.join("."), t.join(", "))).collect());
+        // Names come from the catalog: shown, never obeyed, by a terminal.
+        let visible = icescope::analysis::markdown::visible;
+        return Ok(listing.iter().map(|(ns, t)| format!("{}: {}\n", visible(&ns.join(".")), visible(&t.join(", ")))).collect());
     }
     let tables: serde_json::Map<String, serde_json::Value> = listing.iter().map(|(ns, t)| (ns.join("."), serde_json::json!(t))).collect();
     let json = serde_json::json!({

@@ -74,8 +74,11 @@ fn draw<DB: DrawingBackend>(
             cps,
             if j.end_of_input { " + end of input" } else { "" },
             j.snapshot_indexes.len(),
-            crate::analysis::findings::thousands(j.rows_added),
-            if j.missing_checkpoints().is_empty() { String::new() } else { format!(" · {} ids skipped", j.missing_checkpoints().len()) }
+            j.rows_added.map(crate::analysis::findings::thousands).unwrap_or_else(|| "?".into()),
+            match j.missing_count() {
+                0 => String::new(),
+                n => format!(" · {} ids skipped", crate::analysis::findings::thousands(n)),
+            }
         );
         let font = ("sans-serif", 14).into_font().color(if bad { &palette::POSITION_DELETES } else { &palette::INK });
         // Bars in the right half carry their label right-aligned, so that it stays on the canvas.

@@ -1,0 +1,89 @@
+"""Seeds each fuzz target's corpus from the lab's fixture tables (tests/fixtures), into
+tests/fuzz/corpus/<target>/ (not committed: regenerate with this script).
+
+    tests/.venv/bin/python tests/fuzz/seed.py
+
+LoadTable seeds are the responses a REST catalog gives for those tables: each fixture's current
+metadata.json as `metadata`, its location, and the vended S3 config the lab's catalog sends.
+`table` seeds pair each fixture manifest list's first row with the manifest it names, the row
+pointing at the path the target serves and stating manifest_length 0 (no length check), the list
+re-encoded without compression so that mutations reach its fields.
+"""
+import hashlib
+import json
+import pathlib
+import shutil
+import struct
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "hostile"))
+import avro_bytes as ab  # noqa: E402  (fastavro: run with tests/.venv/bin/python)
+
+HERE = pathlib.Path(__file__).resolve().parent
+# The manifest path the `table` target serves its second file under (late-data's first manifest).
+TABLE_MANIFEST = "s3://warehouse/icescope/late_data/metadata/952969c3-57b8-45f9-b078-a9a693753616-m0.avro"
+FIXTURES = HERE.parent / "fixtures"
+CORPUS = HERE / "corpus"
+
+
+def put(target, data):
+    d = CORPUS / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+def current_metadata(meta_dir):
+    def version(p):
+        digits = p.name.lstrip("v").split(".")[0].split("-")[0]
+        return int(digits) if digits.isdigit() else -1
+    return max(meta_dir.glob("*.metadata.json"), key=version)
+
+
+def main():
+    if CORPUS.exists():
+        shutil.rmtree(CORPUS)
+    for table in sorted(p for p in FIXTURES.iterdir() if (p / "metadata").is_dir()):
+        meta_dir = table / "metadata"
+        for f in sorted(meta_dir.iterdir()):
+            data = f.read_bytes()
+            if f.name.endswith(".metadata.json"):
+                put("metadata_json", data)
+            elif f.name.startswith("snap-") and f.suffix == ".avro":
+                put("manifest_list", data)
+            elif f.suffix == ".avro":
+                put("manifest", data)
+        for f in sorted(meta_dir.glob("snap-*.avro")):
+            con = ab.Container.parse(f.read_bytes())
+            schema = json.loads(con.schema_text())
+            rows = [ab.decode(con.parsed_schema(), r) for r in con.records()]
+            if not rows:
+                continue
+            row = dict(rows[0], manifest_path=TABLE_MANIFEST, manifest_length=0)
+            lst = con.rebuilt([ab.encode_raw(schema, row)], codec="null").to_bytes()
+            manifest = (meta_dir / rows[0]["manifest_path"].rsplit("/", 1)[-1]).read_bytes()
+            put("table", struct.pack("<I", len(lst)) + lst + manifest)
+        current = current_metadata(meta_dir)
+        metadata = json.loads(current.read_bytes())
+        facts = json.loads((table / "facts.json").read_bytes())
+        location = metadata["location"]
+        catalog = facts.get("catalog", {})
+        config = {"s3.endpoint": catalog.get("s3_endpoint", "http://127.0.0.1:8333"), "s3.path-style-access": "true"}
+        bucket = location.split("/")[2] if location.startswith("s3://") else "warehouse"
+        response = {
+            "metadata-location": f"{location}/metadata/{current.name}",
+            "metadata": metadata,
+            "config": config,
+            "storage-credentials": [
+                {"prefix": f"s3://{bucket}/", "config": {"s3.access-key-id": "vended", "s3.secret-access-key": "vended"}},
+                {"prefix": location, "config": {"s3.session-token": "narrower"}},
+            ],
+        }
+        put("rest_load_table", json.dumps(response).encode())
+        put("rest_load_table", json.dumps({"metadata-location": response["metadata-location"]}).encode())
+    for target in sorted(p.name for p in CORPUS.iterdir()):
+        files = list((CORPUS / target).iterdir())
+        print(f"{target}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
+
+
+if __name__ == "__main__":
+    main()
