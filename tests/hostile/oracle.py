@@ -129,7 +129,22 @@ class Table:
                 continue
             for k, v in c.items():
                 counted[k] += v
-        if complete and all(v < 1 << 64 for v in counted.values()):
+            # A list row's own counts must match the entries of the manifest it names.
+            files = [r.get("added_files_count", r.get("added_data_files_count")), r.get("existing_files_count", r.get("existing_data_files_count"))]
+            if None not in files and sum(files) != c["data_files"] + c["delete_files"]:
+                self.fail(ref, ["added_files_count"])
+                self.gaps[ref]["snapshots"].add(snap["snapshot-id"])
+            rows_ = [r.get("added_rows_count"), r.get("existing_rows_count")]
+            if (r.get("content") or 0) == 0 and None not in rows_ and sum(rows_) != c["records"]:
+                self.fail(ref, ["added_rows_count"])
+                self.gaps[ref]["snapshots"].add(snap["snapshot-id"])
+        if complete and any(v >= 1 << 64 for v in counted.values()):
+            # Every manifest sums, the snapshot does not: neither the manifests nor the list's rows hold.
+            self.gaps.pop(ref, None)
+            self.fail(ref, ["2^64"])
+            self.gaps[ref]["snapshots"].add(snap["snapshot-id"])
+            return summary_totals(snap.get("summary", {})), "summary"
+        if complete:
             return counted, "manifests"
         listed = {"manifests": len(rows), "data_files": 0, "delete_files": 0, "records": 0, "position_deletes": None}
         for r in rows:

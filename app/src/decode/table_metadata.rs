@@ -89,7 +89,7 @@ struct Wire {
 }
 
 const MAX_GZIP_RATIO: u64 = 100;
-const MIN_GZIP_BUDGET: u64 = 64 << 20;
+const MIN_GZIP_BUDGET: u64 = 16 << 20;
 const MAX_GZIP_BUDGET: u64 = 1 << 30;
 
 impl TableMetadata {

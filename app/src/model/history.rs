@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::decode::{DataContent, Manifest, ManifestFile, ManifestStatus, Snapshot, TableMetadata};
+use crate::decode::{DataContent, Manifest, ManifestEntry, ManifestFile, ManifestStatus, Snapshot, TableMetadata};
 
 use super::flink::FlinkCommit;
 use super::totals::{disagreements, CountSource, Disagreement, KindDelta, Totals};
@@ -40,34 +40,39 @@ pub struct ManifestCounts {
 }
 
 impl ManifestCounts {
-    /// Counts of values a writer stated; a negative count or a sum past 2^64 is an error, not a zero.
-    pub(crate) fn of(manifest: &Manifest) -> Result<Self, String> {
-        let mut c = ManifestCounts::default();
+    /// Counts one entry; a negative count or a sum past 2^64 is an error, not a zero.
+    pub(crate) fn add(&mut self, e: &ManifestEntry) -> Result<(), String> {
+        if !e.status.is_live() {
+            return Ok(());
+        }
         let add = |acc: &mut u64, v: i64, what: &str, path: &str| -> Result<(), String> {
             let v = u64::try_from(v).map_err(|_| format!("{what} {v} is negative (data file {path})"))?;
             *acc = acc.checked_add(v).ok_or_else(|| format!("{what} sum overflows 2^64 at data file {path}"))?;
             Ok(())
         };
-        for e in manifest.entries.iter().filter(|e| e.status.is_live()) {
-            let f = &e.data_file;
-            let one = |acc: &mut u64| *acc += 1; // bounded by the entries decoded
-            match f.content {
-                DataContent::Data => {
-                    one(&mut c.data_files);
-                    add(&mut c.records, f.record_count, "record_count", &f.file_path)?;
-                }
-                DataContent::PositionDeletes => {
-                    if f.is_deletion_vector() { one(&mut c.deletion_vectors) } else { one(&mut c.position_delete_files) }
-                    add(&mut c.position_deletes, f.record_count, "record_count", &f.file_path)?;
-                }
-                DataContent::EqualityDeletes => {
-                    one(&mut c.equality_delete_files);
-                    add(&mut c.equality_deletes, f.record_count, "record_count", &f.file_path)?;
-                }
+        let f = &e.data_file;
+        // Bounded by the entries decoded, themselves bounded by the bytes present.
+        let one = |acc: &mut u64| *acc = acc.saturating_add(1);
+        match f.content {
+            DataContent::Data => {
+                one(&mut self.data_files);
+                add(&mut self.records, f.record_count, "record_count", &f.file_path)?;
             }
-            add(&mut c.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path)?;
+            DataContent::PositionDeletes => {
+                if f.is_deletion_vector() { one(&mut self.deletion_vectors) } else { one(&mut self.position_delete_files) }
+                add(&mut self.position_deletes, f.record_count, "record_count", &f.file_path)?;
+            }
+            DataContent::EqualityDeletes => {
+                one(&mut self.equality_delete_files);
+                add(&mut self.equality_deletes, f.record_count, "record_count", &f.file_path)?;
+            }
         }
-        Ok(c)
+        add(&mut self.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path)
+    }
+
+    /// Live files of every content.
+    pub fn files(&self) -> u64 {
+        self.data_files.saturating_add(self.position_delete_files).saturating_add(self.equality_delete_files).saturating_add(self.deletion_vectors)
     }
 
     fn add_to(&self, c: &mut LiveCounts) -> Option<()> {
@@ -91,17 +96,41 @@ pub struct ManifestDigest {
     pub written: Vec<(i64, BTreeSet<i32>)>,
 }
 
-impl ManifestDigest {
-    pub(crate) fn of(manifest: &Manifest, inherited_snapshot: Option<i64>) -> Result<Self, String> {
-        let counts = ManifestCounts::of(manifest)?;
-        let mut written: HashMap<i64, BTreeSet<i32>> = HashMap::new();
-        for e in manifest.entries.iter().filter(|e| e.status.is_live() && e.data_file.content == DataContent::Data) {
-            let adder = e.snapshot_id.or(if e.status == ManifestStatus::Added { inherited_snapshot } else { None });
+/// A digest built entry by entry, as a manifest streams in: its entries need not be kept.
+#[derive(Default)]
+pub(crate) struct DigestBuilder {
+    counts: ManifestCounts,
+    written: HashMap<i64, BTreeSet<i32>>,
+    error: Option<String>,
+    inherited: Option<i64>,
+}
+
+impl DigestBuilder {
+    pub(crate) fn new(inherited_snapshot: Option<i64>) -> Self {
+        DigestBuilder { inherited: inherited_snapshot, ..Default::default() }
+    }
+
+    pub(crate) fn add(&mut self, e: &ManifestEntry) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(m) = self.counts.add(e) {
+            self.error = Some(m);
+            return;
+        }
+        if e.status.is_live() && e.data_file.content == DataContent::Data {
+            let adder = e.snapshot_id.or(if e.status == ManifestStatus::Added { self.inherited } else { None });
             if let Some(id) = adder {
-                written.entry(id).or_default().extend(e.data_file.metric_field_ids.iter().copied());
+                self.written.entry(id).or_default().extend(e.data_file.metric_field_ids.iter().copied());
             }
         }
-        Ok(ManifestDigest { counts, written: written.into_iter().collect() })
+    }
+
+    pub(crate) fn finish(self) -> Result<ManifestDigest, String> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(ManifestDigest { counts: self.counts, written: self.written.into_iter().collect() }),
+        }
     }
 }
 
@@ -399,6 +428,10 @@ impl TableHistory {
                 _ => None,
             })
             .collect();
+        // Lists that were read and counted, but whose rows contradict their manifests.
+        for (path, messages) in &self.reading.list_warnings {
+            lists.push(Gap { file: path.clone(), message: messages.join("; "), snapshot_ids: ids(&mut std::iter::once(path)) });
+        }
         lists.sort_by(|a, b| a.snapshot_ids.cmp(&b.snapshot_ids).then(a.file.cmp(&b.file)));
         let mut manifests: Vec<Gap> = self
             .manifests
@@ -437,15 +470,55 @@ impl TableHistory {
     }
 }
 
-/// Sums digests into a snapshot's counts; None if any is unknown or a sum overflows.
-pub(crate) fn count_list(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Option<LiveCounts> {
+/// Why a list's manifests give no count.
+pub(crate) enum NoCount {
+    /// A manifest is unread or unavailable (its own gap says why).
+    Missing,
+    /// The counts are there but cannot be summed: the list itself is the problem.
+    Invalid(String),
+}
+
+/// Sums digests into a snapshot's counts.
+pub(crate) fn count_list(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Result<LiveCounts, NoCount> {
     let mut c = LiveCounts { manifests: list.len() as u64, ..LiveCounts::default() };
     for m in list {
-        c.manifest_bytes = c.manifest_bytes.checked_add(u64::try_from(m.manifest_length).ok()?)?;
-        let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { return None };
-        digest.counts.add_to(&mut c)?;
+        let len = u64::try_from(m.manifest_length).map_err(|_| NoCount::Invalid(format!("manifest {}: manifest_length {} is negative", m.manifest_path, m.manifest_length)))?;
+        c.manifest_bytes = c.manifest_bytes.checked_add(len).ok_or_else(|| NoCount::Invalid("the manifests' lengths sum past 2^64".into()))?;
+        let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { return Err(NoCount::Missing) };
+        digest.counts.add_to(&mut c).ok_or_else(|| NoCount::Invalid(format!("its manifests' counts sum past 2^64 (at manifest {})", m.manifest_path)))?;
     }
-    Some(c)
+    Ok(c)
+}
+
+/// Where a list row's own counts contradict the entries of the manifest it names.
+pub(crate) fn row_disagreements(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in list {
+        let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { continue };
+        let c = &digest.counts;
+        if let (Some(a), Some(e)) = (m.added_files_count, m.existing_files_count) {
+            let stated = i128::from(a) + i128::from(e);
+            if stated != i128::from(c.files()) {
+                out.push(format!(
+                    "manifest {}: the list says added_files_count {a} + existing_files_count {e} = {stated} live files, its entries hold {}",
+                    m.manifest_path,
+                    c.files()
+                ));
+            }
+        }
+        if m.content == crate::decode::ManifestContent::Data {
+            if let (Some(a), Some(e)) = (m.added_rows_count, m.existing_rows_count) {
+                let stated = i128::from(a) + i128::from(e);
+                if stated != i128::from(c.records) {
+                    out.push(format!(
+                        "manifest {}: the list says added_rows_count {a} + existing_rows_count {e} = {stated} rows, its entries hold {}",
+                        m.manifest_path, c.records
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Totals from a manifest list's own rows: exact where the writer filled the counts (required

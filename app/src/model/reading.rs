@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::decode::{Manifest, ManifestContent, ManifestFile, ManifestList};
 
-use super::history::{count_list, inline_list_path, list_totals, Gap, ListSlot, ManifestDigest, ManifestSlot, TableHistory, Want};
+use super::history::{count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Gap, ListSlot, ManifestSlot, NoCount, TableHistory, Want};
 
 /// How much of the history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,25 @@ pub(crate) struct ReadState {
     /// Delete kinds along the parent chains need re-deriving (done once per batch, not per file).
     pub(crate) kinds_stale: bool,
     pub(crate) expected_bytes: u64,
+    /// Lists whose rows contradict the manifests they name → what each says.
+    pub(crate) list_warnings: std::collections::BTreeMap<String, Vec<String>>,
+    /// Manifest entries held for detail snapshots, against `MAX_KEPT_ENTRIES`.
+    kept_entries: usize,
+}
+
+/// Entries held for the views of detail snapshots (~400 bytes each with their strings): past this,
+/// manifests are counted but their files not kept, and the views say the files are not all there.
+const MAX_KEPT_ENTRIES: usize = 400_000;
+
+/// A manifest's path with the S3 scheme spellings made one: `s3a://b/x` and `s3://b/x` are the
+/// same object, and a list naming both counts it twice.
+fn same_object(path: &str) -> String {
+    for p in ["s3a://", "s3n://"] {
+        if let Some(rest) = path.strip_prefix(p) {
+            return format!("s3://{rest}");
+        }
+    }
+    path.to_string()
 }
 
 impl TableHistory {
@@ -272,10 +291,13 @@ impl TableHistory {
         // A manifest listed twice would be counted twice: the list is not a count anyone can trust.
         let decoded = decoded.and_then(|l| {
             let mut seen = std::collections::HashSet::new();
-            match l.iter().find(|m| !seen.insert(m.manifest_path.as_str())) {
-                Some(dup) => Err(format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path)),
-                None => Ok(l),
+            if let Some(dup) = l.iter().find(|m| !seen.insert(same_object(&m.manifest_path))) {
+                return Err(format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path));
             }
+            if let Some(neg) = l.iter().find(|m| m.manifest_length < 0) {
+                return Err(format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length));
+            }
+            Ok(l)
         });
         let list = match decoded {
             Ok(l) => Arc::new(l),
@@ -355,12 +377,27 @@ impl TableHistory {
     /// Hands over a manifest's bytes; its digest is kept, and its entries if a detail snapshot needs them.
     pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
         self.reading.files_done += 1;
-        let decoded = bytes.and_then(|b| Manifest::from_bytes(path, &b).map_err(|e| e.to_string()));
         let inherited = self.reading.adders.remove(path);
-        let slot = match decoded.and_then(|m| ManifestDigest::of(&m, inherited).map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
+        let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
+        let mut builder = DigestBuilder::new(inherited);
+        let room = MAX_KEPT_ENTRIES.saturating_sub(self.reading.kept_entries);
+        let mut seen = 0usize;
+        let decoded = bytes.and_then(|b| {
+            Manifest::stream(path, &b, |e| {
+                builder.add(e);
+                seen += 1;
+                keep && seen <= room
+            })
+            .map_err(|e| e.to_string())
+        });
+        let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
             Ok((m, digest)) => {
-                let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
-                ManifestSlot::Loaded { digest: Arc::new(digest), manifest: keep.then(|| Arc::new(m)) }
+                // A manifest is kept whole or not at all: half its files would pass for all of them.
+                let kept = keep && seen <= room;
+                if kept {
+                    self.reading.kept_entries += seen;
+                }
+                ManifestSlot::Loaded { digest: Arc::new(digest), manifest: kept.then(|| Arc::new(m)) }
             }
             Err(message) => {
                 let users = self.reading.waiting.get(path).cloned().unwrap_or_default();
@@ -387,8 +424,26 @@ impl TableHistory {
     }
 
     fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
-        let counts = count_list(list, &self.manifests);
-        for &i in self.by_list.get(path).cloned().unwrap_or_default().iter() {
+        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let counts = match count_list(list, &self.manifests) {
+            Ok(c) => Some(c),
+            Err(NoCount::Missing) => None,
+            Err(NoCount::Invalid(why)) => {
+                // Neither the manifests nor the list's own rows can be trusted: the summary stands.
+                for &i in &users {
+                    self.snapshots[i].listed = None;
+                }
+                let gap = Gap { file: path.to_string(), message: format!("{path}: {why}"), snapshot_ids: Vec::new() };
+                self.lists.insert(path.to_string(), ListSlot::Unavailable(gap));
+                self.reading.kinds_stale = true;
+                return;
+            }
+        };
+        let contradictions = row_disagreements(list, &self.manifests);
+        if !contradictions.is_empty() {
+            self.reading.list_warnings.insert(path.to_string(), contradictions);
+        }
+        for &i in &users {
             self.snapshots[i].counted = counts.clone().map(Box::new);
         }
         self.reading.kinds_stale = true;

@@ -32,7 +32,6 @@ def cases():
 
     c = Case(F, "list-names-a-manifest-twice-as-s3a", "the current list names its first manifest a second time as s3a://…: the same file, counted twice")
     c.edit_rows(c.list_name(), lambda rows: rows.append({**copy.deepcopy(rows[0]), "manifest_path": rows[0]["manifest_path"].replace("s3://", "s3a://", 1)}))
-    c.known_bug = "model/reading.rs:275 finds a manifest listed twice by its path text only: `s3a://…/x.avro` and `s3://…/x.avro` resolve to one file, counted twice (the summary contradiction is listed, no gap names the list)"
     out.append(c)
 
     c = Case(F, "manifest-shorter-than-length", "a kept manifest missing its last 100 bytes, its lists stating the full length")
@@ -56,7 +55,6 @@ def cases():
     for field, value in [("added_files_count", 5), ("added_rows_count", 50)]:
         c = Case(F, f"list-{field}-disagrees", f"the current list says its first manifest has {field} {value}; the manifest's entries say otherwise")
         first_row_of_current(c, **{field: value})
-        c.known_bug = f"model/reading.rs:287 (deliver_list_decoded) and :389 (count) never hold a list row's {field} against the manifest's entries: the list's claim is silently dropped when the manifests are read, silently used when they are not"
         c.expect["gaps"] = [{"file": c.list_ref(), "contains": [field], "snapshot_ids": [c.current()["snapshot-id"]]}]
         out.append(c)
 
@@ -134,7 +132,6 @@ def cases():
     one = ab.encode_raw(json.loads(con.schema_text()), entry)
     c.put(name, con.rebuilt([one] * 1_000_000, per_block=100_000).to_bytes())
     c.edit_rows(c.list_name(), lambda rows: rows[0].update({"added_files_count": 1_000_000, "added_rows_count": 1_000_000 * entry["data_file"]["record_count"]}))
-    c.known_bug = "decode/manifest.rs:106 keeps every entry as a DataFile (~550 bytes with its strings and vectors) and model/reading.rs:363 keeps the whole Manifest of a detail snapshot: this 130 KB file takes 587 MB (and 30 s in a debug build)"
     c.expect["limits"] = {"memory_mib": 256, "seconds": 60}
     c.expect["formats"] = ["json"]
     out.append(c)

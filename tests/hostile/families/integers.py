@@ -121,7 +121,6 @@ def cases():
     c = Case(F, "record-counts-past-u64-across-manifests", "each of the current snapshot's three manifests holds a file of i64::MAX records: each manifest sums, the snapshot does not", "late3")
     for ref in c.manifest_refs():
         entries(c, ref, lambda rows: rows[0]["data_file"].update({"record_count": MAX}))
-    c.known_bug = "model/history.rs:446 count_list returns None when the manifests' sum passes 2^64: the snapshot silently shows its list's rows (6 records, `manifest_list`) though its manifests say otherwise, no gap or warning"
     c.break_file(c.list_ref(), "2^64")
     out.append(c)
 
@@ -143,7 +142,6 @@ def cases():
 
     c = Case(F, "manifest-length-minus-one", "the list says a manifest is -1 bytes long")
     c.set_length(c.manifest_refs()[0], -1)
-    c.known_bug = "model/history.rs:444 count_list (and :458 list_totals) turn a negative manifest_length into None: the snapshot silently falls back to its summary, no gap names the list"
     c.break_file(c.list_ref(), "manifest_length", "negative")
     out.append(c)
 
