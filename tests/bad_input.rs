@@ -20,7 +20,7 @@ fn example_files() -> (LocalFolder, String) {
 }
 
 fn first_with(folder: &LocalFolder, pred: impl Fn(&str) -> bool) -> String {
-    folder.index().paths().iter().find(|p| pred(p)).cloned().expect("a matching file in the example")
+    folder.index().paths().find(|p| pred(p)).map(str::to_string).expect("a matching file in the example")
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn missing_manifest_is_a_gap_naming_it_and_other_snapshots_keep_their_counts() {
     let mut files = MemoryFiles::new();
     for p in folder.index().paths() {
         if *p != victim {
-            files.insert(p.clone(), folder.read_path(p).unwrap());
+            files.insert(p.to_string(), folder.read_path(p).unwrap());
         }
     }
     let partial = load_table(&files, &metadata, ReadMode::All).unwrap();
@@ -117,7 +117,7 @@ fn missing_manifest_list_is_a_gap_not_a_failure() {
     let mut files = MemoryFiles::new();
     for p in folder.index().paths() {
         if *p != victim {
-            files.insert(p.clone(), folder.read_path(p).unwrap());
+            files.insert(p.to_string(), folder.read_path(p).unwrap());
         }
     }
     let history = load_table(&files, &metadata, ReadMode::All).unwrap();
@@ -218,7 +218,7 @@ fn extreme_values_in_metadata_make_reports_not_panics() {
         edit(&mut json);
         let mut files = MemoryFiles::new();
         for p in folder.index().paths() {
-            files.insert(p.clone(), if *p == path { json.to_string().into_bytes() } else { folder.read_path(p).unwrap() });
+            files.insert(p.to_string(), if *p == path { json.to_string().into_bytes() } else { folder.read_path(p).unwrap() });
         }
         let history = match load_table(&files, &path, ReadMode::All) {
             Ok(h) => h,

@@ -28,7 +28,7 @@ fn folder(name: &str) -> (LocalFolder, String) {
 fn in_memory(f: &LocalFolder) -> MemoryFiles {
     let mut m = MemoryFiles::new();
     for p in f.index().paths() {
-        m.insert(p.clone(), f.read_path(p).unwrap());
+        m.insert(p.to_string(), f.read_path(p).unwrap());
     }
     m
 }
@@ -186,7 +186,7 @@ fn an_unreadable_list_leaves_the_summary_marked_as_such_and_a_gap() {
     for p in f.index().paths() {
         let bytes = f.read_path(p).unwrap();
         // The current snapshot's list, cut in half.
-        mem.insert(p.clone(), if *p == cur_list { bytes[..bytes.len() / 2].to_vec() } else { bytes });
+        mem.insert(p.to_string(), if *p == cur_list { bytes[..bytes.len() / 2].to_vec() } else { bytes });
     }
     let l = load(&mem, &m, ReadMode::All);
     let t = l.history.totals(cur);
@@ -289,7 +289,7 @@ fn remote_files_are_read_only_from_hosts_the_user_named() {
     use icescope::source::remote::RemoteFiles;
     use icescope::source::transport::Ureq;
     let (f, m) = folder("append-stream");
-    let files: std::collections::HashMap<String, Vec<u8>> = f.index().paths().iter().map(|p| (p.clone(), f.read_path(p).unwrap())).collect();
+    let files: std::collections::HashMap<String, Vec<u8>> = f.index().paths().map(|p| (p.to_string(), f.read_path(p).unwrap())).collect();
     let stranger = serve(files.clone());
     // The table's metadata names its current manifest list on a host nobody typed.
     let mut json: serde_json::Value = serde_json::from_slice(&files[&m]).unwrap();

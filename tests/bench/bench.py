@@ -746,7 +746,16 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true", help="use target/release/icescope and dist/ as they are")
     ap.add_argument("--results", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--no-results", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="write RESULTS.md from tests/bench/work/results.json as the last (possibly stopped) run left it")
     args = ap.parse_args()
+    if args.report_only:
+        saved = json.loads((WORK / "results.json").read_text())
+        info = saved["machine"]
+        info.setdefault("loadavg_end", os.getloadavg())
+        notes = saved["notes"] + [f"report written from results.json: {len(saved['results'])} tables measured"]
+        Path(args.results).write_text(report(saved["results"], info, args, notes) + "\n")
+        print(f"written {args.results}")
+        return
     args.readers = [r.strip() for r in args.readers.split(",") if r.strip()]
     for r in args.readers:
         if r not in READERS:

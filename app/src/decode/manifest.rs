@@ -60,7 +60,7 @@ pub enum FileFormat {
     Orc,
     Parquet,
     Puffin,
-    Unknown(String),
+    Unknown(Box<str>),
 }
 
 impl FileFormat {
@@ -70,7 +70,7 @@ impl FileFormat {
             "ORC" => FileFormat::Orc,
             "PARQUET" => FileFormat::Parquet,
             "PUFFIN" => FileFormat::Puffin,
-            _ => FileFormat::Unknown(s.to_string()),
+            _ => FileFormat::Unknown(s.into()),
         }
     }
 
@@ -97,6 +97,15 @@ impl Serialize for FileFormat {
     }
 }
 
+/// What format v3 adds to a data file: row lineage, and where a deletion vector sits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct V3Fields {
+    pub referenced_data_file: Option<String>,
+    pub first_row_id: Option<i64>,
+    pub content_offset: Option<i64>,
+    pub content_size_in_bytes: Option<i64>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DataFile {
     pub content: DataContent,
@@ -106,15 +115,14 @@ pub struct DataFile {
     pub partition: Vec<(String, PartitionValue)>,
     pub record_count: i64,
     pub file_size_in_bytes: i64,
-    pub equality_ids: Vec<i32>,
+    pub equality_ids: Box<[i32]>,
     /// Field ids the writer reported metrics for (value, null and size counts): the columns it
     /// actually wrote, whatever the table's schema said at the time.
-    pub metric_field_ids: Vec<i32>,
+    pub metric_field_ids: Box<[i32]>,
     pub sort_order_id: Option<i32>,
-    pub referenced_data_file: Option<String>,
-    pub first_row_id: Option<i64>,
-    pub content_offset: Option<i64>,
-    pub content_size_in_bytes: Option<i64>,
+    /// Format v3 fields, boxed: absent from most files, and a day of checkpoints keeps 50,000
+    /// entries of the current snapshot in memory.
+    pub v3: Option<Box<V3Fields>>,
 }
 
 impl DataFile {
@@ -156,7 +164,9 @@ impl Manifest {
             let e = entry(&Rec::new(file, "entry", i, r)?)?;
             Ok(each(&e).then_some(e))
         })?;
-        let entries = avro.records;
+        let mut entries = avro.records;
+        // Growth leaves up to half the vector empty, and a detail snapshot keeps it for the load.
+        entries.shrink_to_fit();
         Ok(Manifest {
             content: avro.metadata.get("content").cloned(),
             partition_spec_id: avro.metadata.get("partition-spec-id").and_then(|s| s.parse().ok()),
@@ -224,13 +234,18 @@ fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
         partition,
         record_count: r.req_long("record_count")?,
         file_size_in_bytes: r.req_long("file_size_in_bytes")?,
-        equality_ids,
-        metric_field_ids,
+        equality_ids: equality_ids.into_boxed_slice(),
+        metric_field_ids: metric_field_ids.into_boxed_slice(),
         sort_order_id: r.long("sort_order_id")?.and_then(|x| i32::try_from(x).ok()),
-        referenced_data_file: r.string("referenced_data_file")?,
-        first_row_id: r.long("first_row_id")?,
-        content_offset: r.long("content_offset")?,
-        content_size_in_bytes: r.long("content_size_in_bytes")?,
+        v3: {
+            let v = V3Fields {
+                referenced_data_file: r.string("referenced_data_file")?,
+                first_row_id: r.long("first_row_id")?,
+                content_offset: r.long("content_offset")?,
+                content_size_in_bytes: r.long("content_size_in_bytes")?,
+            };
+            (v != V3Fields::default()).then(|| Box::new(v))
+        },
     })
 }
 

@@ -153,7 +153,7 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<String> {
     let index = files.listing()?;
     let (dir, candidates) = crate::source::metadata_pick::candidates(index)?;
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
-    let hint = if index.paths().iter().any(|p| *p == hint_path) { files.fetch(&hint_path).await.ok() } else { None };
+    let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
     crate::source::metadata_pick::choose(&candidates, hint.as_deref())
 }
 

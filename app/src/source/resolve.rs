@@ -31,11 +31,31 @@ pub fn table_names(location_or_metadata: &str) -> Vec<&str> {
     parts.split_off(n.saturating_sub(2))
 }
 
-/// An index of the available files by their relative paths.
+/// An index of the available files by their relative paths. A picked table folder can hold
+/// 100,000 files (its data beside its metadata): the paths live in one text buffer and are found
+/// by a hash of their file name, not as a map of owned strings (a quarter of the CLI's memory on
+/// a day of checkpoints).
 #[derive(Debug, Default, Clone)]
 pub struct PathIndex {
-    paths: Vec<String>,
-    by_name: std::collections::HashMap<String, Vec<usize>>,
+    text: String,
+    /// Where each path ends in `text`.
+    ends: Vec<usize>,
+    /// File-name hash → the last path with that hash; `prev` chains to the earlier ones.
+    by_name: std::collections::HashMap<u64, u32>,
+    prev: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
+fn file_name(path: &str) -> Option<&str> {
+    components(path).last().copied()
 }
 
 impl PathIndex {
@@ -48,36 +68,68 @@ impl PathIndex {
     }
 
     pub fn insert(&mut self, path: String) {
-        if let Some(name) = components(&path).last() {
-            self.by_name.entry(name.to_string()).or_default().push(self.paths.len());
+        // Past 4 G paths an index is not a table folder: the path is still listed, not findable.
+        let i = u32::try_from(self.ends.len()).unwrap_or(NONE);
+        let mut link = NONE;
+        if let (Some(name), true) = (file_name(&path), i != NONE) {
+            let slot = self.by_name.entry(name_hash(name)).or_insert(NONE);
+            link = *slot;
+            *slot = i;
         }
-        self.paths.push(path);
+        self.prev.push(link);
+        self.text.push_str(&path);
+        self.ends.push(self.text.len());
     }
 
-    pub fn paths(&self) -> &[String] {
-        &self.paths
+    pub fn len(&self) -> usize {
+        self.ends.len()
     }
 
-    /// The available path that best matches `reference`, or None when no file has its name: the
-    /// path that is the reference exactly, else the one sharing the longest run of trailing parts.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn path(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    pub fn paths(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.ends.len()).map(|i| self.path(i))
+    }
+
+    /// The available path that best matches `reference`, or None when no file has its name.
     pub fn resolve(&self, reference: &str) -> Option<&str> {
         let wanted = components(reference);
-        let name = wanted.last()?;
-        let candidates = self.by_name.get(*name)?;
-        candidates
-            .iter()
-            .map(|&i| {
-                let have = components(&self.paths[i]);
-                (have == wanted, shared_suffix(&wanted, &have), i)
-            })
-            .max_by_key(|&(exact, n, i)| (exact, n, std::cmp::Reverse(i)))
-            .map(|(_, _, i)| self.paths[i].as_str())
+        let name = *wanted.last()?;
+        let mut at = *self.by_name.get(&name_hash(name))?;
+        let mut best: Option<(bool, usize, u32)> = None;
+        while at != NONE {
+            let theirs = components(self.path(at as usize));
+            if theirs.last() == Some(&name) {
+                // The path that is the reference exactly, else the longest shared run of trailing
+                // parts; among equals, the first listed.
+                let key = (theirs == wanted, shared_suffix(&wanted, &theirs));
+                if best.is_none_or(|(be, bn, bi)| key > (be, bn) || (key == (be, bn) && at < bi)) {
+                    best = Some((key.0, key.1, at));
+                }
+            }
+            at = self.prev[at as usize];
+        }
+        best.map(|(_, _, i)| self.path(i as usize))
     }
 
     /// Whether `path` is one of the available paths, as written.
     pub fn contains(&self, path: &str) -> bool {
-        let name = components(path).last().copied().unwrap_or_default();
-        self.by_name.get(name).is_some_and(|c| c.iter().any(|&i| self.paths[i] == path))
+        let Some(name) = file_name(path) else { return false };
+        let mut at = self.by_name.get(&name_hash(name)).copied().unwrap_or(NONE);
+        while at != NONE {
+            if self.path(at as usize) == path {
+                return true;
+            }
+            at = self.prev[at as usize];
+        }
+        false
     }
 }
 

@@ -54,7 +54,15 @@ fn run(argv: &[String]) -> Result<String, String> {
             let mut report = inspect(history, &table);
             report.load = Some(icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes));
             let out = match a.format.as_str() {
-                "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),
+                // Written as it is serialized: a day of snapshots is 20 MB of JSON, and holding it
+                // whole was the run's peak memory.
+                "json" => {
+                    use std::io::Write;
+                    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+                    // A closed pipe (`| head`) is the reader's choice, not an error.
+                    let _ = serde_json::to_writer_pretty(&mut w, &report).map(|_| w.write_all(b"\n")).map(|_| w.flush());
+                    Ok(String::new())
+                }
                 "text" => Ok(icescope::analysis::inspect::text(&report)),
                 "markdown" => Ok(icescope::analysis::markdown::markdown(&report)),
                 other => Err(format!("unknown format `{other}` (json, text, markdown)")),
