@@ -171,7 +171,9 @@ pub fn load_with_stats<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode,
         let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
         loader.history.record_metadata_sizes(current, |r| files.size_hint(r));
         loader.history.plan(mode);
-        loader.run(files, 1).await;
+        // Native reads block, so in-flight count changes nothing but how often a batch settles:
+        // settling re-derives delete kinds over every snapshot, and per 4 files that was quadratic.
+        loader.run(files, 64).await;
         Ok(loader)
     })
 }

@@ -391,7 +391,8 @@ impl TableHistory {
             .map_err(|e| e.to_string())
         });
         let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
-            Ok((m, digest)) => {
+            Ok((m, (digest, written))) => {
+                self.written.merge(written);
                 // A manifest is kept whole or not at all: half its files would pass for all of them.
                 let kept = keep && seen <= room;
                 if kept {
