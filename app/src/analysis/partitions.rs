@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::decode::{DataContent, PartitionValue};
+use crate::decode::{DataContent, PartitionValue, Transform};
 use crate::model::time::date_of_days;
 use crate::model::TableHistory;
 
@@ -27,8 +27,8 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
     for f in history.live_files(cur) {
         let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
-            f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| pf.name == *name).map(|pf| pf.transform.as_str()), v) {
-                (Some("day"), PartitionValue::Int(d)) => d.checked_mul(86_400_000),
+            f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| pf.name == *name).map(|pf| &pf.transform), v) {
+                (Some(Transform::Day), PartitionValue::Int(d)) => d.checked_mul(86_400_000),
                 _ => None,
             })
         });
@@ -95,9 +95,9 @@ fn label(history: &TableHistory, spec_id: i32, values: &[(String, PartitionValue
     let parts: Vec<String> = values
         .iter()
         .map(|(name, v)| {
-            let transform = spec.and_then(|s| s.fields.iter().find(|pf| pf.name == *name)).map(|pf| pf.transform.as_str());
+            let transform = spec.and_then(|s| s.fields.iter().find(|pf| pf.name == *name)).map(|pf| &pf.transform);
             match (transform, v) {
-                (Some("day"), PartitionValue::Int(d)) => format!("{name}={}", date_of_days(*d)),
+                (Some(Transform::Day), PartitionValue::Int(d)) => format!("{name}={}", date_of_days(*d)),
                 _ => format!("{name}={v}"),
             }
         })

@@ -16,7 +16,7 @@ pub mod table_metadata;
 pub use error::DecodeError;
 pub use manifest::{DataContent, DataFile, FileFormat, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
 pub use manifest_list::{ManifestContent, ManifestFile, ManifestList};
-pub use schema::{NestedField, PartitionField, PartitionSpec, Schema, SortOrder, Type};
+pub use schema::{NestedField, PartitionField, PartitionSpec, Schema, SortOrder, Transform, Type};
 pub use snapshot::{Operation, Snapshot, SnapshotId, SnapshotRef};
 pub use summary::Summary;
 pub use table_metadata::{MetadataLogEntry, SnapshotLogEntry, StatisticsFile, TableMetadata};

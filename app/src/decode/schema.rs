@@ -115,7 +115,68 @@ pub struct PartitionField {
     #[serde(rename = "field-id", default)]
     pub field_id: Option<i32>,
     pub name: String,
-    pub transform: String,
+    pub transform: Transform,
+}
+
+/// A partition transform as the spec names it; anything else is kept as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transform {
+    Identity,
+    Bucket(u32),
+    Truncate(u32),
+    Year,
+    Month,
+    Day,
+    Hour,
+    Void,
+    Unknown(String),
+}
+
+impl Transform {
+    pub fn parse(s: &str) -> Transform {
+        let arg = |prefix: &str| s.strip_prefix(prefix).and_then(|r| r.strip_suffix(']')).and_then(|n| n.trim().parse::<u32>().ok());
+        match s {
+            "identity" => Transform::Identity,
+            "year" => Transform::Year,
+            "month" => Transform::Month,
+            "day" => Transform::Day,
+            "hour" => Transform::Hour,
+            "void" => Transform::Void,
+            _ => match (arg("bucket["), arg("truncate[")) {
+                (Some(n), _) => Transform::Bucket(n),
+                (_, Some(w)) => Transform::Truncate(w),
+                _ => Transform::Unknown(s.to_string()),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Transform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Transform::Identity => f.write_str("identity"),
+            Transform::Bucket(n) => write!(f, "bucket[{n}]"),
+            Transform::Truncate(w) => write!(f, "truncate[{w}]"),
+            Transform::Year => f.write_str("year"),
+            Transform::Month => f.write_str("month"),
+            Transform::Day => f.write_str("day"),
+            Transform::Hour => f.write_str("hour"),
+            Transform::Void => f.write_str("void"),
+            Transform::Unknown(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Serialize for Transform {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Transform {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|s| Transform::parse(&s))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,4 +185,19 @@ pub struct SortOrder {
     pub order_id: i32,
     #[serde(default)]
     pub fields: Vec<serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Transform;
+
+    #[test]
+    fn transforms_read_as_the_spec_names_them_and_keep_what_it_does_not() {
+        for (text, t) in [("day", Transform::Day), ("bucket[16]", Transform::Bucket(16)), ("truncate[ 4]", Transform::Truncate(4)), ("identity", Transform::Identity)] {
+            assert_eq!(Transform::parse(text), t);
+        }
+        assert_eq!(Transform::parse("bucket[-1]"), Transform::Unknown("bucket[-1]".into()));
+        assert_eq!(Transform::parse("zorder<a,b>").to_string(), "zorder<a,b>");
+        assert_eq!(serde_json::to_string(&Transform::Bucket(8)).unwrap(), "\"bucket[8]\"");
+    }
 }

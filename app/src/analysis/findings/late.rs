@@ -1,6 +1,6 @@
 //! Late data: one-row files in time partitions older than the window the writer is filling.
 
-use crate::decode::{DataContent, PartitionValue};
+use crate::decode::{DataContent, PartitionValue, Transform};
 use crate::model::time::{date_of_days, rfc3339_ms};
 
 use super::{thousands, Context, Finding, Severity};
@@ -8,15 +8,15 @@ use super::{thousands, Context, Finding, Severity};
 const DAY_MS: i64 = 86_400_000;
 
 /// A time transform's value as the start of its period, in ms, and the period's length.
-fn period(transform: &str, value: i64) -> Option<(i64, i64)> {
+fn period(transform: &Transform, value: i64) -> Option<(i64, i64)> {
     match transform {
-        "day" => Some((value.checked_mul(DAY_MS)?, DAY_MS)),
-        "hour" => Some((value.checked_mul(3_600_000)?, 3_600_000)),
-        "month" => {
+        Transform::Day => Some((value.checked_mul(DAY_MS)?, DAY_MS)),
+        Transform::Hour => Some((value.checked_mul(3_600_000)?, 3_600_000)),
+        Transform::Month => {
             let (y, m) = (1970i64.checked_add(value.div_euclid(12))?, value.rem_euclid(12) + 1);
             Some((days_from_civil(y, m)?.checked_mul(DAY_MS)?, 28 * DAY_MS))
         }
-        "year" => Some((days_from_civil(1970i64.checked_add(value)?, 1)?.checked_mul(DAY_MS)?, 365 * DAY_MS)),
+        Transform::Year => Some((days_from_civil(1970i64.checked_add(value)?, 1)?.checked_mul(DAY_MS)?, 365 * DAY_MS)),
         _ => None,
     }
 }
@@ -63,7 +63,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
             start_ms: value.0,
             width_ms: value.1,
             added_index: f.added_snapshot_id.and_then(|id| h.index_of_avro_id(id)),
-            label: format!("{}={}", field.name, if field.transform == "day" { date_of_days(value.0 / DAY_MS) } else { rfc3339_ms(value.0) }),
+            label: format!("{}={}", field.name, if field.transform == Transform::Day { date_of_days(value.0 / DAY_MS) } else { rfc3339_ms(value.0) }),
         });
     }
     // The window the writer fills ends at the newest period in the table (or the commit, if
