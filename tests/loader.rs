@@ -308,6 +308,7 @@ fn remote_files_are_read_only_from_hosts_the_user_named() {
     let h = &loader.history;
     let gap = h.gaps().into_iter().find(|g| g.file.starts_with(&stranger.origin)).expect("the stranger's list is a gap");
     assert!(gap.message.contains("not a host you named") && gap.message.contains(&named.origin), "{}", gap.message);
+    assert_eq!(gap.kind, icescope::model::GapKind::Unreadable);
     assert_eq!(stranger.hits.load(std::sync::atomic::Ordering::SeqCst), 0, "no request reached the host the table named");
     assert!(named.hits.load(std::sync::atomic::Ordering::SeqCst) >= 1);
     // What the summary states is still shown, marked as such.

@@ -7,7 +7,7 @@ use std::fmt;
 use futures::stream::{self, StreamExt};
 
 use crate::decode::DecodeError;
-use crate::model::{Need, TableHistory};
+use crate::model::{Fault, GapKind, Need, TableHistory};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
 use crate::source::{Fetch, SourceError};
@@ -126,12 +126,15 @@ impl Loader {
             }
             Err(_) => self.stats.failed += 1,
         }
-        let bytes = bytes.map_err(|e| e.to_string()).and_then(|b| match need {
+        let bytes = bytes.map_err(|e| Fault::new(fault_kind(&e), e.to_string())).and_then(|b| match need {
             // A manifest cut at a block boundary decodes cleanly to fewer entries: only the length
             // its list states can tell, so a manifest of any other length is not the one listed.
-            Need::Manifest { path, expected_bytes: Some(want) } if b.len() as u64 != *want => Err(format!(
-                "{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names",
-                b.len()
+            Need::Manifest { path, expected_bytes: Some(want) } if b.len() as u64 != *want => Err(Fault::new(
+                GapKind::Inconsistent,
+                format!(
+                    "{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names",
+                    b.len()
+                ),
             )),
             _ => Ok(b),
         });
@@ -155,6 +158,22 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<String> {
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
     let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
     crate::source::metadata_pick::choose(&candidates, hint.as_deref())
+}
+
+/// The kind of a failed read, as a gap keeps it.
+fn fault_kind(e: &SourceError) -> GapKind {
+    use crate::source::http::HttpErrorKind;
+    match e {
+        SourceError::NotFound { .. } => GapKind::Missing,
+        SourceError::Io { .. } => GapKind::Unreadable,
+        SourceError::Http { error, .. } => match error.kind {
+            HttpErrorKind::Status(404) => GapKind::Missing,
+            HttpErrorKind::Status(s) => GapKind::HttpStatus(s),
+            HttpErrorKind::Cors => GapKind::Cors,
+            HttpErrorKind::Unreachable => GapKind::Unreachable,
+            HttpErrorKind::Malformed | HttpErrorKind::Other => GapKind::Unreadable,
+        },
+    }
 }
 
 /// Reads a table synchronously (the CLI and native tests): metadata, then what `mode` asks for.

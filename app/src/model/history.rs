@@ -15,11 +15,46 @@ use crate::decode::{DataContent, Manifest, ManifestEntry, ManifestFile, Manifest
 use super::flink::FlinkCommit;
 use super::totals::{disagreements, CountSource, Disagreement, KindDelta, Totals};
 
+/// What kind of failure a gap is, kept apart from its message: a person fixes a 403, a CORS
+/// rule, a missing file and a damaged one differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GapKind {
+    /// No such file among the table's files, or 404.
+    Missing,
+    /// The server answered with this HTTP status.
+    HttpStatus(u16),
+    /// The browser hid the answer: no CORS headers for this page's origin.
+    Cors,
+    /// Nothing answered at the host.
+    Unreachable,
+    /// Read, but the bytes are not a valid file of its kind.
+    Decode,
+    /// Valid, but it contradicts itself or the files it names (counts, lengths, duplicates).
+    Inconsistent,
+    /// Any other failure to read (disk, refusal, transport).
+    Unreadable,
+}
+
+/// A failure delivered with the bytes it replaces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub kind: GapKind,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(kind: GapKind, message: impl Into<String>) -> Fault {
+        Fault { kind, message: message.into() }
+    }
+}
+
 /// Why part of the history is unknown: a file that could not be read or decoded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Gap {
     /// The path as the metadata wrote it.
     pub file: String,
+    pub kind: GapKind,
     pub message: String,
     /// The snapshots that need this file (filled in by `TableHistory::gaps`).
     #[serde(default)]
@@ -456,7 +491,7 @@ impl TableHistory {
             .collect();
         // Lists that were read and counted, but whose rows contradict their manifests.
         for (path, messages) in &self.reading.list_warnings {
-            lists.push(Gap { file: path.clone(), message: messages.join("; "), snapshot_ids: ids(&mut std::iter::once(path)) });
+            lists.push(Gap { file: path.clone(), kind: GapKind::Inconsistent, message: messages.join("; "), snapshot_ids: ids(&mut std::iter::once(path)) });
         }
         lists.sort_by(|a, b| a.snapshot_ids.cmp(&b.snapshot_ids).then(a.file.cmp(&b.file)));
         let mut manifests: Vec<Gap> = self

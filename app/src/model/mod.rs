@@ -9,6 +9,6 @@ pub mod time;
 pub mod totals;
 
 pub use flink::FlinkCommit;
-pub use history::{Gap, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
+pub use history::{Fault, Gap, GapKind, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
 pub use reading::{Need, ReadMode, ReadReason};
 pub use totals::{CountSource, Disagreement, Totals};

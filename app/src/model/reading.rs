@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::decode::{Manifest, ManifestContent, ManifestFile, ManifestList};
 
-use super::history::{count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Gap, ListSlot, ManifestSlot, NoCount, TableHistory, Want};
+use super::history::{count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Fault, Gap, GapKind, ListSlot, ManifestSlot, NoCount, TableHistory, Want};
 
 /// How much of the history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,9 +275,9 @@ impl TableHistory {
     }
 
     /// Hands over a list's bytes (or why they could not be had); decoding happens here.
-    pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
+    pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
         let decoded = bytes.and_then(|b| {
-            let l = ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| e.to_string())?;
+            let l = ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| Fault::new(GapKind::Decode, e.to_string()))?;
             self.reading.list_bytes_read = self.reading.list_bytes_read.saturating_add(b.len() as u64);
             self.reading.list_rows_read = self.reading.list_rows_read.saturating_add(l.len() as u64);
             Ok(l)
@@ -286,23 +286,23 @@ impl TableHistory {
         self.deliver_list_decoded(path, decoded);
     }
 
-    fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, String>) {
+    fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, Fault>) {
         let users = self.by_list.get(path).cloned().unwrap_or_default();
         // A manifest listed twice would be counted twice: the list is not a count anyone can trust.
         let decoded = decoded.and_then(|l| {
             let mut seen = std::collections::HashSet::new();
             if let Some(dup) = l.iter().find(|m| !seen.insert(same_object(&m.manifest_path))) {
-                return Err(format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path));
+                return Err(Fault::new(GapKind::Inconsistent, format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path)));
             }
             if let Some(neg) = l.iter().find(|m| m.manifest_length < 0) {
-                return Err(format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length));
+                return Err(Fault::new(GapKind::Inconsistent, format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length)));
             }
             Ok(l)
         });
         let list = match decoded {
             Ok(l) => Arc::new(l),
-            Err(message) => {
-                self.lists.insert(path.to_string(), ListSlot::Unavailable(Gap { file: path.to_string(), message, snapshot_ids: Vec::new() }));
+            Err(Fault { kind, message }) => {
+                self.lists.insert(path.to_string(), ListSlot::Unavailable(Gap { file: path.to_string(), kind, message, snapshot_ids: Vec::new() }));
                 return;
             }
         };
@@ -375,7 +375,7 @@ impl TableHistory {
     }
 
     /// Hands over a manifest's bytes; its digest is kept, and its entries if a detail snapshot needs them.
-    pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
+    pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
         self.reading.files_done += 1;
         let inherited = self.reading.adders.remove(path);
         let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
@@ -388,9 +388,9 @@ impl TableHistory {
                 seen += 1;
                 keep && seen <= room
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| Fault::new(GapKind::Decode, e.to_string()))
         });
-        let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| format!("{path}: {e}"))) {
+        let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| Fault::new(GapKind::Inconsistent, format!("{path}: {e}")))) {
             Ok((m, (digest, written))) => {
                 self.written.merge(written);
                 // A manifest is kept whole or not at all: half its files would pass for all of them.
@@ -400,9 +400,9 @@ impl TableHistory {
                 }
                 ManifestSlot::Loaded { digest: Arc::new(digest), manifest: kept.then(|| Arc::new(m)) }
             }
-            Err(message) => {
+            Err(Fault { kind, message }) => {
                 let users = self.reading.waiting.get(path).cloned().unwrap_or_default();
-                ManifestSlot::Unavailable(Gap { file: path.to_string(), message, snapshot_ids: Vec::new() }, users)
+                ManifestSlot::Unavailable(Gap { file: path.to_string(), kind, message, snapshot_ids: Vec::new() }, users)
             }
         };
         self.manifests.insert(path.to_string(), slot);
@@ -434,7 +434,7 @@ impl TableHistory {
                 for &i in &users {
                     self.snapshots[i].listed = None;
                 }
-                let gap = Gap { file: path.to_string(), message: format!("{path}: {why}"), snapshot_ids: Vec::new() };
+                let gap = Gap { file: path.to_string(), kind: GapKind::Inconsistent, message: format!("{path}: {why}"), snapshot_ids: Vec::new() };
                 self.lists.insert(path.to_string(), ListSlot::Unavailable(gap));
                 self.reading.kinds_stale = true;
                 return;

@@ -10,6 +10,8 @@ pub enum SourceError {
     /// No available file matches the path the metadata names.
     NotFound { reference: String },
     Io { path: String, message: String },
+    /// A request that failed, with what kind of failure it was (status, CORS, unreachable).
+    Http { path: String, error: super::http::HttpError },
 }
 
 impl fmt::Display for SourceError {
@@ -19,6 +21,10 @@ impl fmt::Display for SourceError {
             // Transport messages usually start with the URL already: say it once.
             SourceError::Io { path, message } if message.starts_with(path.as_str()) => write!(f, "{message}"),
             SourceError::Io { path, message } => write!(f, "{path}: {message}"),
+            SourceError::Http { path, error } => {
+                let message = error.to_string();
+                if message.starts_with(path.as_str()) { write!(f, "{message}") } else { write!(f, "{path}: {message}") }
+            }
         }
     }
 }

@@ -117,7 +117,7 @@ impl<T: Transport> RemoteFiles<T> {
 
 impl<T: Transport> Fetch for RemoteFiles<T> {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let io = |e: HttpError| SourceError::Io { path: reference.to_string(), message: e.to_string() };
+        let io = |error: HttpError| SourceError::Http { path: reference.to_string(), error };
         match self.once(reference).await {
             Err(e) if e.kind == HttpErrorKind::Status(403) && self.refresh_credentials().await => self.once(reference).await.map_err(io),
             other => other.map_err(io),

@@ -78,7 +78,8 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, SourceError> {
     let io = |message: String| SourceError::Io { path: url.to_string(), message };
     let response = gloo_net::http::Request::get(url).send().await.map_err(|e| io(e.to_string()))?;
     if !response.ok() {
-        return Err(io(format!("HTTP {} {}", response.status(), response.status_text())));
+        let error = crate::source::http::HttpError::status(url, response.status(), response.status_text().as_bytes());
+        return Err(SourceError::Http { path: url.to_string(), error });
     }
     response.binary().await.map_err(|e| io(e.to_string()))
 }
