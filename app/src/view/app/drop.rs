@@ -52,16 +52,25 @@ pub fn DropZone() -> impl IntoView {
     let on_pick = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
         marks::restart();
-        let files = file_list(input.files());
-        input.set_value("");
+        let list = input.files();
         spawn_local(async move {
             let mut set = PickedFiles::default();
-            for f in files {
+            // A table folder with its data can hold 100,000 files: listing them in one go froze
+            // the page for seconds, so the list is walked in slices with the page served between.
+            let mut last_yield = marks::now_ms();
+            for i in 0..list.as_ref().map(|l| l.length()).unwrap_or(0) {
+                let Some(f) = list.as_ref().and_then(|l| l.get(i)) else { continue };
                 // Not in web-sys's File bindings; every engine with folder pickers has it.
                 let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
                 let path = if rel.is_empty() { f.name() } else { rel };
                 add_file(&mut set, path, f);
+                if marks::now_ms() - last_yield > 20.0 {
+                    super::loader::yield_to_page().await;
+                    last_yield = marks::now_ms();
+                }
             }
+            // Cleared once listed, so that choosing the same folder again is a change.
+            input.set_value("");
             open_set(state, set).await;
         });
     };

@@ -134,7 +134,7 @@ async fn record_metadata_sizes(s: &mut Session) {
 /// Lets the page paint and handle input: a macrotask, not a microtask. A message to a channel,
 /// not `setTimeout(0)`: measured on a 17,280-snapshot table, Chromium held a zero timeout back for
 /// over five seconds behind the rendering work it had queued, while a message runs next.
-async fn yield_to_page() {
+pub(super) async fn yield_to_page() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         match web_sys::MessageChannel::new() {
             Ok(channel) => {
