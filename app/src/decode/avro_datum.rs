@@ -150,6 +150,12 @@ impl<'s, 'b> Reader<'s, 'b> {
         Ok(n as usize)
     }
 
+    /// The union branch the next value is written in.
+    fn branch(&mut self, u: &'s apache_avro::schema::UnionSchema) -> R<&'s Schema> {
+        let i = self.long()?;
+        usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))
+    }
+
     fn resolve(&self, s: &'s Schema) -> R<&'s Schema> {
         match s {
             Schema::Ref { name } => self.names.0.get(name).ok_or_else(|| format!("unknown type {}", name.name)),
@@ -196,8 +202,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                 Datum::Enum(sym)
             }
             Schema::Union(u) => {
-                let i = self.long()?;
-                let v = usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))?;
+                let v = self.branch(u)?;
                 self.value(v, depth + 1)?
             }
             Schema::Array(a) => {
@@ -257,8 +262,7 @@ impl<'s, 'b> Reader<'s, 'b> {
         }
         match s {
             Schema::Union(u) => {
-                let i = self.long()?;
-                let v = usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))?;
+                let v = self.branch(u)?;
                 self.keys(v, depth + 1)
             }
             Schema::Array(a) => {
@@ -298,8 +302,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                 self.take(n)?;
             }
             Schema::Union(u) => {
-                let i = self.long()?;
-                let v = usize::try_from(i).ok().and_then(|i| u.variants().get(i)).ok_or_else(|| format!("union branch {i} out of range"))?;
+                let v = self.branch(u)?;
                 self.skip(v, depth + 1)?;
             }
             Schema::Array(a) => loop {
