@@ -33,7 +33,7 @@ try {
   // long before setInputFiles returns on a folder of 100,000 files.
   await cdp.send('Profiler.start');
   await page.locator('input[type=file][data-testid="folder-input"]').setInputFiles(table, { timeout: 300000 });
-  await page.waitForFunction(() => (m) => performance.getEntriesByName(m).length > 0, until, { timeout: 300000, polling: 200 });
+  await page.waitForFunction((m) => performance.getEntriesByName(m).length > 0, until, { timeout: 300000, polling: 200 });
   const { profile } = await cdp.send('Profiler.stop');
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();

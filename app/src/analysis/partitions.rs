@@ -27,7 +27,7 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
     for f in history.live_files(cur) {
         let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
-            f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| pf.name == *name).map(|pf| &pf.transform), v) {
+            f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| *pf.name == **name).map(|pf| &pf.transform), v) {
                 (Some(Transform::Day), PartitionValue::Int(d)) => d.checked_mul(86_400_000),
                 _ => None,
             })
@@ -90,12 +90,12 @@ pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> Parti
     PartitionTimeline { partitions, snapshots }
 }
 
-fn label(history: &TableHistory, spec_id: i32, values: &[(String, PartitionValue)]) -> String {
+fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::Arc<str>, PartitionValue)]) -> String {
     let spec = history.metadata.partition_spec(spec_id);
     let parts: Vec<String> = values
         .iter()
         .map(|(name, v)| {
-            let transform = spec.and_then(|s| s.fields.iter().find(|pf| pf.name == *name)).map(|pf| &pf.transform);
+            let transform = spec.and_then(|s| s.fields.iter().find(|pf| *pf.name == **name)).map(|pf| &pf.transform);
             match (transform, v) {
                 (Some(Transform::Day), PartitionValue::Int(d)) => format!("{name}={}", date_of_days(*d)),
                 _ => format!("{name}={v}"),

@@ -1,5 +1,7 @@
 //! Manifests (`*-m0.avro`): the data and delete files a snapshot added, kept or removed.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::avro::{read_container, Rec};
@@ -36,8 +38,8 @@ pub enum PartitionValue {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Text(String),
-    Bytes(Vec<u8>),
+    Text(Box<str>),
+    Bytes(Box<[u8]>),
 }
 
 impl std::fmt::Display for PartitionValue {
@@ -109,16 +111,18 @@ pub struct V3Fields {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DataFile {
     pub content: DataContent,
-    pub file_path: String,
+    pub file_path: Box<str>,
     pub file_format: FileFormat,
-    /// (partition field name, value) in the manifest's partition spec order.
-    pub partition: Vec<(String, PartitionValue)>,
+    /// (partition field name, value) in the manifest's partition spec order. Names are shared
+    /// between entries: a day of checkpoints keeps 50,000 entries of one spec.
+    pub partition: Box<[(Arc<str>, PartitionValue)]>,
     pub record_count: i64,
     pub file_size_in_bytes: i64,
     pub equality_ids: Box<[i32]>,
     /// Field ids the writer reported metrics for (value, null and size counts): the columns it
     /// actually wrote, whatever the table's schema said at the time.
-    pub metric_field_ids: Box<[i32]>,
+    /// Shared between consecutive entries that carry the same set, as nearly all of a writer's do.
+    pub metric_field_ids: Arc<[i32]>,
     pub sort_order_id: Option<i32>,
     /// Format v3 fields, boxed: absent from most files, and a day of checkpoints keeps 50,000
     /// entries of the current snapshot in memory.
@@ -201,8 +205,8 @@ fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
         Some(other) => return Err(r.err("content", format!("unknown file content {other} (0 data, 1 position deletes, 2 equality deletes)"))),
     };
     let partition = match r.record("partition")? {
-        Some(p) => p.fields().iter().map(|(name, v)| (name.to_string(), partition_value(v))).collect(),
-        None => Vec::new(),
+        Some(p) => p.fields().iter().map(|(name, v)| (shared_name(name), partition_value(v))).collect(),
+        None => Box::default(),
     };
     let equality_ids = r
         .array("equality_ids")?
@@ -227,15 +231,16 @@ fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
     }
     metric_field_ids.sort_unstable();
     metric_field_ids.dedup();
+    let metric_field_ids = shared_ids(metric_field_ids);
     Ok(DataFile {
         content,
-        file_path: r.req_string("file_path")?,
+        file_path: r.req_string("file_path")?.into_boxed_str(),
         file_format: FileFormat::parse(r.str("file_format")?.unwrap_or_default()),
         partition,
         record_count: r.req_long("record_count")?,
         file_size_in_bytes: r.req_long("file_size_in_bytes")?,
         equality_ids: equality_ids.into_boxed_slice(),
-        metric_field_ids: metric_field_ids.into_boxed_slice(),
+        metric_field_ids,
         sort_order_id: r.long("sort_order_id")?.and_then(|x| i32::try_from(x).ok()),
         v3: {
             let v = V3Fields {
@@ -255,9 +260,48 @@ fn partition_value(v: &Datum<'_, '_>) -> PartitionValue {
         Datum::Bool(b) => PartitionValue::Bool(*b),
         Datum::Long(i) => PartitionValue::Int(*i),
         Datum::Float(x) => PartitionValue::Float(*x),
-        Datum::Str(s) => PartitionValue::Text(s.to_string()),
-        Datum::Enum(s) => PartitionValue::Text(s.to_string()),
-        Datum::Bytes(b) => PartitionValue::Bytes(b.to_vec()),
-        other => PartitionValue::Text(format!("({})", other.kind())),
+        Datum::Str(s) => PartitionValue::Text(s.as_ref().into()),
+        Datum::Enum(s) => PartitionValue::Text((*s).into()),
+        Datum::Bytes(b) => PartitionValue::Bytes((*b).into()),
+        other => PartitionValue::Text(format!("({})", other.kind()).into()),
     }
+}
+
+thread_local! {
+    /// Partition field names seen lately, and the last metric id set: entries share them.
+    static NAMES: std::cell::RefCell<Vec<Arc<str>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static LAST_IDS: std::cell::RefCell<Option<Arc<[i32]>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// At most this many names are remembered: a hostile manifest's thousand-field partition
+/// tuple costs a search per field, not a growing table.
+const MAX_NAMES: usize = 64;
+
+fn shared_name(name: &str) -> Arc<str> {
+    NAMES.with(|n| {
+        let mut n = n.borrow_mut();
+        if let Some(a) = n.iter().find(|a| &***a == name) {
+            return a.clone();
+        }
+        let a: Arc<str> = name.into();
+        if n.len() >= MAX_NAMES {
+            n.remove(0);
+        }
+        n.push(a.clone());
+        a
+    })
+}
+
+fn shared_ids(ids: Vec<i32>) -> Arc<[i32]> {
+    LAST_IDS.with(|l| {
+        let mut l = l.borrow_mut();
+        match &*l {
+            Some(a) if **a == *ids => a.clone(),
+            _ => {
+                let a: Arc<[i32]> = ids.into();
+                *l = Some(a.clone());
+                a
+            }
+        }
+    })
 }

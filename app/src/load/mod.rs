@@ -4,13 +4,14 @@
 
 use std::fmt;
 
-use futures::stream::{self, StreamExt};
-
 use crate::decode::DecodeError;
 use crate::model::{Fault, GapKind, Need, TableHistory};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
 use crate::source::{Fetch, SourceError};
+
+mod pump;
+pub use pump::Pump;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadError {
@@ -87,25 +88,6 @@ impl Loader {
         Ok(Loader { history, stats, anchor })
     }
 
-    /// Reads one batch of the files the plan still needs, `parallel` at a time, decoding each as it
-    /// arrives. Returns the number read; 0 when the plan is complete.
-    pub async fn step<F: Fetch>(&mut self, files: &F, parallel: usize) -> usize {
-        let needs = self.history.next_needs(parallel.max(1) * 4);
-        let n = needs.len();
-        let needs: Vec<(String, Need)> = needs.into_iter().map(|need| (self.own_path(files, need.path()), need)).collect();
-        let mut arriving = stream::iter(needs)
-            .map(|(path, need)| async move {
-                let bytes = files.fetch(&path).await;
-                (need, bytes)
-            })
-            .buffer_unordered(parallel.max(1));
-        while let Some((need, bytes)) = arriving.next().await {
-            self.deliver(&need, bytes);
-        }
-        self.history.settle_batch();
-        n
-    }
-
     /// The table's own file for a reference, where the source lists it; else the reference.
     fn own_path<F: Fetch>(&self, files: &F, reference: &str) -> String {
         let own = self.anchor.as_ref().and_then(|(location, root)| Some(format!("{root}{}", reference.strip_prefix(location.as_str())?)));
@@ -144,9 +126,10 @@ impl Loader {
         }
     }
 
-    /// Reads until the plan is complete.
+    /// Reads until the plan is complete, `parallel` reads in flight.
     pub async fn run<F: Fetch>(&mut self, files: &F, parallel: usize) {
-        while self.step(files, parallel).await > 0 {}
+        let mut pump = Pump::new(files, parallel);
+        while pump.next(self).await {}
     }
 }
 

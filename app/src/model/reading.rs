@@ -93,9 +93,14 @@ pub(crate) struct ReadState {
     kept_entries: usize,
 }
 
-/// Entries held for the views of detail snapshots (~400 bytes each with their strings): past this,
-/// manifests are counted but their files not kept, and the views say the files are not all there.
+/// Entries held for the views of the current and selected snapshots (~300 bytes each with their
+/// strings): past this, manifests are counted but their files not kept, and the views say the
+/// files are not all there.
 const MAX_KEPT_ENTRIES: usize = 400_000;
+/// Entries held for the other snapshots shown in detail (the last few, every snapshot of a small
+/// table) while they fit: a table rewritten lately would otherwise hold every file two or three
+/// times over. Past this, such a snapshot's files are read again when it is selected.
+const SPARE_KEPT_ENTRIES: usize = 25_000;
 
 /// A manifest's path with the S3 scheme spellings made one: `s3a://b/x` and `s3://b/x` are the
 /// same object, and a list naming both counts it twice.
@@ -173,6 +178,8 @@ impl TableHistory {
 
     /// Shows snapshot `index` in detail: its list and manifests are read and kept whole.
     pub fn select(&mut self, index: usize) {
+        // Whatever it was read for before, its files are now kept whole.
+        self.reading.reasons.insert(index, ReadReason::Selected);
         self.want(index, Want::Manifests, true, ReadReason::Selected);
         self.settle_batch();
     }
@@ -378,9 +385,11 @@ impl TableHistory {
     pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
         self.reading.files_done += 1;
         let inherited = self.reading.adders.remove(path);
-        let keep = self.reading.refetch.remove(path) || self.needed_in_detail(path);
+        let keep = if self.reading.refetch.remove(path) { Some(true) } else { self.needed_in_detail(path) };
         let mut builder = DigestBuilder::new(inherited);
-        let room = MAX_KEPT_ENTRIES.saturating_sub(self.reading.kept_entries);
+        let limit = if keep == Some(true) { MAX_KEPT_ENTRIES } else { SPARE_KEPT_ENTRIES };
+        let room = limit.saturating_sub(self.reading.kept_entries);
+        let keep = keep.is_some();
         let mut seen = 0usize;
         let decoded = bytes.and_then(|b| {
             Manifest::stream(path, &b, |e| {
@@ -418,10 +427,22 @@ impl TableHistory {
         }
     }
 
-    fn needed_in_detail(&self, manifest: &str) -> bool {
-        self.reading.waiting.get(manifest).is_some_and(|lists| {
-            lists.iter().any(|l| self.by_list.get(l).is_some_and(|users| users.iter().any(|&i| self.snapshots[i].detail)))
-        })
+    /// Whether a snapshot shown in detail needs this manifest's files: Some(true) for the current
+    /// or a selected one, Some(false) for the others.
+    fn needed_in_detail(&self, manifest: &str) -> Option<bool> {
+        let mut needed = None;
+        for l in self.reading.waiting.get(manifest)? {
+            for &i in self.by_list.get(l).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if self.snapshots[i].detail {
+                    let essential = matches!(self.reading.reasons.get(&i), Some(ReadReason::Current | ReadReason::Selected));
+                    if essential {
+                        return Some(true);
+                    }
+                    needed = Some(false);
+                }
+            }
+        }
+        needed
     }
 
     fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {

@@ -64,6 +64,7 @@ impl PathIndex {
         for p in paths {
             index.insert(p);
         }
+        index.shrink_to_fit();
         index
     }
 
@@ -79,6 +80,14 @@ impl PathIndex {
         self.prev.push(link);
         self.text.push_str(&path);
         self.ends.push(self.text.len());
+    }
+
+    /// Gives back what growing left spare: the index lives as long as the table is open.
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.prev.shrink_to_fit();
+        self.by_name.shrink_to_fit();
     }
 
     pub fn len(&self) -> usize {

@@ -37,7 +37,7 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     }]
 }
 
-pub(super) fn partition_key(spec: i32, values: &[(String, crate::decode::PartitionValue)]) -> String {
+pub(super) fn partition_key(spec: i32, values: &[(std::sync::Arc<str>, crate::decode::PartitionValue)]) -> String {
     let v: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{spec}:{}", v.join("/"))
 }

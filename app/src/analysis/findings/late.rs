@@ -49,7 +49,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         let Some(spec) = h.metadata.partition_spec(f.partition_spec_id) else { continue };
         // The first time-transformed field decides the file's period.
         let Some((field, value)) = spec.fields.iter().find_map(|pf| {
-            let v = f.file.partition.iter().find(|(n, _)| *n == pf.name).map(|(_, v)| v)?;
+            let v = f.file.partition.iter().find(|(n, _)| **n == *pf.name).map(|(_, v)| v)?;
             match v {
                 PartitionValue::Int(i) => period(&pf.transform, *i).map(|p| (pf, p)),
                 _ => None,
