@@ -163,8 +163,9 @@ def v3_deletion_vectors(f):
             f"merge-on-read, day-partitioned table in a local Hadoop catalog: {ops}; "
             f"{len(t['snapshots'])} snapshots. Row-level changes are deletion vectors, position deletes kept as "
             f"bitmaps in Puffin files: the current snapshot has {_files(d['live_deletion_vectors'], 'live vector')} "
-            f"in {_files(d['puffin_files'], 'Puffin file')} (up to {most} in one), deleting {_n(d['dv_cardinality_sum'])} "
-            f"rows from {_files(d['live_data_files'], 'data file')} of {_n(d['data_records'])} records, and "
+            f"in {_files(d['puffin_files'], 'Puffin file')} (up to {most} in one), marking {_n(d['dv_cardinality_sum'])} "
+            f"rows deleted in {len({v['referenced_data_file'] for v in d['vectors']})} of the {d['live_data_files']} "
+            f"data files ({_n(d['data_records'])} records), and "
             f"{removed} older vectors were replaced when a later change hit a file that already had one. "
             f"{_n(d['data_records'])} − {_n(d['dv_cardinality_sum'])} = {_n(d['data_records_minus_dv_cardinality'])} "
             f"live rows, {check}.")
