@@ -151,6 +151,26 @@ def concurrent_writers(f):
             f"{_n(dup)} duplicates{twice}.")
 
 
+def v3_deletion_vectors(f):
+    d = f["deletion_vectors"]
+    t = f["final_table"]
+    ops = ", ".join(f"{s['step'].split(' (')[0]} ({s['operation']})" for s in f["steps"])
+    most = max(d["vectors_per_puffin_file"].values()) if d["vectors_per_puffin_file"] else 0
+    removed = sum(int(s["summary"].get("removed-dvs", 0)) for s in t["snapshots"])
+    check = ("which is exactly count(*)" if d["equals_count_star"] else
+             f"while count(*) is {_n(d['count_star'])}")
+    return (f"Spark {f['versions']['spark']} (Iceberg {f['versions']['iceberg']}) wrote a format-v3, "
+            f"merge-on-read, day-partitioned table in a local Hadoop catalog: {ops}; "
+            f"{len(t['snapshots'])} snapshots. Row-level changes are deletion vectors, position deletes kept as "
+            f"bitmaps in Puffin files: the current snapshot has {_files(d['live_deletion_vectors'], 'live vector')} "
+            f"in {_files(d['puffin_files'], 'Puffin file')} (up to {most} in one), marking {_n(d['dv_cardinality_sum'])} "
+            f"rows deleted in {len({v['referenced_data_file'] for v in d['vectors']})} of the {d['live_data_files']} "
+            f"data files ({_n(d['data_records'])} records), and "
+            f"{removed} older vectors were replaced when a later change hit a file that already had one. "
+            f"{_n(d['data_records'])} − {_n(d['dv_cardinality_sum'])} = {_n(d['data_records_minus_dv_cardinality'])} "
+            f"live rows, {check}.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -160,4 +180,5 @@ CAPTIONS = {
     "maintenance-live": maintenance_live,
     "taskmanager-kill": taskmanager_kill,
     "concurrent-writers": concurrent_writers,
+    "v3-deletion-vectors": v3_deletion_vectors,
 }

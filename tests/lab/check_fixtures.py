@@ -9,7 +9,12 @@ For every fixture:
   * facts.json agrees with the metadata: every Flink job id in facts["jobs"] that committed appears in
     the snapshot summaries' flink.job-id, the snapshot log's job count matches, and on append-only
     tables the current snapshot's total-records equals the row count Spark reported;
-  * the orphans facts.json lists are on disk and referenced by no manifest.
+  * the orphans facts.json lists are on disk and referenced by no manifest;
+  * format v3 (facts["deletion_vectors"]): the current snapshot's live data files, records, deletion
+    vectors, Puffin files and vector cardinalities read from the manifests equal what Spark reported,
+    data records minus cardinalities equal count(*), and every vector's blob is in its Puffin file's
+    footer (type deletion-vector-v1, same referenced data file and cardinality) where the manifest
+    says, starting with the vector magic.
 Prints one line per fixture and closes with "N passed, N failed".
 """
 
@@ -30,6 +35,98 @@ def version(p: Path) -> int:
     return int(m.group(1)) if m else -1
 
 
+def same(path: str) -> str:
+    """file:///x and file:/x name the same local file (a Hadoop catalog keeps its location as configured,
+    file:///…, and writes every path inside the metadata as file:/…)."""
+    return "file:/" + path[len("file:///"):] if path.startswith("file:///") else path
+
+
+def puffin_footer(path: Path) -> dict:
+    """The footer of a Puffin file: ... | Magic | FooterPayload | FooterPayloadSize | Flags | Magic."""
+    raw = path.read_bytes()
+    if raw[:4] != b"PFA1" or raw[-4:] != b"PFA1":
+        raise ValueError("no Puffin magic")
+    size = int.from_bytes(raw[-12:-8], "little")
+    flags = raw[-8:-4]
+    if flags[0] & 1:
+        raise ValueError("compressed footer payload")
+    return json.loads(raw[-12 - size:-12])
+
+
+def check_deletion_vectors(d: Path, latest: dict, local, facts: dict) -> list[str]:
+    """v3 tables: the current snapshot's live deletion vectors, read from the manifests and the Puffin
+    footers, agree with what Spark reported (facts["deletion_vectors"])."""
+    problems: list[str] = []
+    f = facts["deletion_vectors"]
+    cur = next((s for s in latest.get("snapshots", []) if s["snapshot-id"] == latest.get("current-snapshot-id")), None)
+    if cur is None:
+        return ["no current snapshot"]
+    with open(local(cur["manifest-list"]), "rb") as fh:
+        manifests = [r["manifest_path"] for r in reader(fh)]
+    data, dvs, other = {}, [], 0
+    for mp in manifests:
+        with open(local(mp), "rb") as fh:
+            for e in reader(fh):
+                if e["status"] == 2:
+                    continue
+                df = e["data_file"]
+                if df["content"] == 0:
+                    data[same(df["file_path"])] = df["record_count"]
+                elif df["content"] == 1 and df["file_format"].upper() == "PUFFIN":
+                    dvs.append(df)
+                else:
+                    other += 1
+    card = sum(v["record_count"] for v in dvs)
+    got = {"live_data_files": len(data), "data_records": sum(data.values()), "live_deletion_vectors": len(dvs),
+           "puffin_files": len({same(v["file_path"]) for v in dvs}), "dv_cardinality_sum": card,
+           "other_live_delete_files": other}
+    for k, v in got.items():
+        if f.get(k) != v:
+            problems.append(f"{k}: metadata {v} vs facts {f.get(k)}")
+    if got["data_records"] - card != f["count_star"]:
+        problems.append(f"data records {got['data_records']} - vector cardinality {card} != count(*) {f['count_star']}")
+    footers: dict[str, dict] = {}
+    referenced = set()
+    for v in dvs:
+        pp, ref = same(v["file_path"]), same(v.get("referenced_data_file") or "")
+        if ref not in data:
+            problems.append(f"vector in {pp} references {ref or 'nothing'}, not a live data file")
+        if ref in referenced:
+            problems.append(f"two live vectors for {ref}")
+        referenced.add(ref)
+        lp = local(pp)
+        if not lp.exists():
+            continue
+        if pp not in footers:
+            try:
+                footers[pp] = puffin_footer(lp)
+            except ValueError as e:
+                problems.append(f"{lp.name}: {e}")
+                footers[pp] = {"blobs": []}
+        off, size = v.get("content_offset"), v.get("content_size_in_bytes")
+        blob = next((b for b in footers[pp]["blobs"] if b["offset"] == off and b["length"] == size), None)
+        if blob is None:
+            problems.append(f"{lp.name}: no blob at offset {off} length {size}")
+            continue
+        props = blob.get("properties", {})
+        if blob["type"] != "deletion-vector-v1":
+            problems.append(f"{lp.name}@{off}: blob type {blob['type']}")
+        if same(props.get("referenced-data-file", "")) != ref:
+            problems.append(f"{lp.name}@{off}: footer names {props.get('referenced-data-file')}, manifest {ref}")
+        if int(props.get("cardinality", -1)) != v["record_count"]:
+            problems.append(f"{lp.name}@{off}: footer cardinality {props.get('cardinality')} != record_count {v['record_count']}")
+        with open(lp, "rb") as fh:  # blob: length (4, big-endian) | magic D1 D3 39 64 | bitmap | CRC-32
+            fh.seek(off)
+            head = fh.read(8)
+        if head[4:] != bytes.fromhex("d1d33964") or int.from_bytes(head[:4], "big") != size - 8:
+            problems.append(f"{lp.name}@{off}: not a deletion-vector blob")
+    snaps = [(s["snapshot-id"], s["summary"]["operation"]) for s in latest.get("snapshots", [])]
+    fsnaps = [(s["snapshot_id"], s["operation"]) for s in facts["final_table"]["snapshots"]]
+    if sorted(snaps) != sorted(fsnaps):
+        problems.append(f"snapshots: metadata {snaps} vs facts {fsnaps}")
+    return problems
+
+
 def check(d: Path) -> list[str]:
     problems: list[str] = []
     facts = json.loads((d / "facts.json").read_text())
@@ -37,9 +134,10 @@ def check(d: Path) -> list[str]:
     if not metas:
         return ["no metadata.json"]
     latest = json.loads(metas[-1].read_text())
-    loc = latest["location"].rstrip("/") + "/"
+    loc = same(latest["location"]).rstrip("/") + "/"
 
     def local(path: str) -> Path:
+        path = same(path)
         if not path.startswith(loc):
             problems.append(f"path outside the table location: {path}")
             return d / "__outside__"
@@ -64,13 +162,13 @@ def check(d: Path) -> list[str]:
                 continue
             with open(mf, "rb") as fh:
                 for e in reader(fh):
-                    fp = e["data_file"]["file_path"]
+                    fp = same(e["data_file"]["file_path"])
                     referenced.add(fp)
                     if e["status"] != 2 and not local(fp).exists():
                         problems.append(f"missing data/delete file {fp}")
     for old in metas[:-1]:
         for s in json.loads(old.read_text()).get("snapshots", []):
-            rel = s["manifest-list"][len(loc):]
+            rel = same(s["manifest-list"])[len(loc):]
             if not (d / rel).exists() and rel not in deleted:
                 problems.append(f"{old.name}: manifest list {rel} is missing and not listed as deleted")
 
@@ -94,6 +192,8 @@ def check(d: Path) -> list[str]:
             problems.append(f"orphan {o} not in the fixture")
         if loc + o in referenced:
             problems.append(f"orphan {o} is referenced by a manifest")
+    if "deletion_vectors" in facts:
+        problems += check_deletion_vectors(d, latest, local, facts)
     if not (d / "caption.md").exists():
         problems.append("no caption.md")
     return problems

@@ -18,6 +18,7 @@ TITLES = {
     "late-data": "Late data in old partitions",
     "upsert-stream": "Upsert stream with equality deletes",
     "concurrent-writers": "Two jobs writing one table",
+    "v3-deletion-vectors": "Format v3 deletion vectors (Spark)",
 }
 
 

@@ -436,6 +436,187 @@ def concurrent_writers():
     s.finish(CAPTIONS["concurrent-writers"])
 
 
+def v3_deletion_vectors():
+    """Format v3, merge-on-read: Spark's DELETE, UPDATE and MERGE write deletion vectors (position
+    deletes as Roaring bitmaps, blobs in Puffin files). Spark only, in a local Hadoop catalog (a
+    warehouse folder under work/): SeaweedFS refuses the Puffin writer's existence check."""
+    import shutil
+    name = "v3-deletion-vectors"
+    t0 = K.now_ms()
+    ns, table = K.NAMESPACE, name.replace("-", "_")
+    t = f"{K.HADOOP_CATALOG}.{ns}.{table}"
+    shutil.rmtree(K.HADOOP_WAREHOUSE, ignore_errors=True)  # a run starts from an empty warehouse
+    K.HADOOP_WAREHOUSE.mkdir(parents=True)
+    props = {"format-version": "3", "write.delete.mode": "merge-on-read", "write.update.mode": "merge-on-read",
+             "write.merge.mode": "merge-on-read"}
+    facts: dict = {
+        "scenario": name,
+        "generated_by": "tests/lab/run_lab.sh",
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "catalog": {"kind": "hadoop", "name": K.HADOOP_CATALOG, "warehouse": K.HADOOP_WAREHOUSE.as_uri(),
+                    "why": "SeaweedFS refuses the Puffin writer's existence check, so this table lives in a "
+                           "local Hadoop catalog (no server)"},
+        "table": f"{ns}.{table}",
+        "jobs": [],
+        "timeline": [],
+    }
+
+    def mark(event: str, **kw):
+        facts["timeline"].append({"t_ms": K.now_ms() - t0, "event": event, **kw})
+
+    # fixed dates, so every run writes the same rows: 2026-11-01 .. 2026-11-03 (UTC)
+    base = int(datetime(2026, 11, 1, tzinfo=timezone.utc).timestamp())
+    create = (f"CREATE TABLE {t} (id BIGINT, ts TIMESTAMP, kind STRING, amount DOUBLE) USING iceberg "
+              f"PARTITIONED BY (days(ts)) TBLPROPERTIES ("
+              + ", ".join(f"'{k}'='{v}'" for k, v in props.items()) + ")")
+    K.sql(f"CREATE NAMESPACE IF NOT EXISTS {K.HADOOP_CATALOG}.{ns}")
+    K.sql(create)
+    loc = next(r["data_type"] for r in K.sql(f"DESCRIBE TABLE EXTENDED {t}") if r["col_name"] == "Location")
+    facts["location"] = loc
+    facts["path_spelling"] = ("the metadata's location is file:///… as configured; manifest lists, manifests, data "
+                              "and Puffin paths are written file:/… (Hadoop Path), the same folder")
+    facts["created"] = {"statement": create, "at_ms": K.now_ms(), "properties": props}
+    log(f"[{name}] table {t} at {loc}")
+
+    def rows_of(lo: int, hi: int) -> str:
+        # id, a timestamp on one of three days (id % 3), a kind, an amount: all from the id
+        return (f"SELECT id, timestamp_seconds({base} + (id % 3) * 86400 + id) AS ts, "
+                f"element_at(array('click', 'view', 'buy', 'refund'), CAST(id % 4 AS INT) + 1) AS kind, "
+                f"CAST(id * 37 % 10000 AS DOUBLE) / 100 AS amount FROM range({lo}, {hi})")
+
+    steps = [
+        ("insert batch 1", f"INSERT INTO {t} {rows_of(0, 10000)}"),
+        ("insert batch 2", f"INSERT INTO {t} {rows_of(10000, 20000)}"),
+        ("insert batch 3", f"INSERT INTO {t} {rows_of(20000, 30000)}"),
+        ("delete", f"DELETE FROM {t} WHERE id % 7 = 0 AND id < 20000"),
+        ("update", f"UPDATE {t} SET amount = amount * 2, kind = 'updated' WHERE id BETWEEN 20000 AND 20999"),
+        ("merge", f"MERGE INTO {t} AS x USING ({rows_of(29500, 30500)}) AS s ON x.id = s.id "
+                  f"WHEN MATCHED AND s.id % 2 = 0 THEN UPDATE SET x.amount = -s.amount, x.kind = 'merged' "
+                  f"WHEN MATCHED THEN DELETE "
+                  f"WHEN NOT MATCHED THEN INSERT *"),
+        ("delete again (files that already have a vector)", f"DELETE FROM {t} WHERE id % 7 = 3 AND id < 10000"),
+    ]
+    done = []
+    for what, q in steps:
+        b = K.sql(f"SELECT snapshot_id FROM {t}.snapshots ORDER BY committed_at DESC LIMIT 1")
+        ts0 = K.now_ms()
+        K.sql(q)
+        ms = K.now_ms() - ts0
+        after = K.sql(f"SELECT snapshot_id, operation, summary FROM {t}.snapshots ORDER BY committed_at DESC LIMIT 1")[0]
+        n = K.sql(f"SELECT count(*) AS n FROM {t}")[0]["n"]
+        dv = K.sql(f"SELECT count(*) AS n, count(DISTINCT file_path) AS puffins, coalesce(sum(record_count), 0) AS card "
+                   f"FROM {t}.delete_files")[0]
+        done.append({"step": what, "statement": q, "ms": ms, "snapshot_before": b[0]["snapshot_id"] if b else None,
+                     "snapshot_after": after["snapshot_id"], "operation": after["operation"],
+                     "rows_after": n, "live_delete_files_after": dv["n"], "puffin_files_after": dv["puffins"],
+                     "delete_cardinality_after": dv["card"]})
+        mark(what, snapshot_id=after["snapshot_id"], operation=after["operation"], rows=n)
+        log(f"[{name}] {what}: snapshot {after['snapshot_id']} {after['operation']}, {n} rows, "
+            f"{dv['n']} delete files in {dv['puffins']} files")
+    facts["steps"] = done
+
+    # what Spark reports about the finished table
+    tf = K.table_facts(t)
+    for sn in tf["snapshots"]:
+        sn["rows_at_snapshot"] = K.sql(f"SELECT count(*) AS n FROM {t} VERSION AS OF {sn['snapshot_id']}")[0]["n"]
+    facts["final_table"] = tf
+    cnt = tf["rows"]
+    by = K.sql(f"SELECT content, file_format, count(*) AS files, count(DISTINCT file_path) AS distinct_paths, "
+               f"sum(record_count) AS records, sum(file_size_in_bytes) AS bytes FROM {t}.files GROUP BY 1, 2 ORDER BY 1, 2")
+    data = K.sql(f"SELECT file_path, partition, record_count, file_size_in_bytes FROM {t}.data_files ORDER BY file_path")
+    dvs = K.sql(f"SELECT file_path, file_format, referenced_data_file, content_offset, content_size_in_bytes, "
+                f"record_count, file_size_in_bytes FROM {t}.delete_files ORDER BY file_path, content_offset")
+    pos_deletes = K.sql(f"SELECT count(*) AS n FROM {t}.position_deletes")[0]["n"]
+    entries = K.sql(f"SELECT status, data_file.content AS content, data_file.file_format AS format, count(*) AS n "
+                    f"FROM {t}.entries GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    all_entries = K.sql(f"SELECT status, data_file.content AS content, data_file.file_format AS format, count(*) AS n "
+                        f"FROM {t}.all_entries GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    all_del = K.sql(f"SELECT count(*) AS entries, count(DISTINCT file_path, content_offset) AS vectors, "
+                    f"count(DISTINCT file_path) AS puffin_files, sum(record_count) AS records "
+                    f"FROM {t}.all_delete_files")[0]
+    # The Hadoop catalog keeps the location as configured (file:///…) but writes every path inside the
+    # metadata through Hadoop's Path, which spells it file:/… ; both name the same folder.
+    def same(p: str) -> str:
+        return "file:/" + p[len("file:///"):] if p.startswith("file:///") else p
+    pfx = same(loc).rstrip("/") + "/"
+
+    def rel(p):
+        return same(p)[len(pfx):] if p and same(p).startswith(pfx) else p
+    live_data_files = sum(r["files"] for r in by if r["content"] == 0)
+    data_records = sum(r["records"] for r in by if r["content"] == 0)
+    live_dvs = [r for r in dvs if r["file_format"] == "PUFFIN"]
+    other_deletes = [r for r in dvs if r["file_format"] != "PUFFIN"]
+    dv_card = sum(r["record_count"] for r in live_dvs)
+    per_puffin: dict[str, int] = {}
+    for r in live_dvs:
+        per_puffin[rel(r["file_path"])] = per_puffin.get(rel(r["file_path"]), 0) + 1
+    facts["deletion_vectors"] = {
+        "queried_with": tf["queried_with"],
+        "count_star": cnt,
+        "live_data_files": live_data_files,
+        "data_records": data_records,
+        "live_deletion_vectors": len(live_dvs),
+        "puffin_files": len(per_puffin),
+        "vectors_per_puffin_file": dict(sorted(per_puffin.items())),
+        "dv_cardinality_sum": dv_card,
+        "other_live_delete_files": len(other_deletes),
+        "data_records_minus_dv_cardinality": data_records - dv_card,
+        "equals_count_star": data_records - dv_card == cnt,
+        "position_deletes_table_rows": pos_deletes,
+        "files_by_content_and_format": K._j(by),
+        "entries_current_snapshot": K._j(entries),
+        "all_entries": K._j(all_entries),
+        "all_delete_files": K._j(all_del),
+        "data_files": [{"path": rel(r["file_path"]), "partition": K._j(r["partition"]), "record_count": r["record_count"],
+                        "file_size_in_bytes": r["file_size_in_bytes"]} for r in data],
+        "vectors": [{"puffin": rel(r["file_path"]), "referenced_data_file": rel(r["referenced_data_file"]),
+                     "content_offset": r["content_offset"], "content_size_in_bytes": r["content_size_in_bytes"],
+                     "record_count": r["record_count"], "puffin_file_size_in_bytes": r["file_size_in_bytes"]}
+                    for r in live_dvs],
+        "sources": {
+            "count_star": f"SELECT count(*) FROM {t}",
+            "live_data_files, data_records": f"{t}.files, content 0",
+            "vectors": f"{t}.delete_files (file_format PUFFIN)",
+            "position_deletes_table_rows": f"SELECT count(*) FROM {t}.position_deletes",
+            "all_delete_files": f"{t}.all_delete_files (every snapshot still in the metadata)",
+        },
+    }
+
+    # the warehouse folder: files on disk below data/ and which of them a snapshot still references
+    from urllib.parse import urlparse
+    table_dir = Path(urlparse(loc).path)
+    refs = {r["file_path"] for r in K.sql(f"SELECT DISTINCT file_path FROM {t}.all_files")}
+    refs |= {r["file_path"] for r in K.sql(f"SELECT DISTINCT file_path FROM {t}.all_delete_files")}
+    refs_rel = {rel(r) for r in refs}
+    on_disk = sorted(str(f.relative_to(table_dir)) for f in (table_dir / "data").rglob("*")
+                     if f.is_file() and not f.name.endswith(".crc"))
+    facts["store"] = {"data_and_delete_files_on_store": len(on_disk), "referenced_by_any_snapshot": len(refs),
+                      "orphans": [f for f in on_disk if f not in refs_rel]}
+    facts["versions"] = {k: v for k, v in K.VERSIONS.items() if k in ("iceberg", "spark", "iceberg_spark_runtime", "java")}
+
+    # export: the table folder as the catalog wrote it, without Hadoop's local .crc side files
+    dest = K.FIXTURES / name
+    shutil.rmtree(dest, ignore_errors=True)
+    n_obj = n_bytes = crc = 0
+    for f in sorted(table_dir.rglob("*")):
+        if not f.is_file():
+            continue
+        if f.name.startswith(".") and f.name.endswith(".crc"):
+            crc += 1
+            continue
+        target = dest / f.relative_to(table_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, target)
+        n_obj += 1
+        n_bytes += f.stat().st_size
+    facts["export"] = {"objects": n_obj, "bytes": n_bytes, "prefix": loc,
+                       "skipped": f"{crc} Hadoop checksum side files (.*.crc) written by the local file system"}
+    facts["elapsed_ms"] = K.now_ms() - t0
+    (dest / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=False, default=str) + "\n")
+    (dest / "caption.md").write_text(CAPTIONS[name](facts).strip() + "\n")
+    log(f"[{name}] exported {n_obj} files, {n_bytes} bytes")
+
+
 CAPTIONS: dict = {}  # scenario -> function(facts) -> paragraph; see captions.py
 
 SCENARIOS = {
@@ -447,7 +628,10 @@ SCENARIOS = {
     "maintenance-live": maintenance_live,
     "taskmanager-kill": taskmanager_kill,
     "concurrent-writers": concurrent_writers,
+    "v3-deletion-vectors": v3_deletion_vectors,
 }
+# scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
+SPARK_ONLY = {"v3-deletion-vectors"}
 
 TM: dict = {}
 
@@ -469,9 +653,15 @@ def main(argv: list[str]) -> int:
         return 2
     t0 = time.time()
     K.WORK.mkdir(parents=True, exist_ok=True)
-    K.start_seaweedfs()
-    K.start_jobmanager()
-    TM["name"] = K.start_taskmanager()
+    servers = any(n not in SPARK_ONLY for n in names)
+    K.SPARK_CATALOGS.clear()
+    K.SPARK_CATALOGS.update(({"rest"} if servers else set()) | ({"hadoop"} if SPARK_ONLY & set(names) else set()))
+    if servers:
+        K.start_seaweedfs()
+        K.start_jobmanager()
+        TM["name"] = K.start_taskmanager()
+    else:
+        log("only Spark-only scenarios: no SeaweedFS, no Flink")
     K.VERSIONS["java"] = os.popen("java -version 2>&1 | head -1").read().strip()
     K.spark()
     results = {}

@@ -462,32 +462,44 @@ def job_facts(job: str) -> dict:
 
 # ---------------------------------------------------------------- Spark
 
+# A local Hadoop catalog (a warehouse folder under work/, no server) for the scenarios that need only
+# Spark: v3 deletion vectors (SeaweedFS refuses the Puffin writer's existence check, see README).
+HADOOP_CATALOG = "labfs"
+HADOOP_WAREHOUSE = WORK / "v3wh"
+SPARK_CATALOGS = {"rest", "hadoop"}  # which catalogs spark() registers; lab.py narrows it to what it started
+
+
 def spark():
     global _spark
     if _spark is None:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ["SPARK_LOCAL_IP"] = HOST
         from pyspark.sql import SparkSession
-        cat = "spark.sql.catalog.lab"
         b = (SparkSession.builder.master("local[2]").appName("icescope-lab")
              .config("spark.jars", ",".join(SPARK_JARS))
              .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
              .config("spark.driver.host", HOST).config("spark.driver.bindAddress", HOST)
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.memory", "1g").config("spark.sql.shuffle.partitions", "2")
-             .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile=file:{LAB / 'spark-log4j2.properties'}")
-             .config(cat, "org.apache.iceberg.spark.SparkCatalog")
-             .config(f"{cat}.type", "rest").config(f"{cat}.uri", f"http://{HOST}:{CATALOG_PORT}")
-             .config(f"{cat}.rest.auth.type", "oauth2")
-             .config(f"{cat}.oauth2-server-uri", f"http://{HOST}:{CATALOG_PORT}/v1/oauth/tokens")
-             .config(f"{cat}.credential", f"{S3_KEY}:{S3_SECRET}").config(f"{cat}.scope", "catalog")
-             .config(f"{cat}.warehouse", BUCKET)
-             .config(f"{cat}.cache-enabled", "false")
-             .config(f"{cat}.io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
-             .config(f"{cat}.s3.endpoint", f"http://{HOST}:{S3_PORT}")
-             .config(f"{cat}.s3.path-style-access", "true")
-             .config(f"{cat}.s3.access-key-id", S3_KEY).config(f"{cat}.s3.secret-access-key", S3_SECRET)
-             .config(f"{cat}.client.region", "us-east-1"))
+             .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile=file:{LAB / 'spark-log4j2.properties'}"))
+        if "hadoop" in SPARK_CATALOGS:
+            hc = f"spark.sql.catalog.{HADOOP_CATALOG}"
+            b = (b.config(hc, "org.apache.iceberg.spark.SparkCatalog").config(f"{hc}.type", "hadoop")
+                 .config(f"{hc}.warehouse", HADOOP_WAREHOUSE.as_uri()).config(f"{hc}.cache-enabled", "false"))
+        cat = "spark.sql.catalog.lab"
+        if "rest" in SPARK_CATALOGS:
+            b = (b.config(cat, "org.apache.iceberg.spark.SparkCatalog")
+                 .config(f"{cat}.type", "rest").config(f"{cat}.uri", f"http://{HOST}:{CATALOG_PORT}")
+                 .config(f"{cat}.rest.auth.type", "oauth2")
+                 .config(f"{cat}.oauth2-server-uri", f"http://{HOST}:{CATALOG_PORT}/v1/oauth/tokens")
+                 .config(f"{cat}.credential", f"{S3_KEY}:{S3_SECRET}").config(f"{cat}.scope", "catalog")
+                 .config(f"{cat}.warehouse", BUCKET)
+                 .config(f"{cat}.cache-enabled", "false")
+                 .config(f"{cat}.io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+                 .config(f"{cat}.s3.endpoint", f"http://{HOST}:{S3_PORT}")
+                 .config(f"{cat}.s3.path-style-access", "true")
+                 .config(f"{cat}.s3.access-key-id", S3_KEY).config(f"{cat}.s3.secret-access-key", S3_SECRET)
+                 .config(f"{cat}.client.region", "us-east-1"))
         _spark = b.getOrCreate()
         _spark.sparkContext.setLogLevel("WARN")
         VERSIONS["spark"] = _spark.version
