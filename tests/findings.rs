@@ -115,6 +115,9 @@ fn manifests_one_per_checkpoint_are_a_merge_due_not_a_fault_below_the_threshold(
     assert!(f[0].evidence.contains(&format!("about {} commits from now", 100 - spark_snapshots)), "{}", f[0].evidence);
     assert!(f[0].evidence.contains("min-count-to-merge 100 (Iceberg's default)"), "{}", f[0].evidence);
     assert_eq!(f[0].job_ids, job_ids(&fx.facts));
+    // Every job whose commits added one, not only the last (savepoint-twice: three job ids).
+    let sp = fixture("savepoint-twice");
+    assert_eq!(sp.of_kind("manifests_merge_pending")[0].job_ids, job_ids(&sp.facts));
     fixture("maintenance-live").none_of("manifests_merge_pending");
     // maintenance-live ran rewrite_manifests while the job kept committing.
     fixture("maintenance-live").none_of("manifests_never_merged");
@@ -360,5 +363,35 @@ fn names_from_the_table_cannot_end_or_extend_a_printed_statement() {
         let found = findings(&history, &TableRef { catalog: "lab".into(), table: "db.ev\n; DROP".into() });
         assert!(found.iter().all(|f| f.statement.is_none()), "{name}");
         assert!(found.iter().all(|f| f.action.contains("No statement is printed")), "{name}");
+    }
+}
+
+#[test]
+fn deletion_vectors_count_as_their_puffin_files_and_live_rows_are_spark_count() {
+    // Spark 3.5.7 merge-on-read DELETE, UPDATE, MERGE and DELETE on a format v3 table.
+    let fx = fixture("v3-deletion-vectors");
+    let dv = &fx.facts["deletion_vectors"];
+    let u = |k: &str| dv[k].as_u64().unwrap_or_else(|| panic!("facts: {k}"));
+    let cur = fx.history.current_index().unwrap();
+    let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+    let row = &report.snapshots[cur];
+    assert_eq!(row.data_files, Some(u("live_data_files")));
+    assert_eq!(row.deletion_vectors, Some(u("live_deletion_vectors")));
+    assert_eq!(row.records, Some(u("data_records")));
+    assert_eq!(row.position_deletes, Some(u("dv_cardinality_sum")));
+    // Records minus the vectors' cardinalities is Spark's count(*), exactly.
+    assert_eq!(row.live_rows, Some(u("count_star")));
+    assert_eq!(row.live_rows_are, Some(icescope::analysis::inspect::LiveRows::Exact));
+    let f = fx.of_kind("delete_debt");
+    assert_eq!(f.len(), 1);
+    let opened = u("live_data_files") + u("puffin_files");
+    assert!(
+        f[0].evidence.contains(&format!("a full scan opens {opened} files (the {} deletion vectors sit in {} Puffin files)", u("live_deletion_vectors"), u("puffin_files"))),
+        "{}",
+        f[0].evidence
+    );
+    // Only Spark batches wrote it: no finding speaks of checkpoints.
+    for f in &fx.findings {
+        assert!(!format!("{} {} {}", f.title, f.evidence, f.action).contains("checkpoint"), "{f:?}");
     }
 }

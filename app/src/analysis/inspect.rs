@@ -137,11 +137,52 @@ pub struct SnapshotRow {
     pub equality_delete_files: Option<u64>,
     pub deletion_vectors: Option<u64>,
     pub records: Option<u64>,
+    /// Rows the live position deletes and deletion vectors remove (their record counts).
+    pub position_deletes: Option<u64>,
+    /// Rows the live equality delete files hold (each may match any number of rows).
+    pub equality_deletes: Option<u64>,
+    /// Records minus the rows position deletes and deletion vectors remove; how far to trust it
+    /// is in `live_rows_are`.
+    pub live_rows: Option<u64>,
+    pub live_rows_are: Option<LiveRows>,
     pub files_size: Option<u64>,
     /// `manifests`, `manifest_list` or `summary`: where this row's numbers come from.
     pub counts_from: Option<CountSource>,
     /// Why this snapshot's files were read beyond its summary, if they were.
     pub read: Option<ReadReason>,
+}
+
+/// How exact `live_rows` is. A deletion vector's cardinality counts distinct rows of one data file
+/// (one vector per file): exact. Position delete files of format v2 may repeat a position or point
+/// at a file no longer live: an estimate. Equality deletes match rows by value, which the metadata
+/// cannot count: the live rows are at most the number shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveRows {
+    Exact,
+    Estimate,
+    AtMost,
+}
+
+impl LiveRows {
+    fn of(c: &crate::model::Totals) -> Option<LiveRows> {
+        c.records.zip(c.position_deletes)?;
+        Some(if c.equality_delete_files.unwrap_or(0) > 0 || c.equality_deletes.unwrap_or(0) > 0 {
+            LiveRows::AtMost
+        } else if c.position_delete_files.unwrap_or(0) > 0 {
+            LiveRows::Estimate
+        } else {
+            LiveRows::Exact
+        })
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            LiveRows::Exact => "live",
+            LiveRows::Estimate => "live, estimated: v2 position deletes may overlap",
+            LiveRows::AtMost => "live at most: equality deletes remove more",
+        }
+    }
 }
 
 pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
@@ -170,6 +211,10 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 equality_delete_files: c.equality_delete_files,
                 deletion_vectors: c.deletion_vectors,
                 records: c.records,
+                position_deletes: c.position_deletes,
+                equality_deletes: c.equality_deletes,
+                live_rows: c.records.zip(c.position_deletes).and_then(|(r, d)| r.checked_sub(d)),
+                live_rows_are: LiveRows::of(&c),
                 files_size: c.files_size,
                 counts_from: c.source,
                 read: history.read_reason(i),

@@ -82,6 +82,11 @@ pub fn markdown(report: &Inspect) -> String {
             n(last.deletion_vectors),
             n(last.records)
         );
+        if let (Some(live), Some(are), Some(d)) = (last.live_rows, last.live_rows_are, last.position_deletes) {
+            if d > 0 || are == super::inspect::LiveRows::AtMost {
+                out += &format!(" ({} rows {} after {} removed by position deletes and deletion vectors)", n(Some(live)), are.label(), n(Some(d)));
+            }
+        }
     }
     out += "\n";
     if let Some(l) = &report.load {

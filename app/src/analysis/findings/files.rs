@@ -24,15 +24,22 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
         snapshot_ids: vec![cx.id(cur)],
         job_ids: Vec::new(),
         evidence: format!(
-            "{} live data files in {} partitions (fleet score {}), {} bytes each on average: a streaming writer leaves a \
-             file per partition touched per checkpoint.{partial}",
+            "{} live data files in {} partitions (fleet score {}), {} bytes each on average: {}{partial}",
             thousands(files.len() as u64),
             partitions.len(),
             thousands(score as u64),
-            thousands(avg)
+            thousands(avg),
+            if cx.streaming() {
+                "a streaming writer leaves a file per partition touched per checkpoint."
+            } else {
+                "each write leaves at least a file per partition it touches, and small writes leave small files."
+            }
         ),
-        action: "Compact hourly with partial progress, scoped to the partitions the writer fills (and a wider pass for late data)."
-            .into(),
+        action: if cx.streaming() {
+            "Compact hourly with partial progress, scoped to the partitions the writer fills (and a wider pass for late data).".into()
+        } else {
+            "Compact with partial progress after the writes, scoped to the partitions they touched.".into()
+        },
         statement: cx.table.statement("rewrite_data_files", Some("options => map('partial-progress.enabled', 'true')".into())),
     }]
 }

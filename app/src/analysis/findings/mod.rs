@@ -121,6 +121,12 @@ impl Context<'_> {
         }
     }
 
+    /// Whether a Flink sink wrote any of the table: wording in checkpoints is for streaming
+    /// tables only (a table only Spark batches wrote has no checkpoints).
+    pub fn streaming(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
     pub fn short(job: &str) -> String {
         format!("{}…", job.chars().take(8).collect::<String>())
     }
