@@ -317,3 +317,25 @@ fn remote_files_are_read_only_from_hosts_the_user_named() {
     assert_eq!(h.totals(c).data_files, local.history.snapshots[c].summary.data_files);
     assert_eq!(h.totals(c).source, Some(CountSource::Summary));
 }
+
+/// A folder whose highest-numbered metadata file is an old one (copied under a new name, as a
+/// careless backup or a rollback tool leaves it): the newest by content is opened, and the
+/// report says which and why.
+#[test]
+fn the_metadata_file_is_picked_by_content_not_by_its_name() {
+    let f = LocalFolder::open(&fixture("v3-deletion-vectors")).unwrap();
+    let mut m = MemoryFiles::new();
+    for p in f.index().paths() {
+        let name = if p == "metadata/v2.metadata.json" { "metadata/v99.metadata.json".to_string() } else { p.to_string() };
+        m.insert(name, f.read_path(p).unwrap());
+    }
+    let pick = futures::executor::block_on(icescope::load::pick_metadata(&m)).unwrap();
+    assert_eq!(pick.path, "metadata/v8.metadata.json");
+    assert_eq!(pick.versions.len(), 8);
+    assert_eq!(pick.versions.last().unwrap().path, "metadata/v8.metadata.json", "oldest first");
+    let newest = TableMetadata::from_bytes("v8", &f.read_path("metadata/v8.metadata.json").unwrap()).unwrap();
+    assert_eq!(pick.versions.last().unwrap().last_updated_ms, Some(newest.last_updated_ms));
+    assert!(pick.why.contains("v99.metadata.json has a higher version in its name but is older"), "{}", pick.why);
+    // The synchronous pick (CLI, tests) agrees.
+    assert_eq!(newest_metadata(&m).unwrap(), "metadata/v8.metadata.json");
+}

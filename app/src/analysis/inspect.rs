@@ -47,6 +47,8 @@ pub struct LoadInfo {
     pub sampled: usize,
     pub files_read: usize,
     pub bytes_read: u64,
+    /// Which metadata file was opened among those found, and why; None when the user named it.
+    pub metadata_pick: Option<crate::source::metadata_pick::MetadataPick>,
 }
 
 impl LoadInfo {
@@ -64,6 +66,7 @@ impl LoadInfo {
             sampled: 0,
             files_read,
             bytes_read,
+            metadata_pick: None,
         };
         for i in 0..history.snapshots.len() {
             match history.totals(i).source {

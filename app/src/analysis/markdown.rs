@@ -89,6 +89,9 @@ pub fn markdown(report: &Inspect) -> String {
         }
     }
     out += "\n";
+    if let Some(p) = report.load.as_ref().and_then(|l| l.metadata_pick.as_ref()) {
+        out += &format!("- metadata file picked: {} ({})\n", code(&p.path), text(&p.why));
+    }
     if let Some(l) = &report.load {
         out += &format!(
             "- numbers per snapshot: {} counted from manifests, {} from manifest lists{}, {} as the snapshot summaries state{} ({} files, {} read)\n",

@@ -8,6 +8,8 @@ use crate::decode::DecodeError;
 use crate::model::{Fault, GapKind, Need, TableHistory};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
+use futures::stream::{self, StreamExt};
+
 use crate::source::{Fetch, SourceError};
 
 mod pump;
@@ -133,14 +135,23 @@ impl Loader {
     }
 }
 
-/// The table's current metadata file among the files a source lists: the one `version-hint.text`
-/// names, else the highest version.
-pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<String> {
+/// The table's current metadata file among the files a source lists.
+pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadata_pick::MetadataPick> {
+    use crate::source::metadata_pick::{choose_by_content, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES};
     let index = files.listing()?;
     let (dir, candidates) = crate::source::metadata_pick::candidates(index)?;
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
     let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
-    crate::source::metadata_pick::choose(&candidates, hint.as_deref())
+    let heads = stream::iter(candidates)
+        .map(|path| async move {
+            let (seq, updated) = files.fetch_head(&path, HEAD_BYTES).await.map(|h| peek(&h)).unwrap_or((None, None));
+            MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: seq, last_updated_ms: updated }
+        })
+        .buffered(PARALLEL);
+    let mut versions: Vec<MetadataVersion> = heads.collect().await;
+    let (path, why) = choose_by_content(&versions, hint.as_deref())?;
+    versions.sort_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version));
+    Some(MetadataPick { path, why, versions })
 }
 
 /// The kind of a failed read, as a gap keeps it.

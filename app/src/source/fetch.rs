@@ -9,6 +9,13 @@ use super::resolve::PathIndex;
 pub trait Fetch {
     /// The bytes of the file a metadata reference (`s3://…`, `file:///…`, relative) names.
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError>;
+    /// At most the first `n` bytes (a metadata file's header fields); the whole file where the
+    /// source cannot read part of one.
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        let mut b = self.fetch(reference).await?;
+        b.truncate(n);
+        Ok(b)
+    }
     /// Its size before reading it, where the source knows it.
     fn size_hint(&self, reference: &str) -> Option<u64>;
     /// The files this source can list (a folder, dropped files, an example's index).
@@ -20,6 +27,11 @@ pub trait Fetch {
 impl<T: FileSet> Fetch for T {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
         self.read_reference(reference).map(|(_, b)| b)
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        let path = self.index().resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
+        self.read_head(&path, n)
     }
 
     fn size_hint(&self, reference: &str) -> Option<u64> {

@@ -37,6 +37,12 @@ pub trait FileSet {
     /// Bytes of an available path (one that `index()` lists).
     fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError>;
     fn size_of(&self, path: &str) -> Option<u64>;
+    /// At most the first `n` bytes of an available path.
+    fn read_head(&self, path: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        let mut b = self.read_path(path)?;
+        b.truncate(n);
+        Ok(b)
+    }
 
     /// Bytes of the file a metadata reference points at, with the path it resolved to.
     fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {

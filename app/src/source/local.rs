@@ -60,6 +60,14 @@ impl FileSet for LocalFolder {
         std::fs::read(self.root.join(path)).map_err(|e| SourceError::Io { path: path.to_string(), message: e.to_string() })
     }
 
+    fn read_head(&self, path: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        use std::io::Read;
+        let io = |e: std::io::Error| SourceError::Io { path: path.to_string(), message: e.to_string() };
+        let mut out = Vec::new();
+        std::fs::File::open(self.root.join(path)).map_err(io)?.take(n as u64).read_to_end(&mut out).map_err(io)?;
+        Ok(out)
+    }
+
     fn size_of(&self, path: &str) -> Option<u64> {
         std::fs::metadata(self.root.join(path)).ok().map(|m| m.len())
     }

@@ -38,6 +38,81 @@ pub fn candidates(index: &PathIndex) -> Option<(String, Vec<String>)> {
     Some((dir, files))
 }
 
+/// What a metadata file's first bytes say about its age, and its name's version.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MetadataVersion {
+    pub path: String,
+    pub name_version: Option<u64>,
+    pub last_sequence_number: Option<i64>,
+    pub last_updated_ms: Option<i64>,
+}
+
+/// The metadata files a source lists, each with what its first bytes say, and the one picked:
+/// the newest by content (see `choose_by_content`), with why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MetadataPick {
+    pub path: String,
+    pub why: String,
+    /// Oldest first.
+    pub versions: Vec<MetadataVersion>,
+}
+
+/// Bytes read from the start of each candidate: writers put `last-sequence-number` and
+/// `last-updated-ms` among the first fields (Java within 300 bytes); a day of snapshots makes the
+/// whole file 15 MB, and a folder may keep a hundred of them.
+pub const HEAD_BYTES: usize = 64 * 1024;
+
+/// `last-sequence-number` and `last-updated-ms` from the start of a metadata file (gzip inflated
+/// as far as the bytes go). Absent where a writer puts them later than the bytes given.
+pub fn peek(head: &[u8]) -> (Option<i64>, Option<i64>) {
+    let text: std::borrow::Cow<'_, [u8]> = if head.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        // A cut stream ends in an error; what was inflated before it is kept.
+        let _ = flate2::read::GzDecoder::new(head).take(HEAD_BYTES as u64 * 4).read_to_end(&mut out);
+        out.into()
+    } else {
+        head.into()
+    };
+    let text = String::from_utf8_lossy(&text);
+    let field = |key: &str| -> Option<i64> {
+        let at = text.find(&format!("\"{key}\""))? + key.len() + 2;
+        let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
+        rest[..end].parse().ok()
+    };
+    (field("last-sequence-number"), field("last-updated-ms"))
+}
+
+/// The newest by content: the highest `last-sequence-number`, then `last-updated-ms`, then the
+/// name's version. With the reason, naming `version-hint.text` where it points elsewhere.
+pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> Option<(String, String)> {
+    let best = versions.iter().max_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone()))?;
+    let name = |p: &str| components(p).last().copied().unwrap_or("").to_string();
+    let mut why = if versions.len() == 1 {
+        "the only metadata file".to_string()
+    } else if best.last_updated_ms.is_some() || best.last_sequence_number.is_some() {
+        format!(
+            "the newest of {} metadata files by content (last-sequence-number {}, last-updated-ms {})",
+            versions.len(),
+            best.last_sequence_number.map(|v| v.to_string()).unwrap_or_else(|| "absent".into()),
+            best.last_updated_ms.map(|v| v.to_string()).unwrap_or_else(|| "absent".into())
+        )
+    } else {
+        format!("the highest version by name of {} metadata files (their first bytes state no age)", versions.len())
+    };
+    let highest_name = versions.iter().max_by_key(|v| (v.name_version, v.path.clone()));
+    if let Some(h) = highest_name.filter(|h| h.path != best.path && h.name_version.is_some()) {
+        why += &format!("; {} has a higher version in its name but is older", name(&h.path));
+    }
+    if let Some(hinted) = hint.and_then(|h| choose(&versions.iter().map(|v| v.path.clone()).collect::<Vec<_>>(), Some(h))).filter(|p| *p != best.path) {
+        if hint.is_some_and(|h| versions.iter().any(|v| v.path == hinted && (String::from_utf8_lossy(h).trim() == name(&v.path) || v.name_version.map(|n| n.to_string()) == Some(String::from_utf8_lossy(h).trim().to_string())))) {
+            why += &format!("; version-hint.text names {}, which is older", name(&hinted));
+        }
+    }
+    Some((best.path.clone(), why))
+}
+
 /// The hinted file if `version-hint.text` names one of them, else the highest version.
 pub fn choose(candidates: &[String], hint: Option<&[u8]>) -> Option<String> {
     if let Some(hint) = hint {
@@ -53,10 +128,17 @@ pub fn choose(candidates: &[String], hint: Option<&[u8]>) -> Option<String> {
     candidates.iter().max_by_key(|p| (metadata_version(p), p.to_string())).cloned()
 }
 
-/// The newest metadata file of a synchronous file set (see `choose`).
+/// The newest metadata file of a synchronous file set, by content (see `choose_by_content`).
 pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
     let (dir, candidates) = candidates(files.index())?;
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
     let hint = files.read_path(&hint_path).ok();
-    choose(&candidates, hint.as_deref())
+    let versions: Vec<MetadataVersion> = candidates
+        .into_iter()
+        .map(|path| {
+            let (last_sequence_number, last_updated_ms) = files.read_head(&path, HEAD_BYTES).map(|h| peek(&h)).unwrap_or((None, None));
+            MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number, last_updated_ms }
+        })
+        .collect();
+    choose_by_content(&versions, hint.as_deref()).map(|(p, _)| p)
 }

@@ -16,6 +16,8 @@ output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-na
 reading:  metadata.json first: every snapshot's summary totals, then the manifests of the current
           and last snapshots and the manifest lists of a sample (tables over 200 snapshots)
           --all-snapshots: every snapshot's manifests   --metadata-first: the sample even on small tables
+          --metadata NAME: open this metadata file of the folder (e.g. v7.metadata.json) instead of
+          the newest by content (last-sequence-number, last-updated-ms): time travel through versions
 catalog:  --token T | --credential ID:SECRET [--oauth2-server-uri URI] [--scope S]
           | --sigv4 --signing-region R --signing-name N (with the AWS keys below)
 storage:  --s3-endpoint URL --s3-access-key-id K --s3-secret-access-key S [--s3-session-token T]
@@ -33,6 +35,8 @@ pub struct Args {
     pub all_snapshots: bool,
     pub metadata_first: bool,
     pub reads: bool,
+    /// A metadata file of the folder to open instead of the newest.
+    pub metadata: Option<String>,
     pub spark_catalog: Option<String>,
     pub table_name: Option<String>,
     pub catalog: Option<String>,
@@ -66,6 +70,7 @@ impl Args {
                 "--all-snapshots" => a.all_snapshots = true,
                 "--metadata-first" => a.metadata_first = true,
                 "--reads" => a.reads = true,
+                "--metadata" => a.metadata = Some(value(flag)?),
                 "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
                 "--table-name" => a.table_name = Some(value(flag)?),
                 "--catalog" => a.catalog = Some(value(flag)?),

@@ -41,7 +41,7 @@ fn run(argv: &[String]) -> Result<String, String> {
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
         "inspect" => {
-            let loader = open::history(&a)?;
+            let (loader, pick) = open::history(&a)?;
             if a.reads {
                 let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::analysis::markdown::visible(p)).collect();
                 return Ok(paths.join("\n") + "\n");
@@ -52,7 +52,9 @@ fn run(argv: &[String]) -> Result<String, String> {
                 table.table = t;
             }
             let mut report = inspect(history, &table);
-            report.load = Some(icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes));
+            let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
+            load.metadata_pick = pick;
+            report.load = Some(load);
             let out = match a.format.as_str() {
                 // Written as it is serialized: a day of snapshots is 20 MB of JSON, and holding it
                 // whole was the run's peak memory.

@@ -6,14 +6,16 @@ use futures::executor::block_on;
 use icescope::load::{load_with_stats, Loader};
 use icescope::model::ReadMode;
 use icescope::source::local::LocalFolder;
-use icescope::source::newest_metadata;
+use icescope::load::pick_metadata;
+use icescope::source::metadata_pick::MetadataPick;
 use icescope::source::remote::{self, RemoteFiles};
 use icescope::source::rest_catalog::{split_identifier, CatalogOptions};
 use icescope::source::transport::Ureq;
 
 use super::args::Args;
 
-pub fn history(a: &Args) -> Result<Loader, String> {
+/// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
+pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
     let mode = if a.all_snapshots {
         ReadMode::All
     } else if a.metadata_first {
@@ -30,15 +32,15 @@ pub fn history(a: &Args) -> Result<Loader, String> {
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load(&|| load_with_stats(&files, &location, mode, a.reads));
+        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load(&|| load_with_stats(&files, target, mode, a.reads));
+        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None));
     }
-    let (folder, metadata) = open_local(Path::new(target))?;
-    load(&|| load_with_stats(&folder, &metadata, mode, a.reads))
+    let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
+    load(&|| load_with_stats(&folder, &metadata, mode, a.reads)).map(|l| (l, pick))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
@@ -68,11 +70,19 @@ pub fn catalog_listing(a: &Args) -> Result<String, String> {
 
 /// A metadata file is read within its table folder (the parent of `metadata/`), so that the
 /// manifest lists and manifests it names can be found by path suffix.
-fn open_local(target: &Path) -> Result<(LocalFolder, String), String> {
+fn open_local(target: &Path, named: Option<&str>) -> Result<(LocalFolder, String, Option<MetadataPick>), String> {
     if target.is_dir() {
         let folder = LocalFolder::open(target).map_err(|e| e.to_string())?;
-        let metadata = newest_metadata(&folder).ok_or_else(|| format!("{}: no *.metadata.json file in this folder", target.display()))?;
-        return Ok((folder, metadata));
+        let mut pick = block_on(pick_metadata(&folder)).ok_or_else(|| format!("{}: no *.metadata.json file in this folder", target.display()))?;
+        if let Some(name) = named {
+            let found = pick.versions.iter().find(|v| v.path == name || v.path.ends_with(&format!("/{name}"))).ok_or_else(|| {
+                let names: Vec<&str> = pick.versions.iter().map(|v| v.path.as_str()).collect();
+                format!("--metadata {name}: not among this folder's metadata files ({})", names.join(", "))
+            })?;
+            pick.why = format!("named with --metadata (the newest by content is {})", pick.path);
+            pick.path = found.path.clone();
+        }
+        return Ok((folder, pick.path.clone(), Some(pick)));
     }
     if !target.is_file() {
         return Err(format!("{}: no such file or folder", target.display()));
@@ -81,5 +91,5 @@ fn open_local(target: &Path) -> Result<(LocalFolder, String), String> {
     let root = if dir.file_name().is_some_and(|n| n == "metadata") { dir.parent().unwrap_or(dir) } else { dir };
     let folder = LocalFolder::open(root).map_err(|e| e.to_string())?;
     let rel = target.strip_prefix(root).map_err(|e| e.to_string())?.to_string_lossy().replace('\\', "/");
-    Ok((folder, rel))
+    Ok((folder, rel, None))
 }

@@ -7,6 +7,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
 
 use crate::source::metadata_pick::is_table_metadata;
+use crate::source::Fetch;
 
 use super::files::{PickedFiles, TableFiles};
 use super::loader::open_table;
@@ -107,7 +108,13 @@ async fn open_set(state: AppState, set: PickedFiles) {
     }
     state.errors.set(Vec::new());
     state.vended.set(None);
-    let name = crate::load::pick_metadata(&set).await.map(|m| table_name(&m)).unwrap_or_else(|| "dropped files".into());
+    // Named by the folder holding the metadata files: which of them is opened is decided (by
+    // content) when the table opens.
+    let name = set
+        .listing()
+        .and_then(crate::source::metadata_pick::candidates)
+        .and_then(|(_, files)| files.first().map(|m| table_name(m)))
+        .unwrap_or_else(|| "dropped files".into());
     open_table(state, name, TableFiles::Picked(set), None).await;
 }
 

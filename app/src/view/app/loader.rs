@@ -3,6 +3,7 @@
 //! recomputed when the detail snapshots are counted, every few seconds of a long read, and at the end.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -16,6 +17,7 @@ use crate::analysis::partitions::{partition_stats, partition_timeline, Partition
 use crate::analysis::GrowthSeries;
 use crate::load::{pick_metadata, Loader, Pump, PARALLEL};
 use crate::model::ReadMode;
+use crate::source::metadata_pick::MetadataPick;
 use crate::source::Fetch;
 
 use super::files::TableFiles;
@@ -65,20 +67,27 @@ struct Session {
     name: String,
     /// Every snapshot's summary as text: it never changes while the table loads.
     summaries: Arc<Vec<Vec<(String, String)>>>,
-    files: TableFiles,
+    files: Rc<TableFiles>,
     loader: Loader,
+    /// Which of the folder's metadata files is open and why; None when the source named it.
+    pick: Option<MetadataPick>,
 }
 
 thread_local! {
     /// The open table's loader while no task drives it; a driving task takes it out.
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+    /// The open table's files and metadata versions, for the metadata picker (kept while a task
+    /// drives the session).
+    static CURRENT: RefCell<Option<(String, Rc<TableFiles>, MetadataPick)>> = const { RefCell::new(None) };
 }
 
 /// `in_flight`: reads still out; the plan's queues may be empty while they are.
 fn publish(state: AppState, s: &Session, in_flight: usize) {
     let history = &s.loader.history;
     let mut report = inspect(history, &TableRef::guess(history, None));
-    report.load = Some(LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes));
+    let mut load = LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes);
+    load.metadata_pick = s.pick.clone();
+    report.load = Some(load);
     let markdown = markdown(&report);
     let opened = Opened {
         name: s.name.clone(),
@@ -158,6 +167,17 @@ pub(super) async fn yield_to_page() {
 /// Opens a table: the metadata file `metadata` (or the newest one among the files), drawn at once
 /// from its summaries, then whatever the plan reads. Only an unreadable metadata file stops it.
 pub async fn open_table(state: AppState, name: String, files: TableFiles, metadata: Option<String>) {
+    open_files(state, name, Rc::new(files), metadata, None).await
+}
+
+/// Opens another of the open table's metadata files (the picker): time travel through versions.
+pub fn switch_metadata(state: AppState, path: String) {
+    let Some((name, files, mut pick)) = CURRENT.with(|c| c.borrow().clone()) else { return };
+    pick.why = format!("chosen in the app (the newest by content is {})", pick.path);
+    spawn_local(open_files(state, name, files, Some(path), Some(pick)));
+}
+
+async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metadata: Option<String>, chosen: Option<MetadataPick>) {
     let generation = state.generation.get_untracked() + 1;
     state.generation.set(generation);
     state.requests.set(Vec::new());
@@ -166,10 +186,17 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     state.shell.set(Some((name.clone(), generation)));
     state.progress.set(Progress { loading: true, ..Progress::default() });
     SESSION.with(|c| c.borrow_mut().take());
-    let metadata = match metadata {
-        Some(m) => Some(m),
-        None => pick_metadata(&files).await,
+    CURRENT.with(|c| c.borrow_mut().take());
+    let (metadata, pick) = match (metadata, chosen) {
+        (Some(m), pick) => (Some(m), pick),
+        (None, _) => match pick_metadata(&*files).await {
+            Some(p) => (Some(p.path.clone()), Some(p)),
+            None => (None, None),
+        },
     };
+    if state.generation.get_untracked() != generation {
+        return;
+    }
     let Some(metadata) = metadata else {
         state.progress.set(Progress::default());
         state.shell.set(None);
@@ -178,7 +205,10 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
             files.listing().map(|i| i.paths().len()).unwrap_or(0)
         ));
     };
-    let mut loader = match Loader::open(&files, &metadata, false).await {
+    if let Some(p) = &pick {
+        CURRENT.with(|c| *c.borrow_mut() = Some((name.clone(), files.clone(), p.clone())));
+    }
+    let mut loader = match Loader::open(&*files, &metadata, false).await {
         Ok(l) => l,
         Err(e) => {
             state.progress.set(Progress::default());
@@ -207,7 +237,7 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
         })
         .collect();
     marks::mark("icescope:phase:summaries");
-    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader };
+    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick };
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state, true).await;
 }
@@ -237,8 +267,8 @@ async fn drive(state: AppState, first: bool) {
     state.progress.update(|p| p.loading = true);
     // A picked file is read by the browser process, not over a connection: more reads in flight
     // keep it busy while the page decodes what has arrived.
-    let parallel = if matches!(s.files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
-    let mut pump = Pump::new(&s.files, parallel);
+    let parallel = if matches!(*s.files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
+    let mut pump = Pump::new(&*s.files, parallel);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
     if first {
@@ -273,7 +303,7 @@ async fn drive(state: AppState, first: bool) {
         // Once the first reads are in: by then the first chart is on screen.
         if !sizes_recorded && delivered >= parallel {
             sizes_recorded = true;
-            record_metadata_sizes(&s.files, &mut s.loader).await;
+            record_metadata_sizes(&*s.files, &mut s.loader).await;
         }
         if state.generation.get_untracked() != s.generation {
             return;
@@ -302,7 +332,7 @@ async fn drive(state: AppState, first: bool) {
     }
     drop(pump);
     if !sizes_recorded {
-        record_metadata_sizes(&s.files, &mut s.loader).await;
+        record_metadata_sizes(&*s.files, &mut s.loader).await;
     }
     s.loader.history.settle_batch();
     publish(state, &s, 0);

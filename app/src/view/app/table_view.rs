@@ -42,7 +42,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                             <div><dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd></div>
                             <div><dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd></div>
                             <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd></div>
-                            <div class="wide"><dt>"metadata file"</dt><dd class="mono">{t.metadata_file.clone()}</dd></div>
+                            <div class="wide"><dt>"metadata file"</dt><dd class="mono">{metadata_picker(state, &t.metadata_file, o.report.load.as_ref().and_then(|l| l.metadata_pick.as_ref()))}</dd></div>
                         </dl>
                     }
                 })}
@@ -167,4 +167,29 @@ fn AlertStrip() -> impl IntoView {
             </ul>
         })
     }
+}
+
+/// The open metadata file; where the folder holds several, a picker over them (newest first):
+/// choosing one reopens the table as that version left it.
+fn metadata_picker(state: AppState, open: &str, pick: Option<&crate::source::metadata_pick::MetadataPick>) -> impl IntoView {
+    let Some(pick) = pick.filter(|p| p.versions.len() > 1) else {
+        return view! { <span data-testid="metadata-file">{open.to_string()}</span> }.into_any();
+    };
+    let options = pick
+        .versions
+        .iter()
+        .rev()
+        .map(|v| {
+            let when = v.last_updated_ms.map(crate::model::time::rfc3339_ms).unwrap_or_else(|| "age unknown".into());
+            let seq = v.last_sequence_number.map(|s| format!(", sequence {s}")).unwrap_or_default();
+            let label = format!("{} — {when}{seq}{}", v.path, if v.path == pick.path { " (newest)" } else { "" });
+            view! { <option value=v.path.clone() selected=v.path == open>{label}</option> }
+        })
+        .collect_view();
+    view! {
+        <select data-testid="metadata-picker" title=pick.why.clone()
+            on:change=move |ev| super::loader::switch_metadata(state, event_target_value(&ev))>{options}</select>
+        <span class="hint why" data-testid="metadata-why">{format!(" {}", pick.why)}</span>
+    }
+    .into_any()
 }
