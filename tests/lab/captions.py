@@ -151,6 +151,88 @@ def concurrent_writers(f):
             f"{_n(dup)} duplicates{twice}.")
 
 
+def _cps(j):
+    return j["checkpoints"]["completed_ids"]
+
+
+def _span(ids):
+    return f"{ids[0]}–{ids[-1]}" if ids else "none"
+
+
+def _commit_ids(f, job_id):
+    return [c["max_committed_checkpoint_id"] for c in f["commits"] if c["flink_job_id"] == job_id]
+
+
+def savepoint_no_stop(f):
+    a, b = f["jobs"][:2]
+    sp1, sp2 = f["savepoints"][:2]
+    return (f"A bounded FlinkSink job of {_n(f['bounded_rows'])} rows ({f['rows_per_second']} rows/s, 5 s checkpoints) "
+            f"took a savepoint without stopping (checkpoint id {sp1['checkpoint_id']}) and kept running; it was then "
+            f"stopped with a second savepoint (id {sp2['checkpoint_id']}). Job {a['job_id'][:8]}… completed checkpoints "
+            f"{_span(_cps(a))} and its snapshots carry flink.max-committed-checkpoint-id "
+            f"{', '.join(map(str, _commit_ids(f, a['job_id'])))}. Job {b['job_id'][:8]}…, resumed from the second "
+            f"savepoint, completed checkpoints {_span(_cps(b))} and committed "
+            f"{', '.join(map(str, _commit_ids(f, b['job_id'])))}. The table ends with {_n(f['at_end']['rows'])} rows for "
+            f"{_n(f['at_end']['distinct_ids'])} distinct ids ({_n(f['at_end']['duplicates'])} duplicates).")
+
+
+def older_savepoint(f):
+    sp = {s["label"]: s for s in f["savepoints"]}
+    lab = {v: k for k, v in f["job_labels"].items()}
+    dup = "; ".join(f"{_n(d['ids'])} ids ({_n(d['min_id'])}–{_n(d['max_id'])}) written by jobs "
+                    f"{'+'.join(lab.get(x, x[:8]) for x in d['jobs'].split('+'))}"
+                    for d in f["rows_by_writer"]["duplicated_ids_by_job_set"])
+    return (f"Job 1 (bounded, {_n(f['bounded_rows'])} rows, {f['checkpoint_ms'] // 1000} s checkpoints) took savepoint A "
+            f"without stopping (checkpoint {sp['A']['checkpoint_id']}) and was stopped with savepoint B (checkpoint "
+            f"{sp['B']['checkpoint_id']}); job 2 resumed from B and was stopped with savepoint C (checkpoint "
+            f"{sp['C']['checkpoint_id']}); job 3 resumed from the OLDER savepoint A and ran to the end. The table holds "
+            f"{_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} distinct ids: the replay from A "
+            f"repeated {_n(f['at_end']['duplicates'])} rows — {dup}.")
+
+
+def merge_append_long(f):
+    j = f["jobs"][0]
+    c = f["commits"]
+    merges = f["merges"]
+    mtxt = "; ".join(f"at checkpoint {m['max_committed_checkpoint_id']} the manifest list went from "
+                     f"{m['manifests_before']} to {m['manifests_after']} manifests" for m in merges) or "no merge happened"
+    return (f"A FlinkSink job with a checkpoint every second ({f['rows_per_second']} rows/s, unpartitioned) ran "
+            f"until Flink had completed {j['checkpoints']['counts']['completed']} checkpoints and was cancelled. Each commit is a "
+            f"merge append that adds one manifest; the table has {len(c)} snapshots and the manifest list of the last "
+            f"holds {c[-1]['manifests_in_list']} manifests: {mtxt} (commit.manifest-merge.min-count-to-merge defaults "
+            f"to 100). Old metadata.json files are deleted after commit (10 kept), which keeps the fixture small.")
+
+
+def _sink_caption(f, label):
+    j = f["jobs"][0]
+    cs = f["commits"]
+    ids = [c["max_committed_checkpoint_id"] for c in cs]
+    return (f"A bounded job of {_n(f['bounded_rows'])} rows at {f['rows_per_second']} rows/s with 5 s checkpoints, written "
+            f"with Iceberg {f['versions']['iceberg']}'s {label}, ran to FINISHED. Flink completed checkpoints "
+            f"{_span(_cps(j))}; the table has {len(cs)} snapshots whose flink.max-committed-checkpoint-id values are "
+            f"{', '.join(map(str, ids))}, and {_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} ids.")
+
+
+def icebergsink_v2(f):
+    return _sink_caption(f, "IcebergSink (the sink-v2 API)")
+
+
+def dynamic_sink(f):
+    return _sink_caption(f, "DynamicIcebergSink (every record routed to this one table)")
+
+
+def flink_maintenance(f):
+    cs = f["commits"]
+    m = f["maintenance_commits"]
+    ops = ", ".join(f"{x['operation']}" for x in m)
+    gone = f["maintenance"][0]["deleted_by_kind"]
+    return (f"An IcebergSink job (100 rows/s, 2 s checkpoints, day partitions) ran with Flink's in-job table maintenance "
+            f"(RewriteDataFiles every 5 commits, ExpireSnapshots every 10 commits keeping 5) and was cancelled after "
+            f"{f['jobs'][0]['duration_ms'] // 1000} s. The table keeps {len(cs)} snapshots, {len(m)} of them maintenance "
+            f"commits without flink.* keys ({ops or 'none'}); expiry removed {gone['data']} data and {gone['metadata']} "
+            f"metadata objects from the store while the job ran.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -160,4 +242,10 @@ CAPTIONS = {
     "maintenance-live": maintenance_live,
     "taskmanager-kill": taskmanager_kill,
     "concurrent-writers": concurrent_writers,
+    "savepoint-no-stop": savepoint_no_stop,
+    "older-savepoint": older_savepoint,
+    "merge-append-long": merge_append_long,
+    "icebergsink-v2": icebergsink_v2,
+    "dynamic-sink": dynamic_sink,
+    "flink-maintenance": flink_maintenance,
 }
