@@ -156,7 +156,17 @@ def _cps(j):
 
 
 def _span(ids):
-    return f"{ids[0]}–{ids[-1]}" if ids else "none"
+    """Checkpoint ids as ranges: [1, 2, 3, 5, 6] -> "1–3, 5–6"."""
+    if not ids:
+        return "none"
+    out, lo, prev = [], ids[0], ids[0]
+    for x in list(ids[1:]) + [None]:
+        if x is not None and x == prev + 1:
+            prev = x
+            continue
+        out.append(f"{lo}–{prev}" if prev != lo else f"{lo}")
+        lo = prev = x
+    return ", ".join(out)
 
 
 def _commit_ids(f, job_id):
@@ -169,8 +179,11 @@ def savepoint_no_stop(f):
     return (f"A bounded FlinkSink job of {_n(f['bounded_rows'])} rows ({f['rows_per_second']} rows/s, 5 s checkpoints) "
             f"took a savepoint without stopping (checkpoint id {sp1['checkpoint_id']}) and kept running; it was then "
             f"stopped with a second savepoint (id {sp2['checkpoint_id']}). Job {a['job_id'][:8]}… completed checkpoints "
-            f"{_span(_cps(a))} and its snapshots carry flink.max-committed-checkpoint-id "
-            f"{', '.join(map(str, _commit_ids(f, a['job_id'])))}. Job {b['job_id'][:8]}…, resumed from the second "
+            f"{_span(_cps(a))} besides the two savepoints, and the job's snapshots carry flink.max-committed-checkpoint-id "
+            f"{', '.join(map(str, _commit_ids(f, a['job_id'])))}"
+            + ("" if sp1["checkpoint_id"] in _commit_ids(f, a["job_id"]) else
+               f" (none for the savepoint taken without stopping: its files went into the next checkpoint's commit)")
+            + f". Job {b['job_id'][:8]}…, resumed from the second "
             f"savepoint, completed checkpoints {_span(_cps(b))} and committed "
             f"{', '.join(map(str, _commit_ids(f, b['job_id'])))}. The table ends with {_n(f['at_end']['rows'])} rows for "
             f"{_n(f['at_end']['distinct_ids'])} distinct ids ({_n(f['at_end']['duplicates'])} duplicates).")

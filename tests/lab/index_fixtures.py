@@ -18,6 +18,12 @@ TITLES = {
     "late-data": "Late data in old partitions",
     "upsert-stream": "Upsert stream with equality deletes",
     "concurrent-writers": "Two jobs writing one table",
+    "savepoint-no-stop": "Savepoint without stop, then stop-with-savepoint",
+    "older-savepoint": "Resumed from an older savepoint",
+    "merge-append-long": "Manifest merge after 100+ commits",
+    "icebergsink-v2": "IcebergSink (sink v2), bounded",
+    "dynamic-sink": "DynamicIcebergSink, bounded",
+    "flink-maintenance": "Flink in-job table maintenance",
 }
 
 
