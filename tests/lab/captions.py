@@ -193,14 +193,22 @@ def older_savepoint(f):
     sp = {s["label"]: s for s in f["savepoints"]}
     lab = {v: k for k, v in f["job_labels"].items()}
     dup = "; ".join(f"{_n(d['ids'])} ids ({_n(d['min_id'])}–{_n(d['max_id'])}) written by jobs "
-                    f"{'+'.join(lab.get(x, x[:8]) for x in d['jobs'].split('+'))}"
+                    f"{' and '.join(sorted(lab.get(x, x[:8]) for x in d['jobs'].split('+')))}"
                     for d in f["rows_by_writer"]["duplicated_ids_by_job_set"])
+    j3 = f["job_labels"]["3"]
+    j3cps = next(j for j in f["jobs"] if j["job_id"] == j3)["checkpoints"]["completed_ids"]
+    j3commits = [c for c in f["commits"] if c["flink_job_id"] == j3]
+    first = j3commits[0]
+    skipped = [i for i in j3cps if i < first["max_committed_checkpoint_id"]]
+    fold = (f" Job 3 completed checkpoints {_span(j3cps)} but made no snapshot for {_span(skipped)}: its first commit, "
+            f"at checkpoint {first['max_committed_checkpoint_id']}, added {_n(first['added_records'])} rows at once "
+            f"(job 1 had already committed up to checkpoint {sp['B']['checkpoint_id']})." if skipped else "")
     return (f"Job 1 (bounded, {_n(f['bounded_rows'])} rows, {f['checkpoint_ms'] // 1000} s checkpoints) took savepoint A "
             f"without stopping (checkpoint {sp['A']['checkpoint_id']}) and was stopped with savepoint B (checkpoint "
             f"{sp['B']['checkpoint_id']}); job 2 resumed from B and was stopped with savepoint C (checkpoint "
             f"{sp['C']['checkpoint_id']}); job 3 resumed from the OLDER savepoint A and ran to the end. The table holds "
             f"{_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} distinct ids: the replay from A "
-            f"repeated {_n(f['at_end']['duplicates'])} rows — {dup}.")
+            f"repeated {_n(f['at_end']['duplicates'])} rows — {dup}.{fold}")
 
 
 def merge_append_long(f):
