@@ -221,7 +221,17 @@ def merge_append_long(f):
             f"until Flink had completed {j['checkpoints']['counts']['completed']} checkpoints and was cancelled. Each commit is a "
             f"merge append that adds one manifest; the table has {len(c)} snapshots and the manifest list of the last "
             f"holds {c[-1]['manifests_in_list']} manifests: {mtxt} (commit.manifest-merge.min-count-to-merge defaults "
-            f"to 100). Old metadata.json files are deleted after commit (10 kept), which keeps the fixture small.")
+            f"to 100). {_left_out(f)}")
+
+
+def _left_out(f):
+    lo = f.get("export", {}).get("left_out")
+    if not lo:
+        return ""
+    return (f"SeaweedFS's catalog left all {lo['on_store_at_end']} metadata.json versions on the store although "
+            f"write.metadata.delete-after-commit.enabled was set (it only trims the metadata-log to 10); the fixture "
+            f"holds the current version and the ones its metadata-log names, and leaves out the other "
+            f"{len(lo['files'])}.")
 
 
 def _sink_caption(f, label):
