@@ -213,8 +213,9 @@ public final class LabJob {
         if ("upsert".equals(kind)) throw new IllegalArgumentException("the lab's dynamic sink is append-only");
         Schema schema = t.schema();
         PartitionSpec spec = t.spec();
+        String target = id.toString(); // TableIdentifier itself is not Serializable
         DynamicRecordGenerator<RowData> route =
-            (row, out) -> out.collect(new DynamicRecord(id, "main", schema, row, spec));
+            (row, out) -> out.collect(new DynamicRecord(TableIdentifier.parse(target), "main", schema, row, spec));
         DynamicIcebergSink.forInput(stream)
             .generator(route)
             .catalogLoader(loader)
