@@ -237,11 +237,20 @@ def _left_out(f):
 def _sink_caption(f, label):
     j = f["jobs"][0]
     cs = f["commits"]
-    ids = [c["max_committed_checkpoint_id"] for c in cs]
+    empty = [c for c in cs if c["flink_job_id"] is None and c["added_records"] == 0]
+    ids = [c["max_committed_checkpoint_id"] for c in cs if c["flink_job_id"] is not None]
     return (f"A bounded job of {_n(f['bounded_rows'])} rows at {f['rows_per_second']} rows/s with 5 s checkpoints, written "
             f"with Iceberg {f['versions']['iceberg']}'s {label}, ran to FINISHED. Flink completed checkpoints "
-            f"{_span(_cps(j))}; the table has {len(cs)} snapshots whose flink.max-committed-checkpoint-id values are "
-            f"{', '.join(map(str, ids))}, and {_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} ids.")
+            f"{_span(_cps(j))}; the table has {len(cs)} snapshots"
+            + (f", the first an empty append without flink.* keys committed before the first checkpoint (the sink "
+               f"creating the branch main on the empty table), then {len(ids)} Flink commits" if empty else "")
+            + f" whose flink.max-committed-checkpoint-id values are {', '.join(map(str, ids))}, and {_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} ids. "
+            + (f"The end-of-input commit carries {ids[-1]}, the id of the final checkpoint Flink took when the source "
+               f"finished, where FlinkSink writes 9223372036854775807."
+               if ids and ids[-1] != 9223372036854775807 and ids[-1] == _cps(j)[-1] else
+               f"The last snapshot carries {ids[-1] if ids else 'nothing'}"
+               + (f"; checkpoint {_span([i for i in _cps(j) if i not in ids])} completed without a snapshot."
+                  if any(i not in ids for i in _cps(j)) else ".")))
 
 
 def icebergsink_v2(f):
