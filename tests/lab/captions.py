@@ -266,11 +266,19 @@ def flink_maintenance(f):
     m = f["maintenance_commits"]
     ops = ", ".join(f"{x['operation']}" for x in m)
     gone = f["maintenance"][0]["deleted_by_kind"]
+    ever = f.get("snapshots_ever", [])
+    em = [x for x in ever if x["maintenance"]]
+    etxt = (f" Over the run {len(ever)} snapshots were committed, {len(em)} of them maintenance replaces "
+            f"(each rewriting {', '.join(sorted({x['summary'].get('deleted-data-files', '?') for x in em}))} data files "
+            f"into {', '.join(sorted({x['summary'].get('added-data-files', '?') for x in em}))}); "
+            f"{sum(1 for x in ever if x['expired_in'])} snapshots were expired in {len(f.get('expirations', []))} "
+            f"metadata versions (the ExpireSnapshots runs)." if ever else "")
     return (f"An IcebergSink job (100 rows/s, 2 s checkpoints, day partitions) ran with Flink's in-job table maintenance "
             f"(RewriteDataFiles every 5 commits, ExpireSnapshots every 10 commits keeping 5) and was cancelled after "
-            f"{f['jobs'][0]['duration_ms'] // 1000} s. The table keeps {len(cs)} snapshots, {len(m)} of them maintenance "
-            f"commits without flink.* keys ({ops or 'none'}); expiry removed {gone['data']} data and {gone['metadata']} "
-            f"metadata objects from the store while the job ran.")
+            f"{f['jobs'][0]['duration_ms'] // 1000} s, having completed {f['jobs'][0]['checkpoints']['counts']['completed']} "
+            f"checkpoints. The table keeps {len(cs)} snapshots, {len(m)} of them maintenance "
+            f"commits with engine-name flink and no flink.* keys ({ops or 'none'}).{etxt} Expiry removed {gone['data']} "
+            f"data and {gone['metadata']} metadata objects from the store while the job ran.")
 
 
 CAPTIONS = {
