@@ -684,7 +684,37 @@ def flink_maintenance():
                                "source": "objects listed under the table every 0.5 s during the run and absent at the end"}]
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
-    s.finish(CAPTIONS["flink-maintenance"])
+
+    def snapshots_ever(dest: Path):
+        # every snapshot any metadata.json version listed (expired ones included), with the version
+        # that first listed it and the first version without it (expire_snapshots)
+        metas = sorted((dest / "metadata").glob("*.metadata.json"), key=lambda p: int(p.name.split(".")[0].lstrip("v")))
+        ever: dict[int, dict] = {}
+        prev: set[int] = set()
+        for p in metas:
+            m = json.loads(p.read_text())
+            ids = set()
+            for sn in m.get("snapshots", []):
+                ids.add(sn["snapshot-id"])
+                if sn["snapshot-id"] not in ever:
+                    sm = sn.get("summary", {})
+                    ever[sn["snapshot-id"]] = {
+                        "snapshot_id": sn["snapshot-id"], "sequence_number": sn.get("sequence-number"),
+                        "timestamp_ms": sn["timestamp-ms"], "operation": sm.get("operation"),
+                        "flink_job_id": sm.get("flink.job-id"),
+                        "max_committed_checkpoint_id": int(sm["flink.max-committed-checkpoint-id"])
+                        if "flink.max-committed-checkpoint-id" in sm else None,
+                        "maintenance": "flink.job-id" not in sm,
+                        "summary": {k: v for k, v in sm.items() if k != "iceberg-version"},
+                        "first_in": p.name, "expired_in": None}
+            for gone in prev - ids:
+                ever[gone]["expired_in"] = p.name
+            prev = ids
+        out = sorted(ever.values(), key=lambda x: (x["sequence_number"] or 0, x["timestamp_ms"]))
+        s.facts["snapshots_ever"] = out
+        s.facts["expirations"] = [{"metadata": p.name, "expired": [x["snapshot_id"] for x in out if x["expired_in"] == p.name]}
+                                  for p in metas if any(x["expired_in"] == p.name for x in out)]
+    s.finish(CAPTIONS["flink-maintenance"], after_export=snapshots_ever)
 
 
 CAPTIONS: dict = {}  # scenario -> function(facts) -> paragraph; see captions.py
