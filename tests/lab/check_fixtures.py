@@ -116,6 +116,10 @@ def check(d: Path) -> list[str]:
                         n = sum(1 for _ in reader(fh))
                     if n != c["manifests_in_list"]:
                         problems.append(f"snapshot {c['snapshot_id']}: {n} manifests in its list vs facts {c['manifests_in_list']}")
+    if "snapshots_ever" in facts:  # flink-maintenance: the current snapshots are the ones never expired
+        alive = {x["snapshot_id"] for x in facts["snapshots_ever"] if x["expired_in"] is None}
+        if alive != set(by_id):
+            problems.append(f"snapshots_ever: {len(alive)} never expired vs {len(by_id)} in the metadata")
     jobs = {j["job_id"]: j for j in facts.get("jobs", [])}
     for sp in facts.get("savepoints", []):
         j = jobs.get(sp["job_id"])

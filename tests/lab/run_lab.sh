@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the real-writer fixtures under tests/fixtures/ (see tests/lab/README.md).
-#   bash tests/lab/run_lab.sh [scenario ...]      # default: all eight
+#   bash tests/lab/run_lab.sh [scenario ...]      # default: all fourteen
 # Needs Java 17, Maven (Maven Central) and PyPI. Starts SeaweedFS, a standalone Flink JobManager and
 # TaskManager and Spark, all on 127.0.0.1, and stops them all when it ends.
 set -euo pipefail
