@@ -171,6 +171,136 @@ def v3_deletion_vectors(f):
             f"live rows, {check}.")
 
 
+def _cps(j):
+    return j["checkpoints"]["completed_ids"]
+
+
+def _span(ids):
+    """Checkpoint ids as ranges: [1, 2, 3, 5, 6] -> "1–3, 5–6"."""
+    if not ids:
+        return "none"
+    out, lo, prev = [], ids[0], ids[0]
+    for x in list(ids[1:]) + [None]:
+        if x is not None and x == prev + 1:
+            prev = x
+            continue
+        out.append(f"{lo}–{prev}" if prev != lo else f"{lo}")
+        lo = prev = x
+    return ", ".join(out)
+
+
+def _commit_ids(f, job_id):
+    return [c["max_committed_checkpoint_id"] for c in f["commits"] if c["flink_job_id"] == job_id]
+
+
+def savepoint_no_stop(f):
+    a, b = f["jobs"][:2]
+    sp1, sp2 = f["savepoints"][:2]
+    return (f"A bounded FlinkSink job of {_n(f['bounded_rows'])} rows ({f['rows_per_second']} rows/s, 5 s checkpoints) "
+            f"took a savepoint without stopping (checkpoint id {sp1['checkpoint_id']}) and kept running; it was then "
+            f"stopped with a second savepoint (id {sp2['checkpoint_id']}). Job {a['job_id'][:8]}… completed checkpoints "
+            f"{_span(_cps(a))} besides the two savepoints, and the job's snapshots carry flink.max-committed-checkpoint-id "
+            f"{', '.join(map(str, _commit_ids(f, a['job_id'])))}"
+            + ("" if sp1["checkpoint_id"] in _commit_ids(f, a["job_id"]) else
+               f" (none for the savepoint taken without stopping: its files went into the next checkpoint's commit)")
+            + f". Job {b['job_id'][:8]}…, resumed from the second "
+            f"savepoint, completed checkpoints {_span(_cps(b))} and committed "
+            f"{', '.join(map(str, _commit_ids(f, b['job_id'])))}. The table ends with {_n(f['at_end']['rows'])} rows for "
+            f"{_n(f['at_end']['distinct_ids'])} distinct ids ({_n(f['at_end']['duplicates'])} duplicates).")
+
+
+def older_savepoint(f):
+    sp = {s["label"]: s for s in f["savepoints"]}
+    lab = {v: k for k, v in f["job_labels"].items()}
+    dup = "; ".join(f"{_n(d['ids'])} ids ({_n(d['min_id'])}–{_n(d['max_id'])}) written by jobs "
+                    f"{' and '.join(sorted(lab.get(x, x[:8]) for x in d['jobs'].split('+')))}"
+                    for d in f["rows_by_writer"]["duplicated_ids_by_job_set"])
+    j3 = f["job_labels"]["3"]
+    j3cps = next(j for j in f["jobs"] if j["job_id"] == j3)["checkpoints"]["completed_ids"]
+    j3commits = [c for c in f["commits"] if c["flink_job_id"] == j3]
+    first = j3commits[0]
+    skipped = [i for i in j3cps if i < first["max_committed_checkpoint_id"]]
+    fold = (f" Job 3 completed checkpoints {_span(j3cps)} but made no snapshot for {_span(skipped)}: its first commit, "
+            f"at checkpoint {first['max_committed_checkpoint_id']}, added {_n(first['added_records'])} rows at once "
+            f"(job 1 had already committed up to checkpoint {sp['B']['checkpoint_id']})." if skipped else "")
+    return (f"Job 1 (bounded, {_n(f['bounded_rows'])} rows, {f['checkpoint_ms'] // 1000} s checkpoints) took savepoint A "
+            f"without stopping (checkpoint {sp['A']['checkpoint_id']}) and was stopped with savepoint B (checkpoint "
+            f"{sp['B']['checkpoint_id']}); job 2 resumed from B and was stopped with savepoint C (checkpoint "
+            f"{sp['C']['checkpoint_id']}); job 3 resumed from the OLDER savepoint A and ran to the end. The table holds "
+            f"{_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} distinct ids: the replay from A "
+            f"repeated {_n(f['at_end']['duplicates'])} rows — {dup}.{fold}")
+
+
+def merge_append_long(f):
+    j = f["jobs"][0]
+    c = f["commits"]
+    merges = f["merges"]
+    mtxt = "; ".join(f"at checkpoint {m['max_committed_checkpoint_id']} the manifest list went from "
+                     f"{m['manifests_before']} to {m['manifests_after']} manifests" for m in merges) or "no merge happened"
+    return (f"A FlinkSink job with a checkpoint every second ({f['rows_per_second']} rows/s, unpartitioned) ran "
+            f"until Flink had completed {j['checkpoints']['counts']['completed']} checkpoints and was cancelled. Each commit is a "
+            f"merge append that adds one manifest; the table has {len(c)} snapshots and the manifest list of the last "
+            f"holds {c[-1]['manifests_in_list']} manifests: {mtxt} (commit.manifest-merge.min-count-to-merge defaults "
+            f"to 100). {_left_out(f)}")
+
+
+def _left_out(f):
+    lo = f.get("export", {}).get("left_out")
+    if not lo:
+        return ""
+    return (f"SeaweedFS's catalog left all {lo['on_store_at_end']} metadata.json versions on the store although "
+            f"write.metadata.delete-after-commit.enabled was set (it only trims the metadata-log to 10); the fixture "
+            f"holds the current version and the ones its metadata-log names, and leaves out the other "
+            f"{len(lo['files'])}.")
+
+
+def _sink_caption(f, label):
+    j = f["jobs"][0]
+    cs = f["commits"]
+    empty = [c for c in cs if c["flink_job_id"] is None and c["added_records"] == 0]
+    ids = [c["max_committed_checkpoint_id"] for c in cs if c["flink_job_id"] is not None]
+    return (f"A bounded job of {_n(f['bounded_rows'])} rows at {f['rows_per_second']} rows/s with 5 s checkpoints, written "
+            f"with Iceberg {f['versions']['iceberg']}'s {label}, ran to FINISHED. Flink completed checkpoints "
+            f"{_span(_cps(j))}; the table has {len(cs)} snapshots"
+            + (f", the first an empty append without flink.* keys committed before the first checkpoint (the sink "
+               f"creating the branch main on the empty table), then {len(ids)} Flink commits" if empty else "")
+            + f" whose flink.max-committed-checkpoint-id values are {', '.join(map(str, ids))}, and {_n(f['at_end']['rows'])} rows for {_n(f['at_end']['distinct_ids'])} ids. "
+            + (f"The end-of-input commit carries {ids[-1]}, the id of the final checkpoint Flink took when the source "
+               f"finished, where FlinkSink writes 9223372036854775807."
+               if ids and ids[-1] != 9223372036854775807 and ids[-1] == _cps(j)[-1] else
+               f"The last snapshot carries {ids[-1] if ids else 'nothing'}"
+               + (f"; checkpoint {_span([i for i in _cps(j) if i not in ids])} completed without a snapshot."
+                  if any(i not in ids for i in _cps(j)) else ".")))
+
+
+def icebergsink_v2(f):
+    return _sink_caption(f, "IcebergSink (the sink-v2 API)")
+
+
+def dynamic_sink(f):
+    return _sink_caption(f, "DynamicIcebergSink (every record routed to this one table)")
+
+
+def flink_maintenance(f):
+    cs = f["commits"]
+    m = f["maintenance_commits"]
+    ops = ", ".join(f"{x['operation']}" for x in m)
+    gone = f["maintenance"][0]["deleted_by_kind"]
+    ever = f.get("snapshots_ever", [])
+    em = [x for x in ever if x["maintenance"]]
+    etxt = (f" Over the run {len(ever)} snapshots were committed, {len(em)} of them maintenance replaces "
+            f"(each rewriting {', '.join(sorted({x['summary'].get('deleted-data-files', '?') for x in em}))} data files "
+            f"into {', '.join(sorted({x['summary'].get('added-data-files', '?') for x in em}))}); "
+            f"{sum(1 for x in ever if x['expired_in'])} snapshots were expired in {len(f.get('expirations', []))} "
+            f"metadata versions (the ExpireSnapshots runs)." if ever else "")
+    return (f"An IcebergSink job (100 rows/s, 2 s checkpoints, day partitions) ran with Flink's in-job table maintenance "
+            f"(RewriteDataFiles every 5 commits, ExpireSnapshots every 10 commits keeping 5) and was cancelled after "
+            f"{f['jobs'][0]['duration_ms'] // 1000} s, having completed {f['jobs'][0]['checkpoints']['counts']['completed']} "
+            f"checkpoints. The table keeps {len(cs)} snapshots, {len(m)} of them maintenance "
+            f"commits with engine-name flink and no flink.* keys ({ops or 'none'}).{etxt} Expiry removed {gone['data']} "
+            f"data and {gone['metadata']} metadata objects from the store while the job ran.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -181,4 +311,10 @@ CAPTIONS = {
     "taskmanager-kill": taskmanager_kill,
     "concurrent-writers": concurrent_writers,
     "v3-deletion-vectors": v3_deletion_vectors,
+    "savepoint-no-stop": savepoint_no_stop,
+    "older-savepoint": older_savepoint,
+    "merge-append-long": merge_append_long,
+    "icebergsink-v2": icebergsink_v2,
+    "dynamic-sink": dynamic_sink,
+    "flink-maintenance": flink_maintenance,
 }

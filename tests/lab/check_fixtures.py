@@ -15,6 +15,9 @@ For every fixture:
     data records minus cardinalities equal count(*), and every vector's blob is in its Puffin file's
     footer (type deletion-vector-v1, same referenced data file and cardinality) where the manifest
     says, starting with the vector magic.
+  * the snapshot count in facts equals the metadata's; where facts list "commits" (one per snapshot),
+    their flink.job-id, flink.max-committed-checkpoint-id and manifest counts match the metadata and
+    the manifest lists; every savepoint in facts is in its job's checkpoint history;
 Prints one line per fixture and closes with "N passed, N failed".
 """
 
@@ -187,6 +190,41 @@ def check(d: Path) -> list[str]:
         if sm.get("total-position-deletes", "0") == "0" and sm.get("total-equality-deletes", "0") == "0":
             if int(sm["total-records"]) != facts["final_table"]["rows"]:
                 problems.append(f"total-records {sm['total-records']} != rows {facts['final_table']['rows']}")
+    snaps_meta = latest.get("snapshots", [])
+    if len(facts["final_table"]["snapshots"]) != len(snaps_meta):
+        problems.append(f"snapshots: facts {len(facts['final_table']['snapshots'])} vs metadata {len(snaps_meta)}")
+    by_id = {s["snapshot-id"]: s for s in snaps_meta}
+    if "commits" in facts:  # the newer scenarios: one entry per snapshot with its Flink keys
+        if len(facts["commits"]) != len(snaps_meta):
+            problems.append(f"commits: facts {len(facts['commits'])} vs metadata snapshots {len(snaps_meta)}")
+        for c in facts["commits"]:
+            sm = by_id.get(c["snapshot_id"], {}).get("summary")
+            if sm is None:
+                problems.append(f"commit {c['snapshot_id']} not in the metadata")
+                continue
+            if sm.get("flink.job-id") != c["flink_job_id"]:
+                problems.append(f"snapshot {c['snapshot_id']}: flink.job-id {sm.get('flink.job-id')} vs facts {c['flink_job_id']}")
+            cp = sm.get("flink.max-committed-checkpoint-id")
+            if (int(cp) if cp is not None else None) != c["max_committed_checkpoint_id"]:
+                problems.append(f"snapshot {c['snapshot_id']}: checkpoint id {cp} vs facts {c['max_committed_checkpoint_id']}")
+            if c.get("manifests_in_list") is not None:
+                ml = local(by_id[c["snapshot_id"]]["manifest-list"])
+                if ml.exists():
+                    with open(ml, "rb") as fh:
+                        n = sum(1 for _ in reader(fh))
+                    if n != c["manifests_in_list"]:
+                        problems.append(f"snapshot {c['snapshot_id']}: {n} manifests in its list vs facts {c['manifests_in_list']}")
+    if "snapshots_ever" in facts:  # flink-maintenance: the current snapshots are the ones never expired
+        alive = {x["snapshot_id"] for x in facts["snapshots_ever"] if x["expired_in"] is None}
+        if alive != set(by_id):
+            problems.append(f"snapshots_ever: {len(alive)} never expired vs {len(by_id)} in the metadata")
+    jobs = {j["job_id"]: j for j in facts.get("jobs", [])}
+    for sp in facts.get("savepoints", []):
+        j = jobs.get(sp["job_id"])
+        if j is None or sp.get("checkpoint_id") not in j["checkpoints"]["savepoint_ids"]:
+            problems.append(f"savepoint {sp.get('checkpoint_id')} of job {sp['job_id']} not in its checkpoint history")
+    if "at_end" in facts and facts["at_end"]["rows"] != facts["final_table"]["rows"]:
+        problems.append(f"at_end rows {facts['at_end']['rows']} vs final_table rows {facts['final_table']['rows']}")
     for o in facts.get("store", {}).get("orphans", []):
         if not (d / o).exists():
             problems.append(f"orphan {o} not in the fixture")

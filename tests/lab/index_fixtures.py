@@ -19,6 +19,12 @@ TITLES = {
     "upsert-stream": "Upsert stream with equality deletes",
     "concurrent-writers": "Two jobs writing one table",
     "v3-deletion-vectors": "Format v3 deletion vectors (Spark)",
+    "savepoint-no-stop": "Savepoint without stop, then stop-with-savepoint",
+    "older-savepoint": "Resumed from an older savepoint",
+    "merge-append-long": "Manifest merge after 100+ commits",
+    "icebergsink-v2": "IcebergSink (sink v2), bounded",
+    "dynamic-sink": "DynamicIcebergSink, bounded",
+    "flink-maintenance": "Flink in-job table maintenance",
 }
 
 

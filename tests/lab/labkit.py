@@ -418,7 +418,36 @@ def stop_with_savepoint(job: str) -> dict:
         return None
     loc = wait_for("the savepoint", done, timeout=120)
     state = wait_job(job, ("FINISHED", "CANCELED"), timeout=60)
-    return {"savepoint_path": loc, "requested_at_ms": t0, "completed_by_ms": now_ms(), "job_state_after": state}
+    return {"savepoint_path": loc, "checkpoint_id": savepoint_checkpoint_id(job, loc), "stopped_job": True,
+            "requested_at_ms": t0, "completed_by_ms": now_ms(), "job_state_after": state}
+
+
+def savepoint_checkpoint_id(job: str, location: str):
+    """The checkpoint id Flink gave the savepoint written to `location` (the job's checkpoint history)."""
+    for h in rest("GET", f"/jobs/{job}/checkpoints").get("history", []):
+        if h.get("is_savepoint") and h.get("external_path") and location.rstrip("/").endswith(h["external_path"].rstrip("/").split("://")[-1]):
+            return h["id"]
+    return None
+
+
+def trigger_savepoint(job: str) -> dict:
+    """A savepoint that does NOT stop the job (REST POST /jobs/:id/savepoints, cancel-job false)."""
+    t0 = now_ms()
+    trig = rest("POST", f"/jobs/{job}/savepoints", {"target-directory": f"file://{FLINK / 'savepoints'}",
+                                                   "cancel-job": False, "formatType": "CANONICAL"})
+    rid = trig["request-id"]
+
+    def done():
+        r = rest("GET", f"/jobs/{job}/savepoints/{rid}")
+        if r["status"]["id"] == "COMPLETED":
+            if "failure-cause" in r["operation"]:
+                raise RuntimeError(f"savepoint failed: {r['operation']['failure-cause']}")
+            return r["operation"]["location"]
+        return None
+    loc = wait_for("the savepoint", done, timeout=120)
+    cid = wait_for("the savepoint in the checkpoint history", lambda: savepoint_checkpoint_id(job, loc), timeout=30)
+    return {"savepoint_path": loc, "checkpoint_id": cid, "stopped_job": False, "requested_at_ms": t0,
+            "completed_by_ms": now_ms(), "job_state_after": job_state(job)}
 
 
 def job_facts(job: str) -> dict:
@@ -448,7 +477,7 @@ def job_facts(job: str) -> dict:
             "failed_ids": [h["id"] for h in hist if h["status"] == "FAILED"],
             "failed_reasons": sorted({h.get("failure_message", "")[:200] for h in hist if h["status"] == "FAILED"}),
             "latest_restored": restored,
-            "history": [{k: h.get(k) for k in ("id", "status", "is_savepoint", "checkpoint_type", "trigger_timestamp",
+            "history": [{k: h.get(k) for k in ("id", "status", "is_savepoint", "checkpoint_type", "external_path", "trigger_timestamp",
                                               "latest_ack_timestamp", "end_to_end_duration", "num_acknowledged_subtasks",
                                               "num_subtasks", "failure_message")} for h in hist],
         },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the real-writer fixtures under tests/fixtures/ (see tests/lab/README.md).
-#   bash tests/lab/run_lab.sh [scenario ...]      # default: all nine
+#   bash tests/lab/run_lab.sh [scenario ...]      # default: all fifteen
 # Needs Java 17, Maven (Maven Central) and PyPI. Starts SeaweedFS, a standalone Flink JobManager and
 # TaskManager and Spark, all on 127.0.0.1, and stops them all when it ends (only Spark when every
 # scenario asked for is Spark-only: v3-deletion-vectors).

@@ -34,18 +34,27 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
+import org.apache.iceberg.flink.sink.IcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
 import org.apache.iceberg.types.Types;
 
 /**
  * The lab's Flink writer. Two commands, both talking to the lab's own servers on 127.0.0.1:
  *
  * <pre>
- *   create table=ns.t kind=append|upsert [prop.K=V ...]
+ *   create table=ns.t kind=append|upsert [partition=day|none] [prop.K=V ...]
  *       creates the namespace and the table through the REST catalog (Iceberg Java API)
  *   submit table=ns.t kind=append|upsert|late rows=N rate=R checkpoint-ms=5000 keys=1000
  *          base-day-ms=... name=... [restore=file:///savepoint]
+ *          [sink=flinksink|icebergsink|dynamic] [maintenance=rewrite,expire] [wopt.K=V ...]
  *       submits one streaming job to the standalone Flink cluster (REST on flink.port) and prints
  *       its job id; the job keeps running in the cluster after this program exits.
+ *       sink: Iceberg's FlinkSink (default), its sink-v2 IcebergSink, or the DynamicIcebergSink
+ *       (every record routed to the one table). maintenance (IcebergSink only): the post-commit
+ *       table maintenance tasks to add; wopt.K=V: write options for the sink builder's set(K, V),
+ *       e.g. wopt.flink-maintenance.rewrite.schedule.commit-count=4.
  * </pre>
  *
  * Every line printed on stdout that starts with "LAB " is JSON for the lab driver.
@@ -115,7 +124,8 @@ public final class LabJob {
     SupportsNamespaces sn = (SupportsNamespaces) cat;
     if (!sn.namespaceExists(ns)) sn.createNamespace(ns);
     Schema s = schema(keyed);
-    PartitionSpec spec = keyed ? PartitionSpec.unpartitioned() : PartitionSpec.builderFor(s).day("ts").build();
+    String part = a.getOrDefault("partition", keyed ? "none" : "day");
+    PartitionSpec spec = "none".equals(part) ? PartitionSpec.unpartitioned() : PartitionSpec.builderFor(s).day("ts").build();
     Map<String, String> props = new HashMap<>();
     props.put("format-version", "2");
     for (Map.Entry<String, String> e : a.entrySet())
@@ -170,16 +180,57 @@ public final class LabJob {
     DataStream<RowData> stream = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
         .uid("lab-generator").name("generator");
 
-    FlinkSink.Builder b = FlinkSink.forRowData(stream)
-        .tableLoader(TableLoader.fromCatalog(loader, id))
-        .writeParallelism(1)
-        .uidPrefix("lab-iceberg-sink");
-    if ("upsert".equals(kind)) b = b.upsert(true).equalityFieldColumns(new ArrayList<>(List.of("id")));
-    b.append();
+    String sink = a.getOrDefault("sink", "flinksink");
+    Map<String, String> wopts = new HashMap<>();
+    for (Map.Entry<String, String> e : a.entrySet())
+      if (e.getKey().startsWith("wopt.")) wopts.put(e.getKey().substring(5), e.getValue());
+    List<String> maint = a.containsKey("maintenance") && !a.get("maintenance").isEmpty()
+        ? List.of(a.get("maintenance").split(",")) : List.of();
+    if (!maint.isEmpty() && !"icebergsink".equals(sink))
+      throw new IllegalArgumentException("maintenance= needs sink=icebergsink");
+    switch (sink) {
+      case "flinksink" -> {
+        FlinkSink.Builder b = FlinkSink.forRowData(stream)
+            .tableLoader(TableLoader.fromCatalog(loader, id))
+            .writeParallelism(1)
+            .setAll(wopts)
+            .uidPrefix("lab-iceberg-sink");
+        if ("upsert".equals(kind)) b = b.upsert(true).equalityFieldColumns(new ArrayList<>(List.of("id")));
+        b.append();
+      }
+      case "icebergsink" -> {
+        IcebergSink.Builder b = IcebergSink.forRowData(stream)
+            .tableLoader(TableLoader.fromCatalog(loader, id))
+            .writeParallelism(1)
+            .setAll(wopts)
+            .uidSuffix("lab-iceberg-sink");
+        if ("upsert".equals(kind)) b = b.upsert(true).equalityFieldColumns(new ArrayList<>(List.of("id")));
+        if (maint.contains("rewrite")) b = b.rewriteDataFiles();
+        if (maint.contains("expire")) b = b.expireSnapshots();
+        b.append();
+      }
+      case "dynamic" -> {
+        if ("upsert".equals(kind)) throw new IllegalArgumentException("the lab's dynamic sink is append-only");
+        Schema schema = t.schema();
+        PartitionSpec spec = t.spec();
+        String target = id.toString(); // TableIdentifier itself is not Serializable
+        DynamicRecordGenerator<RowData> route =
+            (row, out) -> out.collect(new DynamicRecord(TableIdentifier.parse(target), "main", schema, row, spec));
+        DynamicIcebergSink.forInput(stream)
+            .generator(route)
+            .catalogLoader(loader)
+            .writeParallelism(1)
+            .setAll(wopts)
+            .uidPrefix("lab-dynamic-sink")
+            .append();
+      }
+      default -> throw new IllegalArgumentException("unknown sink " + sink);
+    }
 
     JobClient client = env.executeAsync(a.getOrDefault("name", "icescope-lab " + kind));
     System.out.println("LAB {\"event\":\"submitted\",\"job_id\":\"" + client.getJobID() + "\",\"table\":\"" + table
-        + "\",\"kind\":\"" + kind + "\",\"rows\":" + rows + ",\"rate\":" + rate + ",\"checkpoint_ms\":" + cpMs
+        + "\",\"kind\":\"" + kind + "\",\"sink\":\"" + sink + "\",\"maintenance\":\"" + String.join(",", maint)
+        + "\",\"rows\":" + rows + ",\"rate\":" + rate + ",\"checkpoint_ms\":" + cpMs
         + ",\"restore\":" + (a.containsKey("restore") ? "\"" + a.get("restore") + "\"" : "null") + "}");
   }
 
