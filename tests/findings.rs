@@ -395,3 +395,66 @@ fn deletion_vectors_count_as_their_puffin_files_and_live_rows_are_spark_count() 
         assert!(!format!("{} {} {}", f.title, f.evidence, f.action).contains("checkpoint"), "{f:?}");
     }
 }
+
+fn number_before(text: &str, marker: &str) -> u64 {
+    let end = text.find(marker).unwrap_or_else(|| panic!("`{marker}` not in: {text}"));
+    let digits: String = text[..end].chars().rev().take_while(|c| c.is_ascii_digit() || *c == ',').filter(|c| *c != ',').collect();
+    digits.chars().rev().collect::<String>().parse().unwrap()
+}
+
+#[test]
+fn a_resume_from_an_older_savepoint_names_where_it_went_back_to_and_whose_rows_it_repeats() {
+    // Job 1 took savepoint A (without stop) at checkpoint 8 and stopped with B at 13; job 2
+    // resumed from B; job 3 from A. Spark counted which job ids wrote each duplicated id.
+    let fx = fixture("older-savepoint");
+    let jobs = job_ids(&fx.facts);
+    let by = &fx.facts["rows_by_writer"]["rows_of_duplicated_ids_per_job"];
+    let dup_rows = |job: &str| by.as_array().unwrap().iter().find(|r| r["job"] == job).unwrap()["rows"].as_u64().unwrap();
+    let a = fx.facts["savepoints"].as_array().unwrap().iter().find(|s| s["label"] == "A").unwrap()["checkpoint_id"].as_i64().unwrap();
+    let replays = fx.of_kind("savepoint_replayed");
+    assert_eq!(replays.len(), 1, "{replays:#?}");
+    let f = replays[0];
+    let short = |j: &str| format!("{}…", &j[..8]);
+    assert_eq!(f.title, format!("Savepoint replayed: job {} restored from about checkpoint {a} and wrote again what followed it", short(&jobs[2])));
+    // All of job 2's rows are repeated, exactly as Spark counted them.
+    assert!(f.evidence.contains(&format!("all {} rows of job {}", icescope::analysis::findings::thousands(dup_rows(&jobs[1])), short(&jobs[1]))), "{}", f.evidence);
+    // Job 1's share is bounded from above by its commits after the restore point: the commit
+    // after a savepoint without stop also holds rows from before it.
+    let bound = number_before(&f.evidence, &format!(" rows of job {} (its commits after checkpoint {a})", short(&jobs[0])));
+    let truth = dup_rows(&jobs[0]);
+    assert!(bound >= truth && bound - truth < 600, "bound {bound}, Spark {truth}");
+    assert!(f.evidence.contains(&format!("older state than job {}'s", short(&jobs[1]))), "{}", f.evidence);
+    let target = fx.history.snapshots[icescope::analysis::jobs::job_spans(&fx.history)[1].last_index()].snapshot.snapshot_id;
+    assert!(f.statement.as_deref().unwrap().ends_with(&format!("snapshot_id => {target});")));
+}
+
+#[test]
+fn a_savepoint_without_stop_is_a_hole_on_schedule_with_nothing_to_clean() {
+    let fx = fixture("savepoint-no-stop");
+    let sp = fx.facts["savepoints"].as_array().unwrap().iter().find(|s| s["stopped_job"] == false).unwrap()["checkpoint_id"].as_i64().unwrap();
+    let f = fx.of_kind("checkpoint_gaps");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert!(f[0].title.starts_with(&format!("Checkpoints {sp} of job ")), "{}", f[0].title);
+    assert!(f[0].evidence.contains("came on the job's usual schedule"), "{}", f[0].evidence);
+    assert_eq!(f[0].statement, None, "no orphans to remove after a savepoint");
+    fx.none_of("savepoint_replayed");
+}
+
+#[test]
+fn the_merge_append_merges_at_its_threshold_and_the_finding_counts_down_to_it() {
+    // FlinkSink, 1 s checkpoints, 134 commits: the manifest lists as Spark and fastavro read them.
+    let fx = fixture("merge-append-long");
+    let commits = fx.facts["commits"].as_array().unwrap();
+    assert_eq!(commits.len(), fx.history.snapshots.len());
+    for (i, c) in commits.iter().enumerate() {
+        assert_eq!(fx.history.totals(i).manifests, c["manifests_in_list"].as_u64(), "snapshot {i}");
+    }
+    let merge = &fx.facts["merges"][0];
+    assert_eq!((merge["manifests_before"].as_u64(), merge["manifests_after"].as_u64()), (Some(99), Some(1)));
+    let now = commits.last().unwrap()["manifests_in_list"].as_u64().unwrap();
+    fx.none_of("manifests_never_merged");
+    let f = fx.of_kind("manifests_merge_pending");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].title, format!("{now} manifests, one per commit: merged when there are 100"));
+    assert!(f[0].evidence.contains(&format!("the last {} streaming commits each added a manifest", now - 1)), "{}", f[0].evidence);
+}

@@ -21,16 +21,47 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let target_records = cx.history.totals(target).records;
         let after_target = job.first_index() > target;
         let statement = after_target.then(|| cx.table.statement("rollback_to_snapshot", Some(format!("snapshot_id => {}", cx.id(target))))).flatten();
-        // A job whose counter starts at 1 restored nothing: a second deployment re-reading the source.
+        let restore = restore_point(cx, job, replayed);
+        // Earlier jobs whose commits after the restore point the replay repeats.
+        let overlaps: Vec<(&JobSpan, Option<u64>, bool)> = cx
+            .jobs
+            .iter()
+            .filter(|e| e.job_id != job.job_id && e.first_index() < job.first_index())
+            .filter_map(|e| {
+                let after: Vec<usize> = e
+                    .snapshot_indexes
+                    .iter()
+                    .copied()
+                    .filter(|&i| i < job.first_index() && checkpoint(cx, i).is_some_and(|c| c > restore.checkpoint))
+                    .collect();
+                (!after.is_empty()).then(|| {
+                    let rows = after.iter().map(|&i| added_records(cx, i)).try_fold(0u64, |a, r| a.checked_add(r?));
+                    (e, rows, after.len() == e.snapshot_indexes.len())
+                })
+            })
+            .collect();
+        let overlap_text = capped_list(
+            overlaps.iter().map(|(e, rows, all)| {
+                if *all {
+                    format!("all {} rows of job {}", self::rows(*rows), Context::short(&e.job_id))
+                } else {
+                    format!("at most {} rows of job {} (its commits after checkpoint {})", self::rows(*rows), Context::short(&e.job_id), restore.checkpoint)
+                }
+            }),
+            overlaps.len(),
+            "jobs",
+        );
+        let overlap_sum = overlaps.iter().map(|o| o.1).try_fold(0u64, |a, r| a.checked_add(r?));
+        let exact = overlaps.iter().all(|o| o.2);
         let cause = if first == 1 {
-            "it started without state, so it re-read the source from the beginning"
+            "it started without state, so it re-read the source from the beginning".to_string()
         } else {
-            "both were restored from the same state, so the second replayed every row after it"
+            restore.explain(replayed, first)
         };
         let evidence = format!(
             "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
-             Job {} added {} rows in {} snapshots (first {}), duplicates of rows job {} had written. The last snapshot of \
-             job {} is {}{}.",
+             What it wrote again repeats {overlap_text}: {} {} of the {} rows job {} added (in {} snapshots, first {}) repeat \
+             rows already in the table. The last snapshot before it is {} of job {}{}.",
             Context::short(&job.job_id),
             first,
             job.last_checkpoint().unwrap_or(first),
@@ -40,14 +71,15 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             replayed.first_checkpoint().unwrap_or(0),
             replayed.last_checkpoint().unwrap_or(0),
             if replayed.end_of_input { " and an end-of-input commit" } else { "" },
-            Context::short(&job.job_id),
+            if exact { "so" } else { "so at most" },
+            rows(overlap_sum),
             rows(job.rows_added),
+            Context::short(&job.job_id),
             job.snapshot_indexes.len(),
             cx.id(job.first_index()),
-            Context::short(&replayed.job_id),
-            Context::short(&replayed.job_id),
             cx.id(target),
-            target_records.map(|r| format!(" with {} live records", thousands(r))).unwrap_or_default(),
+            Context::short(&replayed.job_id),
+            target_records.map(|r| format!(", with {} live records", thousands(r))).unwrap_or_default(),
         );
         let action = if after_target {
             format!(
@@ -65,7 +97,11 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         out.push(Finding {
             kind: "savepoint_replayed",
             severity: Severity::Critical,
-            title: format!("Savepoint replayed: job {} re-committed checkpoints from {}", Context::short(&job.job_id), first),
+            title: if first == 1 {
+                format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
+            } else {
+                format!("Savepoint replayed: job {} restored from {}checkpoint {} and wrote again what followed it", Context::short(&job.job_id), if restore.estimated { "about " } else { "" }, restore.checkpoint)
+            },
             snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
             job_ids: vec![job.job_id.clone(), replayed.job_id.clone()],
             evidence,
@@ -220,6 +256,74 @@ const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment 
                           range, or restore from a snapshot before the second job's first commit and replay the owner.";
 
 /// Rows a job added, or `?` where its summaries do not say.
+/// Where a replaying job was restored from, as its commits show it. Iceberg's committer skips the
+/// checkpoints the restored job id already committed and folds them into the next one, so the
+/// first commit of a job restored from an older state holds several checkpoints' rows: their
+/// number, at the job's usual rows per commit, says how far back it went.
+struct Restore {
+    checkpoint: i64,
+    estimated: bool,
+    first_rows: Option<u64>,
+    usual: Option<u64>,
+}
+
+impl Restore {
+    fn explain(&self, replayed: &JobSpan, first: i64) -> String {
+        match (self.estimated, self.first_rows, self.usual) {
+            (true, Some(k), Some(u)) => format!(
+                "its first commit, checkpoint {first}, holds {} rows, about {} commits' worth at its usual {} rows per commit: \
+                 it was restored from about checkpoint {} (Iceberg's committer skips the checkpoints the restored job id had \
+                 already committed and folds them into its first new commit), older state than job {}'s",
+                thousands(k),
+                (k + u / 2) / u.max(1),
+                thousands(u),
+                self.checkpoint,
+                Context::short(&replayed.job_id),
+            ),
+            _ => format!("it was restored from checkpoint {}, state that earlier commits had already gone past", self.checkpoint),
+        }
+    }
+}
+
+fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
+    cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id)
+}
+
+fn added_records(cx: &Context<'_>, i: usize) -> Option<u64> {
+    match cx.history.snapshots[i].snapshot.summary.get("added-records") {
+        None => Some(0),
+        Some(v) => v.trim().parse().ok(),
+    }
+}
+
+fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore {
+    let first = job.first_checkpoint().unwrap_or(1);
+    let first_rows = added_records(cx, job.first_index());
+    // The usual rows per commit: the median of the job's later commits (end of input and its
+    // short last flush aside), else of the job it replays.
+    let median = |j: &JobSpan, skip_first: bool| -> Option<u64> {
+        let mut v: Vec<u64> = j
+            .snapshot_indexes
+            .iter()
+            .skip(usize::from(skip_first))
+            .filter(|&&i| checkpoint(cx, i) != Some(crate::model::flink::END_OF_INPUT_CHECKPOINT))
+            .filter_map(|&i| added_records(cx, i))
+            .filter(|&r| r > 0)
+            .collect();
+        v.sort_unstable();
+        (v.len() >= 2).then(|| v[v.len() / 2])
+    };
+    let usual = median(job, true).or_else(|| median(replayed, false));
+    let back = match (first_rows, usual) {
+        (Some(k), Some(u)) if u > 0 && k > u.saturating_add(u / 2) => Some(i64::try_from((k + u / 2) / u).unwrap_or(i64::MAX)),
+        _ => None,
+    };
+    match back {
+        Some(n) => Restore { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_rows, usual },
+        None => Restore { checkpoint: first.saturating_sub(1), estimated: false, first_rows, usual },
+    }
+}
+
 fn rows(n: Option<u64>) -> String {
     n.map(thousands).unwrap_or_else(|| "?".into())
 }
