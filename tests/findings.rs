@@ -458,3 +458,26 @@ fn the_merge_append_merges_at_its_threshold_and_the_finding_counts_down_to_it() 
     assert_eq!(f[0].title, format!("{now} manifests, one per commit: merged when there are 100"));
     assert!(f[0].evidence.contains(&format!("the last {} streaming commits each added a manifest", now - 1)), "{}", f[0].evidence);
 }
+
+#[test]
+fn each_snapshot_names_its_writer_and_in_job_maintenance_is_not_another_writer() {
+    let fx = fixture("flink-maintenance");
+    let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+    let maintenance: std::collections::HashSet<i128> =
+        fx.facts["maintenance_commits"].as_array().unwrap().iter().map(|c| i128::from(c["snapshot_id"].as_i64().unwrap())).collect();
+    let mut seen = 0;
+    for r in &report.snapshots {
+        let want = if maintenance.contains(&r.snapshot_id.0) { icescope::model::Writer::FlinkMaintenance } else { icescope::model::Writer::FlinkSink };
+        seen += usize::from(want == icescope::model::Writer::FlinkMaintenance);
+        assert_eq!(r.writer, want, "snapshot {}", r.snapshot_id);
+    }
+    // Four of the eight maintenance commits are still in the table (expiry dropped the others).
+    let live = fx.facts["final_table"]["snapshots"].as_array().unwrap().iter().filter(|s| s["operation"] == "replace").count();
+    assert_eq!(seen, live);
+    assert!(seen > 0);
+    fx.none_of("concurrent_writers");
+    fx.none_of("savepoint_replayed");
+    // Spark wrote every snapshot of the v3 table; the dynamic sink's first commit (its branch) names no engine.
+    let v3 = fixture("v3-deletion-vectors");
+    assert!(icescope::analysis::inspect::inspect(&v3.history, &TableRef::guess(&v3.history, None)).snapshots.iter().all(|r| r.writer == icescope::model::Writer::Spark));
+}

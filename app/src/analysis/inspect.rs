@@ -127,7 +127,11 @@ pub struct SnapshotRow {
     pub parent_id: Option<SnapshotId>,
     pub sequence_number: i64,
     pub committed_at: String,
+    pub timestamp_ms: i64,
     pub operation: String,
+    /// Who wrote it, and the summary keys that say so.
+    pub writer: crate::model::Writer,
+    pub writer_evidence: &'static str,
     pub flink_job_id: Option<String>,
     pub flink_operator_id: Option<String>,
     pub flink_checkpoint_id: Option<i64>,
@@ -197,12 +201,16 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         .map(|(i, s)| {
             let c = history.totals(i);
             let f = s.flink.as_ref();
+            let writer = crate::model::Writer::of(&s.snapshot.summary, &s.snapshot.operation.to_string());
             SnapshotRow {
                 snapshot_id: s.snapshot.snapshot_id,
                 parent_id: s.snapshot.parent_snapshot_id,
                 sequence_number: s.snapshot.sequence_number,
                 committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+                timestamp_ms: s.snapshot.timestamp_ms,
                 operation: s.snapshot.operation.to_string(),
+                writer: writer.0,
+                writer_evidence: writer.1,
                 flink_job_id: f.map(|f| f.job_id.clone()),
                 flink_operator_id: f.and_then(|f| f.operator_id.clone()),
                 flink_checkpoint_id: f.and_then(|f| f.checkpoint_id),

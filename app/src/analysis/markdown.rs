@@ -89,6 +89,17 @@ pub fn markdown(report: &Inspect) -> String {
         }
     }
     out += "\n";
+    let mut writers: Vec<(crate::model::Writer, &'static str, usize)> = Vec::new();
+    for r in &report.snapshots {
+        match writers.iter_mut().find(|w| w.0 == r.writer) {
+            Some(w) => w.2 += 1,
+            None => writers.push((r.writer, r.writer_evidence, 1)),
+        }
+    }
+    if !writers.is_empty() {
+        let each: Vec<String> = writers.iter().map(|(w, how, n)| format!("{n} by {} ({how})", w.label())).collect();
+        out += &format!("- written: {}\n", each.join(", "));
+    }
     if let Some(p) = report.load.as_ref().and_then(|l| l.metadata_pick.as_ref()) {
         out += &format!("- metadata file picked: {} ({})\n", code(&p.path), text(&p.why));
     }

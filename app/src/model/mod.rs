@@ -7,8 +7,10 @@ pub mod history;
 pub mod reading;
 pub mod time;
 pub mod totals;
+pub mod writer;
 
 pub use flink::FlinkCommit;
 pub use history::{Fault, Gap, GapKind, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
 pub use reading::{Need, ReadMode, ReadReason};
 pub use totals::{CountSource, Disagreement, Totals};
+pub use writer::Writer;

@@ -60,7 +60,7 @@ pub fn Charts() -> impl IntoView {
                 Tab::Jobs => (
                     "jobs-chart",
                     "jobs",
-                    Rc::new(|a, o, s| draw_timeline(a, &o.jobs, &flagged(o), s)),
+                    Rc::new(|a, o, s| draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), s)),
                     |o| (160 + 70 * o.jobs.len().min(64) as u32).clamp(260, 520),
                 ),
                 Tab::Partitions => ("partitions-chart", "partitions", Rc::new(|a, o, s| draw_partitions(a, &o.partitions, &o.partition_timeline, s)), |_| 760),
@@ -78,4 +78,9 @@ pub fn Charts() -> impl IntoView {
             view! { <ChartCanvas testid=testid suffix=suffix draw=draw height=height/> }
         }}
     }
+}
+
+/// Commit times of Flink's in-job maintenance, for their lane on the job timeline.
+fn maintenance(o: &super::Opened) -> Vec<i64> {
+    o.report.snapshots.iter().filter(|s| s.writer == crate::model::Writer::FlinkMaintenance).map(|s| s.timestamp_ms).collect()
 }

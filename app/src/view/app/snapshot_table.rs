@@ -36,6 +36,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
                     <td class="mono">{s.snapshot_id.to_string()}</td>
                     <td class="mono">{parent}</td>
                     <td>{s.operation.clone()}</td>
+                    <td title=s.writer_evidence data-testid="writer">{s.writer.label()}</td>
                     <td class="mono" title=job.clone()>{job.chars().take(8).collect::<String>()}</td>
                     <td class="num">{checkpoint}</td>
                     <td class="num">{n(s.manifests)}</td>
@@ -66,7 +67,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
     view! {
         <table class="snapshots">
             <thead><tr>
-                <th>"committed_at"</th><th>"snapshot_id"</th><th>"parent_id"</th><th>"operation"</th>
+                <th>"committed_at"</th><th>"snapshot_id"</th><th>"parent_id"</th><th>"operation"</th><th>"writer"</th>
                 <th>"flink.job-id"</th><th>"checkpoint"</th><th>"manifests"</th><th>"data files"</th>
                 <th>"pos. deletes"</th><th>"eq. deletes"</th><th>"DVs"</th><th>"records"</th><th>"numbers from"</th><th>"summary"</th>
             </tr></thead>

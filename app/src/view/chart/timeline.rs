@@ -12,13 +12,22 @@ use super::palette::{self, job_band};
 use super::Stamp;
 
 /// `flagged`: job ids a finding marked, with the word to mark them by (REPLAY, CONCURRENT).
-pub fn draw_timeline<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, jobs: &[JobSpan], flagged: &[(String, &str)], stamp: &Stamp) -> super::Drawn {
-    super::drawn(draw(root, jobs, flagged, stamp))
+/// `maintenance`: commit times of Flink's in-job maintenance, drawn on a lane of their own: they
+/// interleave with the job's commits but are not another writer of rows.
+pub fn draw_timeline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    jobs: &[JobSpan],
+    maintenance: &[i64],
+    flagged: &[(String, &str)],
+    stamp: &Stamp,
+) -> super::Drawn {
+    super::drawn(draw(root, jobs, maintenance, flagged, stamp))
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     jobs: &[JobSpan],
+    maintenance: &[i64],
     flagged: &[(String, &str)],
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
@@ -28,10 +37,12 @@ fn draw<DB: DrawingBackend>(
         root.present()?;
         return Ok(0);
     }
-    let t0 = jobs.iter().map(|j| j.first_commit_ms).min().unwrap_or(0);
-    let t1 = jobs.iter().map(|j| j.last_commit_ms).max().unwrap_or(t0 + 1);
-    let span = ((t1 - t0).max(1000)) as f64 / 1000.0;
-    let n = jobs.len();
+    let t0 = jobs.iter().map(|j| j.first_commit_ms).chain(maintenance.iter().copied()).min().unwrap_or(0);
+    let t1 = jobs.iter().map(|j| j.last_commit_ms).chain(maintenance.iter().copied()).max().unwrap_or(t0 + 1);
+    let span = (t1.saturating_sub(t0).max(1000)) as f64 / 1000.0;
+    // The maintenance lane, when there is one, is the bottom row.
+    let lane = usize::from(!maintenance.is_empty());
+    let n = jobs.len() + lane;
     let mut chart = ChartBuilder::on(&main)
         .caption(format!("{} — Flink jobs by commit time", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
         .margin(14)
@@ -46,7 +57,13 @@ fn draw<DB: DrawingBackend>(
         .y_labels(n)
         .y_label_formatter(&|y| {
             let i = y.round() as usize;
-            if (y - y.round()).abs() < 1e-6 && i < n { format!("{}…", &jobs[n - 1 - i].job_id.chars().take(8).collect::<String>()) } else { String::new() }
+            if (y - y.round()).abs() > 1e-6 || i >= n {
+                String::new()
+            } else if i < lane {
+                "maintenance".into()
+            } else {
+                format!("{}…", &jobs[n - 1 - i].job_id.chars().take(8).collect::<String>())
+            }
         })
         .label_style(("sans-serif", 13).into_font().color(&palette::INK))
         .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
@@ -84,6 +101,14 @@ fn draw<DB: DrawingBackend>(
         // Bars in the right half carry their label right-aligned, so that it stays on the canvas.
         let (at, font) = if a > span * 0.5 { (b, font.pos(Pos::new(HPos::Right, VPos::Bottom))) } else { (a, font.pos(Pos::new(HPos::Left, VPos::Bottom))) };
         chart.draw_series(std::iter::once(Text::new(label, (at, y + 0.32), font)))?;
+    }
+    if lane == 1 {
+        chart.draw_series(maintenance.iter().map(|&t| {
+            let x = (t - t0) as f64 / 1000.0;
+            PathElement::new(vec![(x, -0.28), (x, 0.28)], palette::FAINT.stroke_width(3))
+        }))?;
+        let label = format!("Flink maintenance · {} commits (rewrite, expire; engine-name flink, no flink.* keys)", maintenance.len());
+        chart.draw_series(std::iter::once(Text::new(label, (0.0, 0.32), ("sans-serif", 14).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Bottom)))))?;
     }
     root.present()?;
     Ok(n)
