@@ -481,3 +481,23 @@ fn each_snapshot_names_its_writer_and_in_job_maintenance_is_not_another_writer()
     let v3 = fixture("v3-deletion-vectors");
     assert!(icescope::analysis::inspect::inspect(&v3.history, &TableRef::guess(&v3.history, None)).snapshots.iter().all(|r| r.writer == icescope::model::Writer::Spark));
 }
+
+#[test]
+fn a_jobs_restore_point_followed_by_other_commits_is_watched_against_the_retention() {
+    // upsert-stream: the job was cancelled, then Spark rewrote position deletes and data files.
+    let fx = fixture("upsert-stream");
+    let jobs = job_ids(&fx.facts);
+    let snaps = fx.facts["final_table"]["snapshots"].as_array().unwrap();
+    let last_job = snaps.iter().rposition(|s| s["summary"]["flink.job-id"].as_str() == Some(jobs.last().unwrap())).unwrap();
+    let after = snaps.len() - 1 - last_job;
+    assert_eq!(after, 2);
+    let f = fx.of_kind("restore_point_expiry");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].severity, Severity::Info, "5 days (the default) have not passed since");
+    assert_eq!(f[0].job_ids, vec![jobs.last().unwrap().clone()]);
+    assert_eq!(f[0].snapshot_ids[0].0, i128::from(snaps[last_job]["snapshot_id"].as_i64().unwrap()));
+    assert!(f[0].evidence.contains(&format!("{after} commits by others followed it")), "{}", f[0].evidence);
+    assert!(f[0].evidence.contains("apache/iceberg#5846"));
+    // A job whose last commit is the current snapshot is safe: expiry never removes it.
+    fixture("append-stream").none_of("restore_point_expiry");
+}

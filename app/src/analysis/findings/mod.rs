@@ -143,6 +143,7 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     out.extend(replay::resumes(&cx));
     out.extend(checkpoints::end_of_input(&cx));
     out.extend(checkpoints::gaps(&cx));
+    out.extend(retention::restore_point_expiry(&cx));
     out.extend(late::late_one_row_files(&cx));
     out.extend(manifests::never_merged(&cx));
     out.extend(files::small_files(&cx));

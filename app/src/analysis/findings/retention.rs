@@ -39,3 +39,56 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
         ),
     }]
 }
+
+/// The snapshot that carries a job's last `flink.max-committed-checkpoint-id` is what its sink reads
+/// on restore (walking back from the current snapshot). Once other commits follow it, retention can
+/// expire it; a restore then finds no committed checkpoint and commits the restored ones again
+/// (apache/iceberg#5846). Warned for the most recent job, the one a restore would bring back.
+pub(super) fn restore_point_expiry(cx: &Context<'_>) -> Vec<Finding> {
+    let h = cx.history;
+    let Some(job) = cx.jobs.iter().max_by_key(|j| j.last_commit_ms) else { return Vec::new() };
+    let (Some(cur), last) = (h.current_index(), job.last_index()) else { return Vec::new() };
+    if last >= cur {
+        return Vec::new(); // its commit is the current snapshot, which expiry never removes
+    }
+    let props = &h.metadata.properties;
+    let max_age = props.get("history.expire.max-snapshot-age-ms").and_then(|v| v.parse::<i64>().ok()).unwrap_or(DEFAULT_MAX_AGE_MS);
+    let min_keep: usize = props.get("history.expire.min-snapshots-to-keep").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let Some(newest) = h.snapshots.iter().map(|s| s.snapshot.timestamp_ms).max() else { return Vec::new() };
+    let at = h.snapshots[last].snapshot.timestamp_ms.saturating_add(max_age);
+    let newer = h.snapshots.len() - 1 - last;
+    let expirable = newest >= at && newer >= min_keep;
+    let checkpoint = h.snapshots[last].flink.as_ref().and_then(|f| f.checkpoint_id);
+    let cp = match checkpoint {
+        Some(crate::model::flink::END_OF_INPUT_CHECKPOINT) => "its end-of-input commit".to_string(),
+        Some(c) => format!("checkpoint {c}"),
+        None => "its last commit".to_string(),
+    };
+    vec![Finding {
+        kind: "restore_point_expiry",
+        severity: if expirable { Severity::Warning } else { Severity::Info },
+        title: if expirable {
+            format!("Job {}'s last committed checkpoint is past the retention", Context::short(&job.job_id))
+        } else {
+            format!("Job {}'s last committed checkpoint passes the retention at {}", Context::short(&job.job_id), crate::model::time::rfc3339_ms(at))
+        },
+        snapshot_ids: vec![cx.id(last), cx.id(cur)],
+        job_ids: vec![job.job_id.clone()],
+        evidence: format!(
+            "snapshot {} carries {cp} of job {}; {} commit{} by others followed it. With history.expire.max-snapshot-age-ms {} h \
+             and min-snapshots-to-keep {min_keep}, expire_snapshots {}. A restore of this job from a savepoint or checkpoint \
+             walks back from the current snapshot for its flink.max-committed-checkpoint-id: without this snapshot it finds \
+             none and commits the restored checkpoints again (apache/iceberg#5846), duplicating their rows.",
+            cx.id(last),
+            Context::short(&job.job_id),
+            thousands(newer as u64),
+            if newer == 1 { "" } else { "s" },
+            max_age / 3_600_000,
+            if expirable { "now removes it".to_string() } else { format!("removes it from {}", crate::model::time::rfc3339_ms(at)) },
+        ),
+        action: "Resume or finish the job before its restore point expires (its next commit carries the id forward), or keep \
+                 more snapshots: retain_last past the commits made since."
+            .into(),
+        statement: cx.table.statement("expire_snapshots", Some(format!("retain_last => {}", newer.saturating_add(1).max(min_keep)))),
+    }]
+}
