@@ -501,3 +501,30 @@ fn a_jobs_restore_point_followed_by_other_commits_is_watched_against_the_retenti
     // A job whose last commit is the current snapshot is safe: expiry never removes it.
     fixture("append-stream").none_of("restore_point_expiry");
 }
+
+#[test]
+fn icebergsink_and_the_dynamic_sink_end_without_a_long_max_commit_and_raise_nothing() {
+    // IcebergSink commits end of input under its last checkpoint id, not Long.MAX_VALUE; the
+    // dynamic sink's first snapshot is its branch, committed with no keys at all.
+    for name in ["icebergsink-v2", "dynamic-sink"] {
+        let fx = fixture(name);
+        let job = fx.facts["jobs"][0]["job_id"].as_str().unwrap().to_string();
+        let spans = icescope::analysis::jobs::job_spans(&fx.history);
+        assert_eq!(spans.len(), 1, "{name}");
+        assert_eq!(spans[0].job_id, job);
+        assert!(!spans[0].end_of_input, "{name}: no Long.MAX_VALUE commit");
+        let committed: Vec<i64> =
+            fx.facts["commits"].as_array().unwrap().iter().filter_map(|c| c["max_committed_checkpoint_id"].as_i64()).collect();
+        assert_eq!(spans[0].checkpoint_ids, committed, "{name}");
+        for kind in ["end_of_input_commit", "checkpoint_gaps", "savepoint_replayed", "concurrent_writers", "job_resumed", "manifests_never_merged"] {
+            fx.none_of(kind);
+        }
+        let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+        for r in &report.snapshots {
+            let want = if r.flink_job_id.is_some() { icescope::model::Writer::FlinkSink } else { icescope::model::Writer::Unknown };
+            assert_eq!(r.writer, want, "{name} {}", r.snapshot_id);
+        }
+        let rows = fx.facts["at_end"]["rows"].as_u64().unwrap();
+        assert_eq!(report.snapshots.last().unwrap().records, Some(rows), "{name}");
+    }
+}
