@@ -181,6 +181,10 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
         let (a, b) = (&cx.jobs[k], &cx.jobs[b]);
+        if let Some(f) = restored_work_committed_late(cx, a, b) {
+            out.push(f);
+            continue;
+        }
         let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
         let fresh = if b.first_checkpoint() == Some(1) {
             format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
@@ -256,6 +260,40 @@ const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment 
                           range, or restore from a snapshot before the second job's first commit and replay the owner.";
 
 /// Rows a job added, or `?` where its summaries do not say.
+/// After a restart the dynamic sink can commit work restored from the old job under the old job
+/// id once the new job has begun committing (apache/iceberg#16011): one or two late commits of
+/// older checkpoints, not a second writer.
+const LATE_RESTORED: usize = 2;
+
+fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> Option<Finding> {
+    let b_first = b.first_checkpoint()?;
+    let late: Vec<usize> = a.snapshot_indexes.iter().copied().filter(|&i| i > b.first_index()).collect();
+    let older = late.iter().all(|&i| checkpoint(cx, i).is_some_and(|c| c < b_first));
+    if late.is_empty() || late.len() > LATE_RESTORED || !older {
+        return None;
+    }
+    Some(Finding {
+        kind: "restored_work_committed_late",
+        severity: Severity::Info,
+        title: format!("Job {} committed older checkpoints after job {} began", Context::short(&a.job_id), Context::short(&b.job_id)),
+        snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
+        job_ids: vec![a.job_id.clone(), b.job_id.clone()],
+        evidence: format!(
+            "{} commit{} of job {} (checkpoint{} {}) came after job {}'s first commit (checkpoint {b_first}), with lower \
+             checkpoint ids: work restored from the old job, committed under its job id by the new one after a restart, as \
+             the dynamic sink does. Not two writers: the ids do not overlap.",
+            late.len(),
+            if late.len() == 1 { "" } else { "s" },
+            Context::short(&a.job_id),
+            if late.len() == 1 { "" } else { "s" },
+            late.iter().filter_map(|&i| checkpoint(cx, i)).map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+            Context::short(&b.job_id),
+        ),
+        action: "Nothing: no rows were written twice.".into(),
+        statement: None,
+    })
+}
+
 /// Where a replaying job was restored from, as its commits show it. Iceberg's committer skips the
 /// checkpoints the restored job id already committed and folds them into the next one, so the
 /// first commit of a job restored from an older state holds several checkpoints' rows: their
