@@ -52,8 +52,10 @@ test('3,000 commits: the chart comes from metadata.json before the manifests are
         }).observe(document.body, { subtree: true, childList: true, attributes: true });
       });
       await page.locator(sel.folderInput).setInputFiles(TABLE);
-      // While it loads: choose a tab and type a catalog name.
+      // Once the growth chart is drawn, while the rest loads: choose a tab and type a catalog name.
+      await page.waitForFunction(() => window.__firstChart, null, { timeout: 120000 });
       await page.locator('[data-testid="tab-jobs"]').click();
+      assert.equal(await page.locator('[data-testid="table-view"]').getAttribute('data-state'), 'loading', 'the tab was chosen while the table loaded');
       await page.locator('[data-testid="catalog-name"]').fill('prod');
       await page.locator('[data-testid="table-view"][data-state="ready"]').waitFor({ state: 'attached' });
       const first = await inPage(page, () => window.__firstChart);
