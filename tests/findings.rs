@@ -528,3 +528,15 @@ fn icebergsink_and_the_dynamic_sink_end_without_a_long_max_commit_and_raise_noth
         assert_eq!(report.snapshots.last().unwrap().records, Some(rows), "{name}");
     }
 }
+
+#[test]
+fn the_sink_is_named_where_the_commits_tell_it() {
+    use icescope::analysis::jobs::{job_spans, Sink};
+    let sink = |name: &str| job_spans(&fixture(name).history).iter().map(|j| j.sink).collect::<Vec<_>>();
+    // FlinkSink's bounded jobs end under Long.MAX_VALUE; IcebergSink's under its last checkpoint id.
+    assert_eq!(sink("savepoint-twice"), vec![Sink::FlinkSink; 3]);
+    assert_eq!(sink("icebergsink-v2"), vec![Sink::FlinkSinkOrIcebergSink]);
+    assert_eq!(sink("append-stream"), vec![Sink::FlinkSinkOrIcebergSink], "unbounded: nothing tells");
+    // The dynamic sink's committer writes no engine-name (Iceberg 1.11.0).
+    assert_eq!(sink("dynamic-sink"), vec![Sink::DynamicSink]);
+}

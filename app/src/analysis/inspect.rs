@@ -91,6 +91,9 @@ pub struct JobRow {
     pub first_checkpoint_id: Option<i64>,
     pub last_checkpoint_id: Option<i64>,
     pub end_of_input: bool,
+    /// Which Flink sink, as far as the commits show (`sink_evidence` says how).
+    pub sink: super::jobs::Sink,
+    pub sink_evidence: &'static str,
     pub snapshots: usize,
     /// None where a summary's `added-records` is not a count or the sum passes 2^64.
     pub rows_added: Option<u64>,
@@ -105,6 +108,8 @@ impl From<&JobSpan> for JobRow {
             first_checkpoint_id: j.first_checkpoint(),
             last_checkpoint_id: j.last_checkpoint(),
             end_of_input: j.end_of_input,
+            sink: j.sink,
+            sink_evidence: j.sink.label(),
             snapshots: j.snapshot_indexes.len(),
             rows_added: j.rows_added,
         }

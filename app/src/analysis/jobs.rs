@@ -21,6 +21,8 @@ pub struct JobSpan {
     /// Real checkpoint ids committed, ascending (the end-of-input commit excluded).
     pub checkpoint_ids: Vec<i64>,
     pub end_of_input: bool,
+    /// Which Flink sink wrote it, as far as its commits show.
+    pub sink: Sink,
     /// Sum of `added-records` over the job's snapshots (a missing key is none added); None when a
     /// summary states something that is not a count, or the sum passes 2^64.
     pub rows_added: Option<u64>,
@@ -80,6 +82,7 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
                 last_commit_ms: s.snapshot.timestamp_ms,
                 checkpoint_ids: Vec::new(),
                 end_of_input: false,
+                sink: Sink::FlinkSinkOrIcebergSink,
                 rows_added: Some(0),
             });
             spans.len() - 1
@@ -108,6 +111,61 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
     for span in &mut spans {
         span.checkpoint_ids.sort_unstable();
         span.checkpoint_ids.dedup();
+        span.sink = Sink::of(history, span);
+    }
+    // A job restored from another's state runs the same job graph: the same sink operator id is
+    // the same sink, told wherever one of its jobs ended its input.
+    let known: Vec<(String, Sink)> =
+        spans.iter().filter(|s| s.sink == Sink::FlinkSink).flat_map(|s| s.operator_ids.iter().map(|o| (o.clone(), s.sink))).collect();
+    for span in spans.iter_mut().filter(|s| s.sink == Sink::FlinkSinkOrIcebergSink) {
+        if let Some((_, sink)) = known.iter().find(|(o, _)| span.operator_ids.contains(o)) {
+            span.sink = *sink;
+        }
     }
     spans
+}
+
+/// The three Flink sinks write the same `flink.*` keys; what tells them apart where anything does:
+/// only FlinkSink commits end of input under Long.MAX_VALUE (IcebergSink under its last checkpoint
+/// id), and the dynamic sink's committer leaves out `engine-name`, which FlinkSink and IcebergSink
+/// write since Iceberg 1.10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sink {
+    FlinkSink,
+    DynamicSink,
+    /// Nothing in the commits tells FlinkSink from IcebergSink (an unbounded job, say).
+    FlinkSinkOrIcebergSink,
+    /// flink.* keys without `engine-name` from an Iceberg before 1.10: any of the three.
+    Unknown,
+}
+
+impl Sink {
+    fn of(history: &TableHistory, span: &JobSpan) -> Sink {
+        if span.end_of_input {
+            return Sink::FlinkSink;
+        }
+        let summaries = || span.snapshot_indexes.iter().map(|&i| &history.snapshots[i].snapshot.summary);
+        if summaries().any(|s| s.get("engine-name").is_some()) {
+            return Sink::FlinkSinkOrIcebergSink;
+        }
+        let recent = summaries().filter_map(|s| s.get("iceberg-version")).filter_map(iceberg_minor).any(|v| v >= (1, 10));
+        if recent { Sink::DynamicSink } else { Sink::Unknown }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Sink::FlinkSink => "FlinkSink (end of input committed as Long.MAX_VALUE, by this job or one with its operator id)",
+            Sink::DynamicSink => "dynamic sink (flink.* keys without engine-name, from Iceberg 1.10 or later)",
+            Sink::FlinkSinkOrIcebergSink => "FlinkSink or IcebergSink (the same keys; a bounded FlinkSink ends with Long.MAX_VALUE)",
+            Sink::Unknown => "a Flink sink (Iceberg before 1.10 writes the same keys for all three)",
+        }
+    }
+}
+
+/// `Apache Iceberg 1.11.0 (commit …)` → (1, 11).
+fn iceberg_minor(v: &str) -> Option<(u32, u32)> {
+    let n = v.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let mut parts = n.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }

@@ -127,15 +127,16 @@ pub fn markdown(report: &Inspect) -> String {
         out += "\n";
     }
     if !report.jobs.is_empty() {
-        out += "### Flink jobs (from snapshot summaries)\n\n| job id | first commit | last commit | checkpoints | snapshots | rows added |\n|---|---|---|---|---|---|\n";
+        out += "### Flink jobs (from snapshot summaries)\n\n| job id | sink | first commit | last commit | checkpoints | snapshots | rows added |\n|---|---|---|---|---|---|---|\n";
         for j in &report.jobs {
             let cps = match (j.first_checkpoint_id, j.last_checkpoint_id) {
                 (Some(a), Some(b)) => format!("{a}–{b}"),
                 _ => "—".into(),
             };
             out += &format!(
-                "| {} | {} | {} | {}{} | {} | {} |\n",
+                "| {} | {} | {} | {} | {}{} | {} | {} |\n",
                 code(&j.job_id).replace('|', "\\|"),
+                j.sink_evidence,
                 j.first_commit,
                 j.last_commit,
                 cps,
