@@ -97,13 +97,15 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                 format!(
                     "The commits either side of {} came on the job's usual schedule (no pause for a restart): what a savepoint \
                      taken without stopping the job leaves (Flink 2.x commits nothing for it; its files go in with the next \
-                     checkpoint), or a checkpoint that was declined or had nothing to commit. No files are lost or orphaned by that.",
+                     checkpoint), a checkpoint that was declined or had nothing to commit, or, with IcebergSink, checkpoints whose \
+                     commit was still pending folded into the next snapshot. No files are lost or orphaned by that.",
                     if holes.len() == 1 { "the hole" } else { "every hole" }
                 )
             } else {
                 format!(
                     "Around {} the commits paused ({}) longer than the job's spacing predicts: what a failed checkpoint \
-                     followed by a restore looks like. Files written for a failed checkpoint are never committed (orphans).{}",
+                     followed by a restore looks like (IcebergSink folding checkpoints behind a slow commit pauses them too, and \
+                     orphans nothing). Files written for a failed checkpoint are never committed (orphans).{}",
                     super::capped_list(paused.iter().map(|h| label(h)), paused.len(), "holes"),
                     super::capped_list(
                         paused.iter().map(|h| format!("{} instead of about {}", secs(h.gap_ms), h.expected_ms.map(secs).unwrap_or_else(|| "?".into()))),
@@ -121,13 +123,14 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                 snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),
                 job_ids: vec![j.job_id.clone()],
                 evidence: format!(
-                    "job {} committed checkpoints {}–{} but not {} ({} ids). {} The Flink job's checkpoint history \
+                    "job {} committed checkpoints {}–{} but not {} ({} id{}). {} The Flink job's checkpoint history \
                      (/jobs/:id/checkpoints) says which it was.",
                     Context::short(&j.job_id),
                     j.first_checkpoint().unwrap_or(0),
                     j.last_checkpoint().unwrap_or(0),
                     ranges,
                     thousands(j.missing_count()),
+                    if j.missing_count() == 1 { "" } else { "s" },
                     schedule,
                 ),
                 action: if paused.is_empty() {
