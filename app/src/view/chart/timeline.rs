@@ -94,7 +94,7 @@ fn draw<DB: DrawingBackend>(
             j.rows_added.map(crate::analysis::findings::thousands).unwrap_or_else(|| "?".into()),
             match j.missing_count() {
                 0 => String::new(),
-                n => format!(" · {} ids skipped", crate::analysis::findings::thousands(n)),
+                n => format!(" · {} id{} skipped", crate::analysis::findings::thousands(n), if n == 1 { "" } else { "s" }),
             }
         );
         let font = ("sans-serif", 14).into_font().color(if bad { &palette::POSITION_DELETES } else { &palette::INK });
