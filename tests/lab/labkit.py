@@ -407,19 +407,22 @@ def stop_with_savepoint(job: str) -> dict:
     t0 = now_ms()
     trig = rest("POST", f"/jobs/{job}/stop", {"targetDirectory": f"file://{FLINK / 'savepoints'}", "drain": False,
                                               "formatType": "CANONICAL"})
-    rid = trig["request-id"]
+    loc = savepoint_location(job, trig["request-id"])
+    state = wait_job(job, ("FINISHED", "CANCELED"), timeout=60)
+    return {"savepoint_path": loc, "checkpoint_id": savepoint_checkpoint_id(job, loc), "stopped_job": True,
+            "requested_at_ms": t0, "completed_by_ms": now_ms(), "job_state_after": state}
 
+
+def savepoint_location(job: str, request_id: str) -> str:
+    """Waits for a triggered savepoint (stopping the job or not) and returns where it was written."""
     def done():
-        r = rest("GET", f"/jobs/{job}/savepoints/{rid}")
+        r = rest("GET", f"/jobs/{job}/savepoints/{request_id}")
         if r["status"]["id"] == "COMPLETED":
             if "failure-cause" in r["operation"]:
                 raise RuntimeError(f"savepoint failed: {r['operation']['failure-cause']}")
             return r["operation"]["location"]
         return None
-    loc = wait_for("the savepoint", done, timeout=120)
-    state = wait_job(job, ("FINISHED", "CANCELED"), timeout=60)
-    return {"savepoint_path": loc, "checkpoint_id": savepoint_checkpoint_id(job, loc), "stopped_job": True,
-            "requested_at_ms": t0, "completed_by_ms": now_ms(), "job_state_after": state}
+    return wait_for("the savepoint", done, timeout=120)
 
 
 def savepoint_checkpoint_id(job: str, location: str):
@@ -435,16 +438,7 @@ def trigger_savepoint(job: str) -> dict:
     t0 = now_ms()
     trig = rest("POST", f"/jobs/{job}/savepoints", {"target-directory": f"file://{FLINK / 'savepoints'}",
                                                    "cancel-job": False, "formatType": "CANONICAL"})
-    rid = trig["request-id"]
-
-    def done():
-        r = rest("GET", f"/jobs/{job}/savepoints/{rid}")
-        if r["status"]["id"] == "COMPLETED":
-            if "failure-cause" in r["operation"]:
-                raise RuntimeError(f"savepoint failed: {r['operation']['failure-cause']}")
-            return r["operation"]["location"]
-        return None
-    loc = wait_for("the savepoint", done, timeout=120)
+    loc = savepoint_location(job, trig["request-id"])
     cid = wait_for("the savepoint in the checkpoint history", lambda: savepoint_checkpoint_id(job, loc), timeout=30)
     return {"savepoint_path": loc, "checkpoint_id": cid, "stopped_job": False, "requested_at_ms": t0,
             "completed_by_ms": now_ms(), "job_state_after": job_state(job)}

@@ -105,27 +105,19 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
     if let Some(h) = highest_name.filter(|h| h.path != best.path && h.name_version.is_some()) {
         why += &format!("; {} has a higher version in its name but is older", name(&h.path));
     }
-    if let Some(hinted) = hint.and_then(|h| choose(&versions.iter().map(|v| v.path.clone()).collect::<Vec<_>>(), Some(h))).filter(|p| *p != best.path) {
-        if hint.is_some_and(|h| versions.iter().any(|v| v.path == hinted && (String::from_utf8_lossy(h).trim() == name(&v.path) || v.name_version.map(|n| n.to_string()) == Some(String::from_utf8_lossy(h).trim().to_string())))) {
-            why += &format!("; version-hint.text names {}, which is older", name(&hinted));
-        }
+    if let Some(hinted) = hint.and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).filter(|p| *p != best.path) {
+        why += &format!("; version-hint.text names {}, which is older", name(hinted));
     }
     Some((best.path.clone(), why))
 }
 
-/// The hinted file if `version-hint.text` names one of them, else the highest version.
-pub fn choose(candidates: &[String], hint: Option<&[u8]>) -> Option<String> {
-    if let Some(hint) = hint {
-        let hint = String::from_utf8_lossy(hint).trim().to_string();
-        let hinted = candidates.iter().find(|p| {
-            let name = components(p).last().copied().unwrap_or("");
-            name == hint || metadata_version(p).map(|v| v.to_string()) == Some(hint.clone()) && name.starts_with('v')
-        });
-        if let Some(p) = hinted {
-            return Some(p.clone());
-        }
-    }
-    candidates.iter().max_by_key(|p| (metadata_version(p), p.to_string())).cloned()
+/// The candidate `version-hint.text` names: by file name, or by the version of a `v<N>` name.
+fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
+    let hint = String::from_utf8_lossy(hint).trim().to_string();
+    candidates.find(|p| {
+        let name = components(p).last().copied().unwrap_or("");
+        name == hint || metadata_version(p).map(|v| v.to_string()) == Some(hint.clone()) && name.starts_with('v')
+    })
 }
 
 /// The newest metadata file of a synchronous file set, by content (see `choose_by_content`).
