@@ -436,7 +436,7 @@ fn a_savepoint_without_stop_is_a_hole_on_schedule_with_nothing_to_clean() {
     let sp = fx.facts["savepoints"].as_array().unwrap().iter().find(|s| s["stopped_job"] == false).unwrap()["checkpoint_id"].as_i64().unwrap();
     let f = fx.of_kind("checkpoint_gaps");
     assert_eq!(f.len(), 1, "{f:#?}");
-    assert!(f[0].title.starts_with(&format!("Checkpoints {sp} of job ")), "{}", f[0].title);
+    assert!(f[0].title.starts_with(&format!("Checkpoint {sp} of job ")), "{}", f[0].title);
     assert!(f[0].evidence.contains("came on the job's usual schedule"), "{}", f[0].evidence);
     assert_eq!(f[0].statement, None, "no orphans to remove after a savepoint");
     fx.none_of("savepoint_replayed");

@@ -119,7 +119,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
             Some(Finding {
                 kind: "checkpoint_gaps",
                 severity: Severity::Info,
-                title: format!("Checkpoints {} of job {} committed nothing", ranges, Context::short(&j.job_id)),
+                title: format!("Checkpoint{} {} of job {} committed nothing", if j.missing_count() == 1 { "" } else { "s" }, ranges, Context::short(&j.job_id)),
                 snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),
                 job_ids: vec![j.job_id.clone()],
                 evidence: format!(
