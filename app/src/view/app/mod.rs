@@ -7,6 +7,7 @@ mod drop;
 mod fetch;
 mod files;
 mod findings_panel;
+mod font_warmup;
 mod gallery;
 mod loader;
 mod marks;
@@ -85,6 +86,7 @@ pub fn App() -> impl IntoView {
                 None => view! { <catalog::CatalogPanel/><gallery::Gallery/> }.into_any(),
             }}
         </main>
+        <font_warmup::FontWarmup/>
     }
 }
 
