@@ -316,6 +316,23 @@ test('OAuth2: the listing equals PyIceberg (nested namespace too) and scope_ns.e
       assert.equal(await page.locator(sel.progress).count(), 0, 'progress still shown when ready');
       assert.deepEqual(errors.all.slice(e0), [], 'page or console errors since Connect');
       await assertNoSecrets(p, [facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+
+      // The page now allows connections only to itself, the catalog and the S3 endpoint: the
+      // browser refuses any other host, whatever the code asks.
+      const policy = await page.locator('meta[data-testid="narrowed-csp"]').getAttribute('content');
+      const origin = (u) => new URL(u).origin;
+      const expected = [...new Set([origin(proxied()), origin(form().s3Endpoint)])].sort();
+      assert.equal(policy, `connect-src 'self' ${expected.join(' ')}`);
+      const elsewhere = await page.evaluate(async () => {
+        const seen = [];
+        document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+        let outcome;
+        try { await fetch('http://127.0.0.2:9/x'); outcome = 'fetched'; } catch (e) { outcome = 'refused'; }
+        await new Promise((r) => setTimeout(r, 100));
+        return { outcome, seen };
+      });
+      assert.equal(elsewhere.outcome, 'refused');
+      assert.deepEqual(elsewhere.seen, ['connect-src http://127.0.0.2:9/x']);
     });
   } finally {
     await p.context.close();
@@ -343,6 +360,13 @@ test('wrong client secret: 401, the token URL and the credential are named; the 
       await page.locator(cs.remember).setChecked(true);
       await page.locator(cs.connect).click();
       await page.waitForFunction(() => localStorage.getItem('icescope.catalog') !== null, null, { timeout: TIMEOUT_MS });
+      // Remembered: the settings, never a secret.
+      const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('icescope.catalog')));
+      assert.equal(saved.client_id, facts.key, 'the remembered form keeps the client id');
+      assert.equal(saved.uri, proxied(), 'the remembered form keeps the catalog URI');
+      for (const s of [WRONG_CLIENT_SECRET, facts.secret]) {
+        assert.ok(!JSON.stringify(saved).includes(s), 'a secret was stored by "remember"');
+      }
       assert.deepEqual(errors.pageErrors, [], 'page errors');
       assert.deepEqual(errors.panics(), [], 'panics');
     });

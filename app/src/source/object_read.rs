@@ -74,6 +74,38 @@ impl ObjectAccess {
         ))
     }
 
+    /// Every origin a read of this table may go to: the named ones, each S3 endpoint typed or
+    /// vended, the signer's, and `https://*.amazonaws.com` where a configuration names no endpoint
+    /// (AWS's own, one host per bucket). The browser narrows its `connect-src` to these.
+    pub fn origins(&self, session: Option<&Session>) -> Vec<String> {
+        // As reads merge them: typed, then the table's config, then the credential for the prefix.
+        let prefixes = std::iter::once("").chain(self.storage.iter().map(|c| c.prefix.as_str()));
+        let configs: Vec<Props> = prefixes.map(|p| props_for(p, &self.user, &self.table_config, &self.storage)).collect();
+        let mut out: Vec<String> = self.named.clone();
+        let mut aws = false;
+        for props in &configs {
+            let cfg = S3Config::from_props(props);
+            match &cfg.endpoint {
+                Some(e) => out.push(super::http::origin(e).to_ascii_lowercase()),
+                None => aws = true,
+            }
+            if cfg.remote_signing {
+                if let Some(session) = session {
+                    out.push(super::http::origin(&session.signer_url(props)).to_ascii_lowercase());
+                }
+            }
+        }
+        if aws {
+            out.push("https://*.amazonaws.com".to_string());
+        }
+        if let Some(session) = session {
+            out.extend(session.origins());
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The S3 endpoint reads will go to, for the "can both sides reach it" check.
     pub fn endpoint_for(&self, reference: &str) -> Option<String> {
         S3Config::from_props(&props_for(reference, &self.user, &self.table_config, &self.storage)).endpoint
@@ -101,5 +133,20 @@ mod tests {
         let Err(e) = a.plan("http://evil.example/t/snap-1.avro", None, 0) else { panic!("read from a host nobody named") };
         assert!(e.contains("http://evil.example is not a host you named (named: http://files.example:8080, http://127.0.0.1:8333)"), "{e}");
         assert!(a.plan("http://files.example:8081/x", None, 0).is_err(), "another port is another origin");
+    }
+
+    #[test]
+    fn origins_are_what_reads_may_reach() {
+        let mut a = ObjectAccess::default();
+        a.name("https://files.example/t/metadata/v3.metadata.json");
+        a.user.insert("s3.endpoint".into(), "http://127.0.0.1:8333/".into());
+        assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "https://files.example"]);
+        // A credential for one prefix with its own endpoint adds that endpoint, and nothing else.
+        let mut vended = Props::new();
+        vended.insert("s3.endpoint".into(), "https://S3.Vended.Example:9000".into());
+        a.storage.push(StorageCredential { prefix: "s3://wh/t/".into(), config: vended });
+        assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "https://files.example", "https://s3.vended.example:9000"]);
+        // No endpoint anywhere: AWS's own hosts, one per bucket.
+        assert_eq!(ObjectAccess::default().origins(None), ["https://*.amazonaws.com"]);
     }
 }

@@ -234,6 +234,15 @@ impl Session {
         format!("{}/{}", base.trim_end_matches('/'), endpoint.trim_start_matches('/'))
     }
 
+    /// The catalog's origin and its token endpoint's, where that is elsewhere.
+    pub fn origins(&self) -> Vec<String> {
+        let mut out = vec![super::http::origin(&self.uri).to_ascii_lowercase()];
+        if let CatalogAuth::OAuth2 { server_uri: Some(t), .. } = &self.auth {
+            out.push(super::http::origin(t).to_ascii_lowercase());
+        }
+        out
+    }
+
     /// A request to the signer carries the catalog's own authorization.
     pub fn authorize(&self, req: Request, now_ms: u64) -> Result<Request, HttpError> {
         authorize(req, self.token.as_deref(), &self.auth, now_ms)

@@ -1,6 +1,7 @@
 //! Open a table from an Iceberg REST catalog: connect (token, config), browse namespaces and
 //! tables, load one with vended credentials. Secrets stay in this tab's memory unless the user
-//! ticks "remember on this device"; they never go into the URL or the logs.
+//! never leave it: not into the URL, the logs or the browser's storage ("remember" keeps the
+//! rest of the form).
 
 use std::collections::BTreeMap;
 
@@ -42,6 +43,12 @@ struct Form {
 }
 
 impl Form {
+    /// What "remember" may store: everything but the token, the client secret and the S3 secret
+    /// and session token (an access key id is an identifier, not a secret, as AWS treats it).
+    fn without_secrets(&self) -> Form {
+        Form { token: String::new(), client_secret: String::new(), s3_secret_access_key: String::new(), s3_session_token: String::new(), ..self.clone() }
+    }
+
     fn options(&self) -> Result<CatalogOptions, String> {
         let t = |s: &str| s.trim().to_string();
         let opt = |s: &str| Some(t(s)).filter(|v| !v.is_empty());
@@ -123,12 +130,16 @@ pub fn CatalogPanel() -> impl IntoView {
         ev.prevent_default();
         let f = form.get_untracked();
         if let Some(s) = storage() {
-            let _ = if f.remember { s.set_item(REMEMBER_KEY, &serde_json::to_string(&f).unwrap_or_default()) } else { s.remove_item(REMEMBER_KEY) };
+            let _ = if f.remember { s.set_item(REMEMBER_KEY, &serde_json::to_string(&f.without_secrets()).unwrap_or_default()) } else { s.remove_item(REMEMBER_KEY) };
         }
         let opts = match f.options() {
             Ok(o) => o,
             Err(e) => return state.error(e),
         };
+        // After a table was opened, the page talks to that catalog's hosts only (view/app/csp.rs).
+        if let Err(e) = super::csp::allows(crate::source::http::origin(&opts.uri)) {
+            return state.error(e);
+        }
         state.errors.set(Vec::new());
         busy.set(true);
         spawn_local(async move {
@@ -189,7 +200,7 @@ pub fn CatalogPanel() -> impl IntoView {
                         on:change=move |ev| form.update(|f| f.s3_path_style = event_target_checked(&ev))/>"path-style access"</label>
                 </fieldset>
                 <label class="check"><input type="checkbox" data-testid="remember" prop:checked=move || form.with(|f| f.remember)
-                    on:change=move |ev| form.update(|f| f.remember = event_target_checked(&ev))/>"remember on this device (stores these fields, secrets included, in this browser)"</label>
+                    on:change=move |ev| form.update(|f| f.remember = event_target_checked(&ev))/>"remember these settings on this device (never the token or secrets)"</label>
                 <button type="submit" data-testid="catalog-connect" prop:disabled=move || busy.get()>{move || if busy.get() { "Connecting…" } else { "Connect" }}</button>
             </form>
             {move || connected.get().map(|c| view! { <Tables connected=c/> })}
@@ -233,6 +244,9 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
         };
         let Some(location) = loaded.metadata_location.clone() else { return state.error(format!("{name}: the catalog returned no metadata-location")) };
         let files = RemoteFiles::from_catalog(Browser, c.user_s3.clone(), c.session.clone(), ns, table, &loaded);
+        if let Err(e) = super::csp::narrow(&files.access().origins(Some(&c.session))) {
+            return state.error(format!("{name}: {e}"));
+        }
         let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
         for cred in &loaded.storage_credentials {
             vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));

@@ -2,6 +2,7 @@
 
 mod catalog;
 mod chart_canvas;
+mod csp;
 mod charts;
 mod drop;
 mod fetch;
