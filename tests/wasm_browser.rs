@@ -62,7 +62,7 @@ async fn growth_chart_paints_a_canvas() {
     canvas.set_height(560);
     doc.body().unwrap().append_child(&canvas).unwrap();
     let backend = CanvasBackend::with_canvas_object(canvas.clone()).unwrap();
-    let stamp = Stamp { table: "example".into(), snapshot: "1".into(), generated_at: "now".into() };
+    let stamp = Stamp { table: "example".into(), snapshot: "1".into(), metadata_file: "metadata/v3.metadata.json".into(), generated_at: "now".into() };
     let n = draw_growth(&backend.into_drawing_area(), &GrowthSeries::of(&history), &stamp).unwrap();
     assert_eq!(n, history.snapshots.len());
     let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().unchecked_into();

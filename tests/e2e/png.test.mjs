@@ -52,3 +52,35 @@ test('save-png downloads a decodable PNG at least 1200 px wide', { timeout: 1200
     await context.close();
   }
 });
+
+test('save-svg on every tab downloads an SVG stamped with table, snapshot, metadata file and version', { timeout: 120000 }, async () => {
+  const ex = examples[0];
+  const version = fs.readFileSync(path.join(OUT_DIR, '..', '..', 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)[1];
+  const snapshot = String(ex.meta['current-snapshot-id']);
+  const file = ex.newestUrl.split('/').pop();
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await openGallery(page, target.url);
+    await page.locator(`${sel.card}[data-example="${ex.name}"]`).click();
+    await waitReady(page, errors);
+    for (const tab of ['tab-growth', 'tab-jobs', 'tab-partitions', 'tab-deletes', 'tab-projection']) {
+      await page.locator(`[data-testid="${tab}"]`).click();
+      const canvasHeight = await page.locator('.chart-box canvas').getAttribute('height');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="save-svg"]').click()]);
+      assert.equal(await download.failure(), null, `${tab}: download failed`);
+      assert.match(download.suggestedFilename(), new RegExp(`-${snapshot}-[a-z]+\\.svg$`), download.suggestedFilename());
+      const svg = fs.readFileSync(await download.path(), 'utf8');
+      fs.mkdirSync(OUT_DIR, { recursive: true });
+      fs.writeFileSync(path.join(OUT_DIR, `save-svg-${ex.name}-${tab}.svg`), svg);
+      assert.match(svg, /^<svg[^>]* width="1280" height="(\d+)"/, `${tab}: not an SVG root`);
+      assert.equal(svg.match(/^<svg[^>]* height="(\d+)"/)[1], canvasHeight, `${tab}: the SVG and the canvas differ in height`);
+      const stamp = `${ex.title} · snapshot ${snapshot} · ${file} · drawn `;
+      assert.ok(svg.includes(stamp), `${tab}: no stamp "${stamp}…"`);
+      assert.ok(svg.includes(`icescope ${version}`), `${tab}: the stamp has no version`);
+      assert.ok(svg.trimEnd().endsWith('</svg>'), `${tab}: truncated SVG`);
+    }
+    assert.deepEqual(errors.all, [], 'page or console errors');
+  } finally {
+    await context.close();
+  }
+});

@@ -1,35 +1,32 @@
-//! A plotters chart on a canvas, redrawn whenever the report updates, with its PNG export stamped
-//! with table, snapshot and time.
-
-use std::rc::Rc;
+//! A plotters chart on a canvas, redrawn whenever the report updates, with its PNG and SVG exports
+//! stamped with table, snapshot, metadata file, time and icescope version.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters::prelude::{IntoDrawingArea, SVGBackend};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::model::time::rfc3339_ms;
-use crate::view::chart::{Drawn, Stamp};
+use crate::view::chart::Stamp;
 
+use super::charts::{draw, height, Tab};
 use super::{marks, AppState, Opened};
 
 pub const WIDTH: u32 = 1280;
 pub const HEIGHT: u32 = 520;
 
-pub type DrawFn = Rc<dyn Fn(&DrawingArea<CanvasBackend, Shift>, &Opened, &Stamp) -> Drawn>;
-
 fn stamp(o: &Opened) -> Stamp {
     Stamp {
         table: o.name.clone(),
         snapshot: o.report.table.current_snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "none".into()),
+        metadata_file: o.report.table.metadata_file.clone(),
         generated_at: rfc3339_ms(js_sys::Date::now() as i64),
     }
 }
 
 #[component]
-pub fn ChartCanvas(testid: &'static str, suffix: &'static str, draw: DrawFn, height: fn(&Opened) -> u32) -> impl IntoView {
+pub fn ChartCanvas(testid: &'static str, suffix: &'static str, tab: Tab) -> impl IntoView {
     let state = expect_context::<AppState>();
     let canvas = NodeRef::<Canvas>::new();
     let points = RwSignal::new(0usize);
@@ -39,9 +36,9 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, draw: DrawFn, hei
         let el: web_sys::HtmlCanvasElement = el.unchecked_into();
         state.opened.with(|o| {
             let Some(o) = o else { return };
-            el.set_height(height(o));
+            el.set_height(height(tab, o));
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            match draw(&backend.into_drawing_area(), o, &stamp(o)) {
+            match draw(tab, &backend.into_drawing_area(), o, &stamp(o)) {
                 Ok(n) => {
                     points.set(n);
                     complete.set(o.complete);
@@ -61,15 +58,40 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, draw: DrawFn, hei
             }
         });
     });
+    let stem = move || {
+        state.opened.with_untracked(|o| {
+            o.as_ref().map(|o| format!("icescope-{}-{}-{suffix}", o.name.replace(['/', ' ', '\\'], "_"), stamp(o).snapshot)).unwrap_or_default()
+        })
+    };
     let save = move |_| {
         let Some(el) = canvas.get() else { return };
         let el: web_sys::HtmlCanvasElement = el.unchecked_into();
-        let stem = state.opened.with_untracked(|o| {
-            o.as_ref().map(|o| format!("icescope-{}-{}-{suffix}", o.name.replace(['/', ' ', '\\'], "_"), stamp(o).snapshot)).unwrap_or_default()
-        });
         match el.to_data_url_with_type("image/png") {
-            Ok(url) => download(&url, &format!("{stem}.png")),
+            Ok(url) => download(&url, &format!("{}.png", stem())),
             Err(e) => state.error(format!("PNG export failed: {}", super::fetch::js_message(&e))),
+        }
+    };
+    // The same drawing, as vectors: sharp at any size a ticket shows it.
+    let save_svg = move |_| {
+        let svg = state.opened.with_untracked(|o| {
+            let o = o.as_ref()?;
+            let mut svg = String::new();
+            let drawn = {
+                let root = SVGBackend::with_string(&mut svg, (WIDTH, height(tab, o))).into_drawing_area();
+                draw(tab, &root, o, &stamp(o))
+            };
+            Some(drawn.map(|_| svg))
+        });
+        match svg {
+            Some(Ok(svg)) => match blob_url(&svg, "image/svg+xml") {
+                Ok(url) => {
+                    download(&url, &format!("{}.svg", stem()));
+                    let _ = web_sys::Url::revoke_object_url(&url);
+                }
+                Err(e) => state.error(format!("SVG export failed: {e}")),
+            },
+            Some(Err(e)) => state.error(format!("SVG export failed: {e}")),
+            None => {}
         }
     };
     view! {
@@ -78,6 +100,7 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, draw: DrawFn, hei
                 data-complete=move || complete.get().to_string()></canvas>
             <div class="chart-actions">
                 <button data-testid="save-png" on:click=save>"Save PNG"</button>
+                <button data-testid="save-svg" on:click=save_svg>"Save SVG"</button>
             </div>
         </div>
     }
@@ -90,4 +113,13 @@ pub fn download(url: &str, name: &str) {
     a.set_href(url);
     a.set_download(name);
     a.click();
+}
+
+/// An object URL for text, to download it.
+pub fn blob_url(text: &str, mime: &str) -> Result<String, String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|e| super::fetch::js_message(&e))?;
+    web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| super::fetch::js_message(&e))
 }

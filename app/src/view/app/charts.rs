@@ -1,9 +1,10 @@
 //! The charts of an opened table, one at a time behind tabs. The tab a person chose stays while
 //! the table loads; the visible chart redraws as the report updates.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend};
+use wasm_bindgen::JsCast;
 
 use crate::view::chart::deletes::draw_deletes;
 use crate::view::chart::growth::draw_growth;
@@ -11,11 +12,13 @@ use crate::view::chart::partitions::draw_partitions;
 use crate::view::chart::projection::draw_projection;
 use crate::view::chart::timeline::draw_timeline;
 
-use super::chart_canvas::{ChartCanvas, DrawFn};
+use crate::view::chart::{Drawn, Stamp};
+
+use super::chart_canvas::ChartCanvas;
 use super::Opened;
 
 #[derive(Clone, Copy, PartialEq)]
-enum Tab {
+pub enum Tab {
     Growth,
     Jobs,
     Partitions,
@@ -23,12 +26,13 @@ enum Tab {
     Projection,
 }
 
-const TABS: [(Tab, &str, &str); 5] = [
-    (Tab::Growth, "Growth", "tab-growth"),
-    (Tab::Jobs, "Flink jobs", "tab-jobs"),
-    (Tab::Partitions, "Partitions", "tab-partitions"),
-    (Tab::Deletes, "Delete debt", "tab-deletes"),
-    (Tab::Projection, "A day from now", "tab-projection"),
+/// (tab, label, test id of the tab, test id of the chart, file name suffix)
+const TABS: [(Tab, &str, &str, &str, &str); 5] = [
+    (Tab::Growth, "Growth", "tab-growth", "growth-chart", "growth"),
+    (Tab::Jobs, "Flink jobs", "tab-jobs", "jobs-chart", "jobs"),
+    (Tab::Partitions, "Partitions", "tab-partitions", "partitions-chart", "partitions"),
+    (Tab::Deletes, "Delete debt", "tab-deletes", "deletes-chart", "deletes"),
+    (Tab::Projection, "A day from now", "tab-projection", "projection-chart", "projection"),
 ];
 
 /// The job each finding blames: the replaying one, or the one that started second.
@@ -44,38 +48,61 @@ fn flagged(o: &Opened) -> Vec<(String, &'static str)> {
         .collect()
 }
 
+/// One tab's chart on any backend: the page's canvas, or SVG for a download.
+pub fn draw<DB: DrawingBackend>(tab: Tab, a: &DrawingArea<DB, Shift>, o: &Opened, s: &Stamp) -> Drawn {
+    match tab {
+        Tab::Growth => draw_growth(a, &o.series, s),
+        Tab::Jobs => draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), s),
+        Tab::Partitions => draw_partitions(a, &o.partitions, &o.partition_timeline, s),
+        Tab::Deletes => draw_deletes(a, &o.series, s),
+        Tab::Projection => {
+            let now = o.series.points.iter().rev().map(|p| &p.totals).find(|t| t.has_core());
+            draw_projection(a, o.report.projection.as_ref(), now, o.report.snapshots.len(), s)
+        }
+    }
+}
+
+pub fn height(tab: Tab, o: &Opened) -> u32 {
+    match tab {
+        Tab::Jobs => (160 + 70 * o.jobs.len().min(64) as u32).clamp(260, 520),
+        Tab::Partitions => 760,
+        _ => super::chart_canvas::HEIGHT,
+    }
+}
+
 #[component]
 pub fn Charts() -> impl IntoView {
     let tab = RwSignal::new(Tab::Growth);
+    // Arrow keys move between tabs, as the WAI-ARIA tabs pattern has it; only the chosen tab is
+    // in the Tab order.
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let i = TABS.iter().position(|t| t.0 == tab.get_untracked()).unwrap_or(0);
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (i + 1) % TABS.len(),
+            "ArrowLeft" => (i + TABS.len() - 1) % TABS.len(),
+            "Home" => 0,
+            "End" => TABS.len() - 1,
+            _ => return,
+        };
+        ev.prevent_default();
+        tab.set(TABS[next].0);
+        let focus = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(&format!("[data-testid=\"{}\"]", TABS[next].2)).ok().flatten());
+        if let Some(el) = focus.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = el.focus();
+        }
+    };
     view! {
-        <nav class="tabs" role="tablist">
-            {TABS.iter().map(|&(t, label, id)| view! {
+        <nav class="tabs" role="tablist" aria-label="charts" on:keydown=on_key>
+            {TABS.iter().map(|&(t, label, id, chart, _)| view! {
                 <button class="tab" role="tab" class:active=move || tab.get() == t aria-selected=move || (tab.get() == t).to_string()
+                    tabindex=move || if tab.get() == t { "0" } else { "-1" } aria-controls=chart
                     data-testid=id on:click=move |_| tab.set(t)>{label}</button>
             }).collect_view()}
         </nav>
         {move || {
-            let (testid, suffix, draw, height): (&'static str, &'static str, DrawFn, fn(&Opened) -> u32) = match tab.get() {
-                Tab::Growth => ("growth-chart", "growth", Rc::new(|a, o, s| draw_growth(a, &o.series, s)), |_| super::chart_canvas::HEIGHT),
-                Tab::Jobs => (
-                    "jobs-chart",
-                    "jobs",
-                    Rc::new(|a, o, s| draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), s)),
-                    |o| (160 + 70 * o.jobs.len().min(64) as u32).clamp(260, 520),
-                ),
-                Tab::Partitions => ("partitions-chart", "partitions", Rc::new(|a, o, s| draw_partitions(a, &o.partitions, &o.partition_timeline, s)), |_| 760),
-                Tab::Deletes => ("deletes-chart", "deletes", Rc::new(|a, o, s| draw_deletes(a, &o.series, s)), |_| super::chart_canvas::HEIGHT),
-                Tab::Projection => (
-                    "projection-chart",
-                    "projection",
-                    Rc::new(|a, o, s| {
-                        let now = o.series.points.iter().rev().map(|p| &p.totals).find(|t| t.has_core());
-                        draw_projection(a, o.report.projection.as_ref(), now, o.report.snapshots.len(), s)
-                    }),
-                    |_| super::chart_canvas::HEIGHT,
-                ),
-            };
-            view! { <ChartCanvas testid=testid suffix=suffix draw=draw height=height/> }
+            let t = tab.get();
+            let (_, _, _, testid, suffix) = TABS.iter().copied().find(|x| x.0 == t).unwrap_or(TABS[0]);
+            view! { <ChartCanvas testid=testid suffix=suffix tab=t/> }
         }}
     }
 }

@@ -10,17 +10,29 @@ pub mod timeline;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// What identifies a chart once it is pasted into a ticket: which table, which snapshot, when.
+/// What identifies a chart once it is pasted into a ticket: which table, which snapshot of which
+/// metadata file, when, and by which icescope.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stamp {
     pub table: String,
     pub snapshot: String,
+    /// The metadata file's name (its folder left out: the line must fit under the chart).
+    pub metadata_file: String,
     pub generated_at: String,
 }
 
 impl Stamp {
     pub fn line(&self) -> String {
-        format!("{} · current snapshot {} · drawn {} · icescope", self.table, self.snapshot, self.generated_at)
+        let file = self.metadata_file.rsplit('/').next().unwrap_or_default();
+        let file: String = if file.chars().count() > 48 { file.chars().take(47).chain(std::iter::once('…')).collect() } else { file.to_string() };
+        format!(
+            "{} · snapshot {} · {} · drawn {} · icescope {}",
+            self.table,
+            self.snapshot,
+            if file.is_empty() { "metadata file unknown" } else { &file },
+            self.generated_at,
+            env!("CARGO_PKG_VERSION")
+        )
     }
 }
 
