@@ -24,7 +24,7 @@ pub struct Stamp {
 impl Stamp {
     pub fn line(&self) -> String {
         let file = self.metadata_file.rsplit('/').next().unwrap_or_default();
-        let file: String = if file.chars().count() > 48 { file.chars().take(47).chain(std::iter::once('…')).collect() } else { file.to_string() };
+        let file: String = if file.chars().count() > 72 { file.chars().take(71).chain(std::iter::once('…')).collect() } else { file.to_string() };
         format!(
             "{} · snapshot {} · {} · drawn {} · icescope {}",
             self.table,
