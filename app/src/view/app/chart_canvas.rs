@@ -96,7 +96,7 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, tab: Tab) -> impl
     };
     view! {
         <div class="chart-box">
-            <canvas node_ref=canvas width=WIDTH height=HEIGHT data-testid=testid data-points=move || points.get().to_string()
+            <canvas node_ref=canvas id=testid role="img" aria-label=format!("{suffix} chart") width=WIDTH height=HEIGHT data-testid=testid data-points=move || points.get().to_string()
                 data-complete=move || complete.get().to_string()></canvas>
             <div class="chart-actions">
                 <button data-testid="save-png" on:click=save>"Save PNG"</button>

@@ -14,6 +14,7 @@ mod loader;
 mod marks;
 mod snapshot_table;
 mod table_view;
+mod theme;
 
 use leptos::prelude::*;
 
@@ -78,6 +79,7 @@ pub fn App() -> impl IntoView {
         <header class="topbar">
             <a class="brand" href="./">"icescope"</a>
             <span class="tagline">"how a streaming writer grows an Iceberg table, checkpoint by checkpoint"</span>
+            <theme::ThemeControls/>
         </header>
         <main>
             <drop::DropZone/>
