@@ -1,6 +1,7 @@
 //! analysis: series and findings computed from a TableHistory — pure functions, no I/O.
 //! May import model, decode and source types; never view.
 
+pub mod diff;
 pub mod findings;
 pub mod growth;
 pub mod jobs;

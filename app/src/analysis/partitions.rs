@@ -90,7 +90,7 @@ pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> Parti
     PartitionTimeline { partitions, snapshots }
 }
 
-fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::Arc<str>, PartitionValue)]) -> String {
+pub(crate) fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::Arc<str>, PartitionValue)]) -> String {
     let spec = history.metadata.partition_spec(spec_id);
     let parts: Vec<String> = values
         .iter()

@@ -10,6 +10,9 @@ usage:
   icescope inspect <table-folder | metadata.json | https://…/x.metadata.json | s3://…/x.metadata.json> [options]
   icescope inspect --catalog URI [--warehouse W] --table NS.NAME [options]
   icescope catalog --catalog URI [--warehouse W] [options]          list namespaces and tables
+  icescope diff <table …> [--from A] [--to B] [options]              what changed between two snapshots
+            A, B: a snapshot id, current, parent, job:<flink.job-id or prefix> (its last commit) or
+            checkpoint:<n> (its last commit); default: from the current snapshot's parent to current
 
 output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
           --reads: print the paths read, one per line, instead of the report
@@ -37,6 +40,9 @@ pub struct Args {
     pub reads: bool,
     /// A metadata file of the folder to open instead of the newest.
     pub metadata: Option<String>,
+    /// `diff`: the two snapshots.
+    pub from: Option<String>,
+    pub to: Option<String>,
     pub spark_catalog: Option<String>,
     pub table_name: Option<String>,
     pub catalog: Option<String>,
@@ -71,6 +77,8 @@ impl Args {
                 "--metadata-first" => a.metadata_first = true,
                 "--reads" => a.reads = true,
                 "--metadata" => a.metadata = Some(value(flag)?),
+                "--from" => a.from = Some(value(flag)?),
+                "--to" => a.to = Some(value(flag)?),
                 "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
                 "--table-name" => a.table_name = Some(value(flag)?),
                 "--catalog" => a.catalog = Some(value(flag)?),

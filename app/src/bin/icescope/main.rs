@@ -29,6 +29,24 @@ fn main() -> std::process::ExitCode {
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// `icescope diff`: both snapshots' files are read in detail, whatever the table's size.
+#[cfg(not(target_arch = "wasm32"))]
+fn diff(a: &args::Args) -> Result<String, String> {
+    use icescope::analysis::diff::{diff, markdown, resolve};
+    let (from, to) = (a.from.clone().unwrap_or_else(|| "parent".into()), a.to.clone().unwrap_or_else(|| "current".into()));
+    let pair = |h: &icescope::model::TableHistory| Ok::<_, String>((resolve(h, &from)?, resolve(h, &to)?));
+    let (loader, _) = open::history_selecting(a, &|h| pair(h).map(|(x, y)| vec![x, y]))?;
+    let h = &loader.history;
+    let (x, y) = pair(h)?;
+    let d = diff(h, x, y);
+    let table = a.table_name.clone().or_else(|| a.table.clone()).unwrap_or_else(|| icescope::analysis::findings::TableRef::guess(h, None).table);
+    match a.format.as_str() {
+        "json" => serde_json::to_string_pretty(&d).map(|s| s + "\n").map_err(|e| e.to_string()),
+        "markdown" | "text" => Ok(markdown(&d, &table)),
+        other => Err(format!("unknown format `{other}` (json, markdown)")),
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn run(argv: &[String]) -> Result<String, String> {
     use icescope::analysis::findings::TableRef;
@@ -40,6 +58,7 @@ fn run(argv: &[String]) -> Result<String, String> {
     }
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
+        "diff" => diff(&a),
         "inspect" => {
             let (loader, pick) = open::history(&a)?;
             if a.reads {

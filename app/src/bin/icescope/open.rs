@@ -4,7 +4,8 @@ use std::path::Path;
 
 use futures::executor::block_on;
 use icescope::load::{load_with_stats, Loader};
-use icescope::model::ReadMode;
+use icescope::model::{ReadMode, TableHistory};
+use icescope::source::Fetch;
 use icescope::source::local::LocalFolder;
 use icescope::load::pick_metadata;
 use icescope::source::metadata_pick::MetadataPick;
@@ -16,6 +17,26 @@ use super::args::Args;
 
 /// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
 pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
+    history_selecting(a, &|_| Ok(Vec::new()))
+}
+
+/// Which snapshots to read in detail besides what the mode reads, once the metadata is known.
+pub type Select<'a> = &'a dyn Fn(&TableHistory) -> Result<Vec<usize>, String>;
+
+/// Reads what `mode` asks for, then the files of the snapshots `select` names, from the same source.
+fn load_files<F: Fetch>(files: &F, metadata: &str, mode: ReadMode, record_paths: bool, select: Select) -> Result<Loader, String> {
+    let mut loader = load_with_stats(files, metadata, mode, record_paths).map_err(|e| e.to_string())?;
+    let wanted = select(&loader.history)?;
+    if !wanted.is_empty() {
+        for i in wanted {
+            loader.history.select(i);
+        }
+        block_on(loader.run(files, 64));
+    }
+    Ok(loader)
+}
+
+pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<MetadataPick>), String> {
     let mode = if a.all_snapshots {
         ReadMode::All
     } else if a.metadata_first {
@@ -23,7 +44,6 @@ pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
     } else {
         ReadMode::Auto
     };
-    let load = |files: &dyn Fn() -> Result<Loader, icescope::load::LoadError>| files().map_err(|e| e.to_string());
     if let Some(uri) = &a.catalog {
         let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
         let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
@@ -32,15 +52,15 @@ pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None));
+        return load_files(&files, &location, mode, a.reads, select).map(|l| (l, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None));
+        return load_files(&files, target, mode, a.reads, select).map(|l| (l, None));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
-    load(&|| load_with_stats(&folder, &metadata, mode, a.reads)).map(|l| (l, pick))
+    load_files(&folder, &metadata, mode, a.reads, select).map(|l| (l, pick))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {

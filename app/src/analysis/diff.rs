@@ -1,0 +1,310 @@
+//! What changed between two snapshots: data and delete files added and removed, by partition,
+//! records, the schema between them, and who committed what in between. Files are compared by
+//! path over each snapshot's live files (both must have been read in detail).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::markdown::{code, text};
+use super::partitions::label;
+use crate::decode::{DataContent, NestedField, SnapshotId};
+use crate::model::time::rfc3339_ms;
+use crate::model::TableHistory;
+
+/// The commits listed between the two snapshots; the rest are counted.
+pub const MAX_COMMITS: usize = 200;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SnapshotDiff {
+    pub from: SnapshotSide,
+    pub to: SnapshotSide,
+    /// `to` was committed before `from`: the changes read backwards in time.
+    pub backwards: bool,
+    /// Both snapshots' files were read completely; otherwise what is missing is in `missing`.
+    pub exact: bool,
+    pub missing: Vec<String>,
+    pub totals: Changes,
+    pub partitions: Vec<PartitionChanges>,
+    pub schema: Option<SchemaChange>,
+    /// Snapshots after `from` up to and including `to`, in commit order (at most `MAX_COMMITS`).
+    pub between: Vec<Commit>,
+    pub between_total: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SnapshotSide {
+    pub snapshot_id: SnapshotId,
+    pub committed_at: String,
+    pub schema_id: Option<i32>,
+    pub flink_job_id: Option<String>,
+    pub checkpoint_id: Option<i64>,
+    pub data_files: u64,
+    pub delete_files: u64,
+    pub records: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub data_files_added: u64,
+    pub data_files_removed: u64,
+    pub records_added: u64,
+    pub records_removed: u64,
+    pub delete_files_added: u64,
+    pub delete_files_removed: u64,
+    /// Rows the added and removed delete files delete (position or equality).
+    pub deletes_added: u64,
+    pub deletes_removed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartitionChanges {
+    pub partition: String,
+    #[serde(flatten)]
+    pub changes: Changes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaChange {
+    pub from_schema_id: i32,
+    pub to_schema_id: i32,
+    /// (field id, name, type)
+    pub added: Vec<(i32, String, String)>,
+    pub dropped: Vec<(i32, String, String)>,
+    /// (field id, old name, new name)
+    pub renamed: Vec<(i32, String, String)>,
+    /// (field id, name, old type, new type)
+    pub retyped: Vec<(i32, String, String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Commit {
+    pub snapshot_id: SnapshotId,
+    pub committed_at: String,
+    pub operation: String,
+    pub flink_job_id: Option<String>,
+    pub checkpoint_id: Option<i64>,
+    pub added_data_files: Option<u64>,
+    pub deleted_data_files: Option<u64>,
+    pub added_records: Option<u64>,
+    pub added_delete_files: Option<u64>,
+}
+
+fn side(h: &TableHistory, i: usize) -> SnapshotSide {
+    let s = &h.snapshots[i];
+    let c = h.counts(i);
+    SnapshotSide {
+        snapshot_id: s.snapshot.snapshot_id,
+        committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+        schema_id: s.snapshot.schema_id,
+        flink_job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
+        checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
+        data_files: c.as_ref().map(|c| c.data_files).unwrap_or(0),
+        delete_files: c.as_ref().map(|c| c.delete_files()).unwrap_or(0),
+        records: c.as_ref().map(|c| c.records).unwrap_or(0),
+    }
+}
+
+fn add(changes: &mut Changes, content: &DataContent, records: i64, added: bool) {
+    let r = u64::try_from(records).unwrap_or(0);
+    let (files, rows) = match (content, added) {
+        (DataContent::Data, true) => (&mut changes.data_files_added, &mut changes.records_added),
+        (DataContent::Data, false) => (&mut changes.data_files_removed, &mut changes.records_removed),
+        (_, true) => (&mut changes.delete_files_added, &mut changes.deletes_added),
+        (_, false) => (&mut changes.delete_files_removed, &mut changes.deletes_removed),
+    };
+    *files = files.saturating_add(1);
+    *rows = rows.saturating_add(r);
+}
+
+fn fields(h: &TableHistory, schema_id: Option<i32>) -> Option<(i32, HashMap<i32, &NestedField>)> {
+    let id = schema_id?;
+    let schema = h.metadata.schema(id)?;
+    Some((id, schema.fields.iter().map(|f| (f.id, f)).collect()))
+}
+
+fn schema_change(h: &TableHistory, from: Option<i32>, to: Option<i32>) -> Option<SchemaChange> {
+    let ((a_id, a), (b_id, b)) = (fields(h, from)?, fields(h, to)?);
+    if a_id == b_id {
+        return None;
+    }
+    let mut c = SchemaChange { from_schema_id: a_id, to_schema_id: b_id, added: vec![], dropped: vec![], renamed: vec![], retyped: vec![] };
+    let mut ids: Vec<i32> = a.keys().chain(b.keys()).copied().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        match (a.get(&id), b.get(&id)) {
+            (None, Some(f)) => c.added.push((id, f.name.clone(), f.field_type.describe())),
+            (Some(f), None) => c.dropped.push((id, f.name.clone(), f.field_type.describe())),
+            (Some(x), Some(y)) => {
+                if x.name != y.name {
+                    c.renamed.push((id, x.name.clone(), y.name.clone()));
+                }
+                let (tx, ty) = (x.field_type.describe(), y.field_type.describe());
+                if tx != ty {
+                    c.retyped.push((id, y.name.clone(), tx, ty));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    Some(c)
+}
+
+/// The difference from snapshot `a` to snapshot `b` (indexes in commit order).
+pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
+    let mut missing = Vec::new();
+    for (i, which) in [(a, "first"), (b, "second")] {
+        if !h.has_files(i) || h.counts(i).is_none() {
+            missing.push(format!("the {which} snapshot's files ({}) were not all read", h.snapshots[i].snapshot.snapshot_id));
+        }
+    }
+    let before: HashMap<&str, _> = h.live_files(a).into_iter().map(|f| (&*f.file.file_path, f)).collect();
+    let after: HashMap<&str, _> = h.live_files(b).into_iter().map(|f| (&*f.file.file_path, f)).collect();
+    let mut totals = Changes::default();
+    let mut by: BTreeMap<String, Changes> = BTreeMap::new();
+    for (set, other, added) in [(&after, &before, true), (&before, &after, false)] {
+        for (path, f) in set {
+            if other.contains_key(path) {
+                continue;
+            }
+            add(&mut totals, &f.file.content, f.file.record_count, added);
+            add(by.entry(label(h, f.partition_spec_id, &f.file.partition)).or_default(), &f.file.content, f.file.record_count, added);
+        }
+    }
+    let (lo, hi) = (a.min(b), a.max(b));
+    let between: Vec<Commit> = ((lo + 1)..=hi)
+        .take(MAX_COMMITS)
+        .map(|i| {
+            let s = &h.snapshots[i];
+            let n = |k: &str| s.snapshot.summary.get(k).and_then(|v| v.trim().parse::<u64>().ok());
+            Commit {
+                snapshot_id: s.snapshot.snapshot_id,
+                committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+                operation: s.snapshot.operation.to_string(),
+                flink_job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
+                checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
+                added_data_files: n("added-data-files"),
+                deleted_data_files: n("deleted-data-files"),
+                added_records: n("added-records"),
+                added_delete_files: n("added-delete-files"),
+            }
+        })
+        .collect();
+    SnapshotDiff {
+        from: side(h, a),
+        to: side(h, b),
+        backwards: b < a,
+        exact: missing.is_empty(),
+        missing,
+        totals,
+        partitions: by.into_iter().map(|(partition, changes)| PartitionChanges { partition, changes }).collect(),
+        schema: schema_change(h, h.snapshots[a].snapshot.schema_id, h.snapshots[b].snapshot.schema_id),
+        between_total: hi - lo,
+        between,
+    }
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+/// Long.MAX_VALUE is Flink's end-of-input commit, not a checkpoint.
+fn checkpoint(c: Option<i64>) -> String {
+    match c {
+        Some(i64::MAX) => "end of input".to_string(),
+        c => opt(&c),
+    }
+}
+
+/// For the ticket: every value from the table escaped (see `markdown::text`).
+pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
+    let mut out = format!("### {}: snapshot {} → {}\n\n", text(table), d.from.snapshot_id, d.to.snapshot_id);
+    if d.backwards {
+        out += "The second snapshot is the older one: \"added\" means present in it and not in the first.\n\n";
+    }
+    if !d.exact {
+        out += &format!("**Not exact:** {}.\n\n", d.missing.iter().map(|m| text(m)).collect::<Vec<_>>().join("; "));
+    }
+    out += "| | from | to |\n|---|---|---|\n";
+    out += &format!("| snapshot | {} | {} |\n", d.from.snapshot_id, d.to.snapshot_id);
+    out += &format!("| committed | {} | {} |\n", d.from.committed_at, d.to.committed_at);
+    let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(code).unwrap_or_default();
+    out += &format!("| flink.job-id | {} | {} |\n", job(&d.from), job(&d.to));
+    out += &format!("| checkpoint | {} | {} |\n", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id));
+    out += &format!("| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n", d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records);
+    let t = &d.totals;
+    out += &format!(
+        "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{}).\n\n",
+        t.data_files_added, t.data_files_removed, t.records_added, t.records_removed, t.delete_files_added, t.delete_files_removed, t.deletes_added, t.deletes_removed
+    );
+    if !d.partitions.is_empty() {
+        out += "| partition | data files + | data files − | records + | records − | delete files + | delete files − |\n|---|---:|---:|---:|---:|---:|---:|\n";
+        for p in &d.partitions {
+            let c = &p.changes;
+            out += &format!("| {} | {} | {} | {} | {} | {} | {} |\n", text(&p.partition), c.data_files_added, c.data_files_removed, c.records_added, c.records_removed, c.delete_files_added, c.delete_files_removed);
+        }
+        out += "\n";
+    }
+    if let Some(s) = &d.schema {
+        out += &format!("Schema {} → {}:", s.from_schema_id, s.to_schema_id);
+        for (id, name, ty) in &s.added {
+            out += &format!(" added {} {} (id {id});", code(name), text(ty));
+        }
+        for (id, name, ty) in &s.dropped {
+            out += &format!(" dropped {} {} (id {id});", code(name), text(ty));
+        }
+        for (id, old, new) in &s.renamed {
+            out += &format!(" renamed {} → {} (id {id});", code(old), code(new));
+        }
+        for (id, name, old, new) in &s.retyped {
+            out += &format!(" {} {} → {} (id {id});", code(name), text(old), text(new));
+        }
+        out += "\n\n";
+    }
+    out += &format!("Commits in between ({}):\n\n| committed | snapshot | operation | flink.job-id | checkpoint | + data files | − data files | + records | + delete files |\n|---|---|---|---|---:|---:|---:|---:|---:|\n", d.between_total);
+    for c in &d.between {
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            c.committed_at,
+            c.snapshot_id,
+            text(&c.operation),
+            c.flink_job_id.as_deref().map(code).unwrap_or_default(),
+            checkpoint(c.checkpoint_id),
+            opt(&c.added_data_files),
+            opt(&c.deleted_data_files),
+            opt(&c.added_records),
+            opt(&c.added_delete_files)
+        );
+    }
+    if d.between_total > d.between.len() {
+        out += &format!("\n… and {} more commits.\n", d.between_total - d.between.len());
+    }
+    out
+}
+
+/// A snapshot named the way a person names it: a snapshot id, `current`, `parent` (of current),
+/// `job:<id or prefix>` (that job's last commit) or `checkpoint:<n>` (the last commit of it).
+pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
+    let spec = spec.trim();
+    let found = if spec == "current" {
+        h.current_index()
+    } else if spec == "parent" {
+        let cur = h.current_index().ok_or("the table has no current snapshot")?;
+        let parent = h.snapshots[cur].snapshot.parent_snapshot_id.ok_or("the current snapshot has no parent")?;
+        h.snapshots.iter().position(|s| s.snapshot.snapshot_id == parent)
+    } else if let Some(job) = spec.strip_prefix("job:") {
+        let jobs: std::collections::BTreeSet<&str> = h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| f.job_id.as_str()).filter(|j| j.starts_with(job)).collect();
+        if jobs.len() > 1 {
+            return Err(format!("job:{job} matches {} job ids: give more of it", jobs.len()));
+        }
+        h.snapshots.iter().rposition(|s| s.flink.as_ref().is_some_and(|f| !job.is_empty() && f.job_id.starts_with(job)))
+    } else if let Some(n) = spec.strip_prefix("checkpoint:") {
+        let n: i64 = n.parse().map_err(|_| format!("`{spec}`: a checkpoint id is a number"))?;
+        h.snapshots.iter().rposition(|s| s.flink.as_ref().and_then(|f| f.checkpoint_id) == Some(n))
+    } else {
+        let id: i128 = spec.parse().map_err(|_| format!("`{spec}`: not a snapshot id, current, parent, job:<id> or checkpoint:<n>"))?;
+        h.snapshots.iter().position(|s| s.snapshot.snapshot_id.0 == id)
+    };
+    found.ok_or_else(|| format!("no snapshot matches `{spec}`"))
+}
