@@ -9,6 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::analysis::diff::{diff, resolve, SnapshotDiff};
 use crate::analysis::findings::TableRef;
 use crate::analysis::inspect::{inspect, Inspect, LoadInfo};
 use crate::analysis::jobs::{job_spans, JobSpan};
@@ -37,6 +38,8 @@ pub struct Opened {
     pub markdown: Arc<String>,
     /// Everything the plan asked for has been read (or failed).
     pub complete: bool,
+    /// The two snapshots the user compares, once asked: the diff, or why there is none.
+    pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
 }
 
 /// Reading progress: updated after every batch, without recomputing the report.
@@ -56,10 +59,12 @@ pub struct Progress {
 }
 
 /// What the user asked for after opening.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LoadRequest {
     AllSnapshots,
     Select(usize),
+    /// Two snapshots as a person names them (`analysis::diff::resolve`): read both, then diff.
+    Compare(String, String),
 }
 
 struct Session {
@@ -71,6 +76,8 @@ struct Session {
     loader: Loader,
     /// Which of the folder's metadata files is open and why; None when the source named it.
     pick: Option<MetadataPick>,
+    /// The pair asked for with `LoadRequest::Compare`.
+    compare: Option<(String, String)>,
 }
 
 thread_local! {
@@ -99,6 +106,14 @@ fn publish(state: AppState, s: &Session, in_flight: usize) {
         partition_timeline: Arc::new(partition_timeline(history, 200)),
         markdown: Arc::new(markdown),
         complete: history.is_settled() && in_flight == 0,
+        diff: s.compare.as_ref().map(|(a, b)| {
+            Arc::new((|| {
+                let (x, y) = (resolve(history, a)?, resolve(history, b)?);
+                let d = diff(history, x, y);
+                let md = crate::analysis::diff::markdown(&d, &s.name);
+                Ok((d, md))
+            })())
+        }),
     };
     state.opened.set(Some(opened));
 }
@@ -237,7 +252,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
         })
         .collect();
     marks::mark("icescope:phase:summaries");
-    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick };
+    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None };
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state, true).await;
 }
@@ -294,6 +309,14 @@ async fn drive(state: AppState, first: bool) {
             match r {
                 LoadRequest::AllSnapshots => s.loader.history.plan(ReadMode::All),
                 LoadRequest::Select(i) => s.loader.history.select(i),
+                LoadRequest::Compare(a, b) => {
+                    for spec in [&a, &b] {
+                        if let Ok(i) = resolve(&s.loader.history, spec) {
+                            s.loader.history.select(i);
+                        }
+                    }
+                    s.compare = Some((a, b));
+                }
             }
         }
         if !pump.next(&mut s.loader).await {

@@ -2,6 +2,7 @@
 
 mod catalog;
 mod chart_canvas;
+mod compare;
 mod csp;
 mod charts;
 mod drop;

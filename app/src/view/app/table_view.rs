@@ -23,6 +23,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     // Chosen once and kept while the report updates.
     let catalog = RwSignal::new("<catalog>".to_string());
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
+    let (diff_from, diff_to) = (RwSignal::new("parent".to_string()), RwSignal::new("current".to_string()));
     let opened = move || state.opened.get();
     let progress = move || state.progress.get();
     // After the first chart (or once loading ends, should no chart be drawn).
@@ -84,6 +85,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             <AlertStrip/>
             <Charts/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
+            {move || shown_below().then(opened).flatten().map(|o| view! { <super::compare::Compare opened=o from=diff_from to=diff_to/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }

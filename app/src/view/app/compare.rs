@@ -1,0 +1,63 @@
+//! Two snapshots side by side: what changed between them, for the view and the ticket. The loader
+//! reads both snapshots' files and computes the diff (`analysis::diff`); this only draws it.
+
+use leptos::prelude::*;
+
+use super::loader::{request, LoadRequest};
+use super::{AppState, Opened};
+
+#[component]
+pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let go = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        request(state, LoadRequest::Compare(from.get_untracked(), to.get_untracked()));
+    };
+    let result = opened.diff.clone().map(|r| match &*r {
+        Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),
+        Ok((d, md)) => {
+            let t = &d.totals;
+            let line = format!(
+                "Data files +{} −{} (records +{} −{}); delete files +{} −{}; {} commit(s) in between.",
+                t.data_files_added, t.data_files_removed, t.records_added, t.records_removed, t.delete_files_added, t.delete_files_removed, d.between_total
+            );
+            let schema = d.schema.as_ref().map(|s| {
+                let mut parts: Vec<String> = s.added.iter().map(|(id, n, ty)| format!("added {n} {ty} (id {id})")).collect();
+                parts.extend(s.dropped.iter().map(|(id, n, ty)| format!("dropped {n} {ty} (id {id})")));
+                parts.extend(s.renamed.iter().map(|(id, a, b)| format!("renamed {a} → {b} (id {id})")));
+                parts.extend(s.retyped.iter().map(|(id, n, a, b)| format!("{n} {a} → {b} (id {id})")));
+                format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, parts.join("; "))
+            });
+            view! {
+                <div data-testid="diff" data-exact=d.exact.to_string() data-records-added=t.records_added.to_string()
+                    data-records-removed=t.records_removed.to_string() data-data-files-added=t.data_files_added.to_string()
+                    data-data-files-removed=t.data_files_removed.to_string() data-delete-files-added=t.delete_files_added.to_string()
+                    data-delete-files-removed=t.delete_files_removed.to_string() data-between=d.between_total.to_string()>
+                    <p>{format!("Snapshot {} ({}) → {} ({})", d.from.snapshot_id, d.from.committed_at, d.to.snapshot_id, d.to.committed_at)}</p>
+                    {(!d.exact).then(|| view! { <p class="error">{format!("Not exact: {}", d.missing.join("; "))}</p> })}
+                    <p><strong>{line}</strong></p>
+                    {schema.map(|s| view! { <p data-testid="diff-schema">{s}</p> })}
+                    <table class="snapshots"><thead><tr><th>"partition"</th><th>"data files +"</th><th>"data files −"</th><th>"records +"</th><th>"records −"</th><th>"delete files +"</th><th>"delete files −"</th></tr></thead>
+                        <tbody>{d.partitions.iter().take(200).map(|p| { let c = &p.changes; view! {
+                            <tr><td class="mono">{p.partition.clone()}</td><td class="num">{c.data_files_added}</td><td class="num">{c.data_files_removed}</td>
+                            <td class="num">{c.records_added}</td><td class="num">{c.records_removed}</td><td class="num">{c.delete_files_added}</td><td class="num">{c.delete_files_removed}</td></tr>
+                        }}).collect_view()}</tbody></table>
+                    <details class="markdown"><summary>"Markdown for the ticket"</summary><textarea readonly rows="12" data-testid="diff-markdown">{md.clone()}</textarea></details>
+                </div>
+            }
+            .into_any()
+        }
+    });
+    view! {
+        <section class="compare" data-testid="compare">
+            <h3>"Compare two snapshots"</h3>
+            <form class="pickers" on:submit=go>
+                <label>"from "<input type="text" data-testid="diff-from" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev))/></label>
+                <label>"to "<input type="text" data-testid="diff-to" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev))/></label>
+                <button type="submit" data-testid="diff-run">"Compare"</button>
+                <span class="hint">"a snapshot id, current, parent, job:<id prefix> or checkpoint:<n>"</span>
+            </form>
+            {result}
+        </section>
+    }
+}

@@ -1,0 +1,85 @@
+// Compare two snapshots in the app: the loader reads both and the numbers are the engines' (facts.json).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, SCREENSHOT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
+
+let target;
+let browser;
+
+before(async () => {
+  target = await appTarget();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await target?.close();
+});
+
+const facts = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'tests', 'fixtures', name, 'facts.json'), 'utf8'));
+// Snapshot ids above 2^53 must stay text.
+const ids = (name) => fs.readFileSync(path.join(REPO, 'tests', 'fixtures', name, 'facts.json'), 'utf8');
+
+async function compare(page, from, to) {
+  await page.locator('[data-testid="diff-from"]').fill(from);
+  await page.locator('[data-testid="diff-to"]').fill(to);
+  await page.locator('[data-testid="diff-run"]').click();
+  await page.locator('[data-testid="diff"], [data-testid="diff-error"]').first().waitFor({ timeout: TIMEOUT_MS });
+  const d = page.locator('[data-testid="diff"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="diff"]')?.dataset.exact === 'true', null, { timeout: TIMEOUT_MS });
+  return Object.fromEntries(await Promise.all(['recordsAdded', 'recordsRemoved', 'dataFilesAdded', 'dataFilesRemoved', 'deleteFilesAdded', 'deleteFilesRemoved', 'between'].map(async (k) => [k, Number(await d.getAttribute(`data-${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`))])));
+}
+
+async function open(page, errors, name) {
+  await openGallery(page, target.url);
+  await page.locator(`${sel.card}[data-example="${name}"]`).click();
+  await waitReady(page, errors);
+}
+
+test('savepoint-twice: from the second job\'s last commit to current, the third job\'s rows', { timeout: 120000 }, async () => {
+  const f = facts('savepoint-twice');
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'diff-savepoint', async () => {
+      await open(page, errors, 'savepoint-twice');
+      const d = await compare(page, `job:${f.jobs[1].job_id.slice(0, 8)}`, 'current');
+      assert.equal(d.recordsAdded, f.after_second_resume.rows - f.after_first_resume.rows);
+      assert.equal(d.recordsRemoved, 0);
+      assert.equal(d.dataFilesRemoved, 0);
+      const md = await page.locator('[data-testid="diff-markdown"]').inputValue();
+      assert.ok(md.includes(`\`${f.jobs[2].job_id}\``), 'the Markdown names the third job');
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.locator('[data-testid="compare"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'diff-savepoint-twice.png') });
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});
+
+test('upsert-stream: rewrite_position_delete_files replaced every delete file, as Spark reported', { timeout: 120000 }, async () => {
+  const f = facts('upsert-stream');
+  const text = ids('upsert-stream');
+  const id = (k) => text.match(new RegExp(`"${k}": (\\d+)`))[1];
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'diff-upsert', async () => {
+      await open(page, errors, 'upsert-stream');
+      const d = await compare(page, id('snapshot_before'), id('snapshot_after'));
+      const r = f.maintenance[0].result[0];
+      assert.equal(d.deleteFilesRemoved, r.rewritten_delete_files_count);
+      assert.equal(d.deleteFilesAdded, r.added_delete_files_count);
+      assert.equal(d.dataFilesAdded + d.dataFilesRemoved, 0);
+      assert.equal(d.between, 1);
+      // A name that matches nothing is said, not guessed.
+      await page.locator('[data-testid="diff-from"]').fill('checkpoint:999999');
+      await page.locator('[data-testid="diff-run"]').click();
+      await page.locator('[data-testid="diff-error"]').waitFor({ timeout: TIMEOUT_MS });
+      assert.match(await page.locator('[data-testid="diff-error"]').textContent(), /no snapshot matches `checkpoint:999999`/);
+    });
+  } finally {
+    await context.close();
+  }
+});
