@@ -64,6 +64,15 @@ test('page loads without errors and the gallery shows one card per example', { t
 test('each example opens with the snapshots of its newest metadata.json and a painted chart', { timeout: 600000 }, async (t) => {
   const { context, page, errors } = await newPage(browser);
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // Offline: with the network cut but for the app's own origin, every example still opens.
+  const origin = new URL(target.url).origin;
+  const elsewhere = [];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (new URL(u).origin === origin || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
+    elsewhere.push(u);
+    return route.abort('internetdisconnected');
+  });
   try {
     await openGallery(page, target.url);
     for (const ex of examples) {
@@ -95,6 +104,7 @@ test('each example opens with the snapshots of its newest metadata.json and a pa
         await page.locator(sel.gallery).waitFor({ state: 'visible' });
       }));
     }
+    assert.deepEqual(elsewhere, [], 'requests that left the app\'s origin while opening every example');
   } finally {
     await context.close();
   }
