@@ -24,6 +24,7 @@ import {
   readTableView,
   screenshotOnFailure,
   sel,
+  waitReady,
 } from './lib/harness.mjs';
 
 const PYTHON = process.env.ICESCOPE_PYTHON || path.join(REPO, 'tests', '.venv', 'bin', 'python');
@@ -333,6 +334,36 @@ test('OAuth2: the listing equals PyIceberg (nested namespace too) and scope_ns.e
       });
       assert.equal(elsewhere.outcome, 'refused');
       assert.deepEqual(elsewhere.seen, ['connect-src http://127.0.0.2:9/x']);
+
+      // The permalink names the catalog, its non-secret settings and the table; opened in a fresh
+      // profile it fills the form, asks for the secrets and, once connected, opens the table.
+      const link = page.url();
+      const hash = Object.fromEntries(new URLSearchParams(new URL(link).hash.slice(1)));
+      assert.equal(hash.catalog, proxied());
+      assert.equal(hash.table, 'scope_ns.events');
+      assert.equal(hash.client_id, facts.key);
+      assert.equal(hash.s3_endpoint, form().s3Endpoint);
+      for (const v of Object.values(hash)) assert.ok(!v.includes(facts.secret), 'a secret in the permalink');
+      const q = await freshPage();
+      try {
+        await q.page.goto(link, { waitUntil: 'load' });
+        await q.page.locator('[data-testid="link-hint"]').waitFor();
+        assert.match(await q.page.locator('[data-testid="link-hint"]').textContent(), /scope_ns\.events/);
+        assert.equal(await q.page.locator(cs.uri).inputValue(), proxied());
+        assert.equal(await q.page.locator(cs.clientId).inputValue(), facts.key);
+        assert.equal(await q.page.locator(cs.clientSecret).inputValue(), '', 'a secret came with the link');
+        assert.equal(await q.page.locator(cs.s3SecretAccessKey).inputValue(), '', 'a secret came with the link');
+        await q.page.locator(cs.clientSecret).fill(facts.secret);
+        await q.page.locator(cs.s3AccessKeyId).fill(facts.key);
+        await q.page.locator(cs.s3SecretAccessKey).fill(facts.secret);
+        await q.page.locator(cs.connect).click();
+        await waitReady(q.page, q.errors);
+        assertMatchesPyIceberg(await readTableView(q.page), events);
+        assert.equal(Object.fromEntries(new URLSearchParams(new URL(q.page.url()).hash.slice(1))).table, 'scope_ns.events');
+        await assertNoSecrets(q, [facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+      } finally {
+        await q.context.close();
+      }
     });
   } finally {
     await p.context.close();

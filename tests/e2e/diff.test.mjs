@@ -83,3 +83,39 @@ test('upsert-stream: rewrite_position_delete_files replaced every delete file, a
     await context.close();
   }
 });
+
+test('permalink: example, tab and compared snapshots round-trip into a fresh profile', { timeout: 120000 }, async () => {
+  const f = facts('savepoint-twice');
+  const first = await newPage(browser);
+  let link;
+  let expected;
+  try {
+    await open(first.page, first.errors, 'savepoint-twice');
+    await first.page.locator('[data-testid="tab-jobs"]').click();
+    expected = await compare(first.page, `job:${f.jobs[1].job_id.slice(0, 8)}`, 'current');
+    link = first.page.url();
+    const hash = new URLSearchParams(new URL(link).hash.slice(1));
+    assert.deepEqual(Object.fromEntries(hash), { example: 'savepoint-twice', tab: 'jobs', from: `job:${f.jobs[1].job_id.slice(0, 8)}`, to: 'current' });
+  } finally {
+    await first.context.close();
+  }
+  const second = await newPage(browser);
+  try {
+    await screenshotOnFailure(second.page, 'permalink-example', async () => {
+      await second.page.goto(link, { waitUntil: 'load' });
+      await waitReady(second.page, second.errors);
+      assert.equal(await second.page.locator('[data-testid="tab-jobs"]').getAttribute('aria-selected'), 'true');
+      await second.page.locator('[data-testid="jobs-chart"]').waitFor();
+      await second.page.waitForFunction(() => document.querySelector('[data-testid="diff"]')?.dataset.exact === 'true', null, { timeout: TIMEOUT_MS });
+      assert.equal(await second.page.locator('[data-testid="diff"]').getAttribute('data-records-added'), String(expected.recordsAdded));
+      assert.equal(await second.page.locator('[data-testid="diff-from"]').inputValue(), `job:${f.jobs[1].job_id.slice(0, 8)}`);
+      // Back to the gallery: the link forgets the table, and the example is not reopened.
+      await second.page.locator(sel.back).click();
+      await second.page.locator(sel.gallery).waitFor({ state: 'visible' });
+      assert.equal(new URL(second.page.url()).hash, '');
+      assert.deepEqual(second.errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await second.context.close();
+  }
+});

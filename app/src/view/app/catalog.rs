@@ -100,6 +100,36 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
+/// A link's catalog settings over the remembered form; secrets are never in a link, so whatever
+/// the catalog needs of them is asked for.
+fn from_link(mut f: Form) -> Form {
+    use super::permalink::get;
+    let Some(uri) = get("catalog") else { return f };
+    if uri != f.uri {
+        f = Form { s3_region: "us-east-1".into(), ..Form::default() };
+    }
+    f.uri = uri;
+    let put = |key: &str, field: &mut String| {
+        if let Some(v) = get(key) {
+            *field = v;
+        }
+    };
+    put("warehouse", &mut f.warehouse);
+    put("auth", &mut f.auth);
+    put("client_id", &mut f.client_id);
+    put("scope", &mut f.scope);
+    put("token_uri", &mut f.oauth2_server_uri);
+    put("s3_endpoint", &mut f.s3_endpoint);
+    put("s3_region", &mut f.s3_region);
+    if let Some(v) = get("s3_path_style") {
+        f.s3_path_style = v == "true";
+    }
+    if !matches!(f.auth.as_str(), "none" | "token" | "oauth2" | "sigv4") {
+        f.auth = "oauth2".into();
+    }
+    f
+}
+
 fn remembered() -> Form {
     let saved = storage().and_then(|s| s.get_item(REMEMBER_KEY).ok().flatten()).and_then(|j| serde_json::from_str::<Form>(&j).ok());
     saved.unwrap_or(Form { auth: "oauth2".into(), scope: "catalog".into(), s3_region: "us-east-1".into(), ..Form::default() })
@@ -110,6 +140,31 @@ struct Connected {
     session: Session,
     listing: Vec<(Vec<String>, Vec<String>)>,
     user_s3: Props,
+    /// The form's non-secret settings, for the permalink.
+    link: LinkSettings,
+}
+
+#[derive(Clone)]
+struct LinkSettings {
+    warehouse: Option<String>,
+    auth: String,
+    client_id: Option<String>,
+    scope: Option<String>,
+    token_uri: Option<String>,
+}
+
+impl Form {
+    fn link(&self) -> LinkSettings {
+        let opt = |s: &str| Some(s.trim().to_string()).filter(|v| !v.is_empty());
+        let oauth = self.auth == "oauth2";
+        LinkSettings {
+            warehouse: opt(&self.warehouse),
+            auth: self.auth.clone(),
+            client_id: opt(&self.client_id).filter(|_| oauth),
+            scope: opt(&self.scope).filter(|_| oauth),
+            token_uri: opt(&self.oauth2_server_uri).filter(|_| oauth),
+        }
+    }
 }
 
 async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
@@ -123,7 +178,8 @@ async fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, Http
 #[component]
 pub fn CatalogPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let form = RwSignal::new(remembered());
+    let linked = super::permalink::get("catalog");
+    let form = RwSignal::new(from_link(remembered()));
     let connected = RwSignal::new(None::<Connected>);
     let busy = RwSignal::new(false);
     let on_connect = move |ev: leptos::ev::SubmitEvent| {
@@ -142,16 +198,24 @@ pub fn CatalogPanel() -> impl IntoView {
         }
         state.errors.set(Vec::new());
         busy.set(true);
+        let opts_uri = opts.uri.clone();
         spawn_local(async move {
             let result = async {
                 let session = connect(&opts).await?;
                 let listing = list(&session).await?;
-                Ok::<_, HttpError>(Connected { session, listing, user_s3: f.s3_props() })
+                Ok::<_, HttpError>(Connected { session, listing, user_s3: f.s3_props(), link: f.link() })
             }
             .await;
             busy.set(false);
             match result {
-                Ok(c) => connected.set(Some(c)),
+                Ok(c) => {
+                    let wanted = super::permalink::get("table").filter(|_| super::permalink::get("catalog").is_some_and(|u| u == c.session.uri || u == opts_uri));
+                    let found = wanted.and_then(|t| c.listing.iter().find_map(|(ns, tables)| tables.iter().find(|x| format!("{}.{x}", ns.join(".")) == t).map(|x| (ns.clone(), x.clone()))));
+                    connected.set(Some(c.clone()));
+                    if let Some((ns, t)) = found {
+                        open_from_catalog(state, c, ns, t);
+                    }
+                }
                 Err(e) => state.error(e.to_string()),
             }
         });
@@ -163,8 +227,13 @@ pub fn CatalogPanel() -> impl IntoView {
         }
     };
     view! {
-        <details class="catalog-panel" data-testid="catalog-panel">
+        <details class="catalog-panel" data-testid="catalog-panel" open=linked.is_some()>
             <summary>"Open from an Iceberg REST catalog"</summary>
+            {super::permalink::get("table").filter(|_| linked.is_some()).map(|t| view! {
+                <p class="hint" data-testid="link-hint">{format!(
+                    "This link opens {t} from the catalog below. A link never carries a secret: check the catalog URI, enter what it needs, then Connect."
+                )}</p>
+            })}
             <form on:submit=on_connect class="catalog-form">
                 <label>"Catalog URI"{text(|f| f.uri.clone(), |f, v| f.uri = v, "catalog-uri", "text", "https://catalog.example.com/api/catalog")}</label>
                 <label>"Warehouse"{text(|f| f.warehouse.clone(), |f, v| f.warehouse = v, "catalog-warehouse", "text", "optional")}</label>
@@ -265,6 +334,23 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
             }
         }
         super::marks::restart();
+        let keep: Vec<(&str, Option<String>)> = ["tab", "from", "to"].into_iter().map(|k| (k, super::permalink::get(k))).collect();
+        super::permalink::clear();
+        let style = c.user_s3.get("s3.path-style-access").cloned();
+        let mut link: Vec<(&str, Option<&str>)> = vec![
+            ("catalog", Some(c.session.uri.as_str())),
+            ("table", Some(name.as_str())),
+            ("warehouse", c.link.warehouse.as_deref()),
+            ("auth", Some(c.link.auth.as_str())),
+            ("client_id", c.link.client_id.as_deref()),
+            ("scope", c.link.scope.as_deref()),
+            ("token_uri", c.link.token_uri.as_deref()),
+            ("s3_endpoint", c.user_s3.get("s3.endpoint").map(String::as_str)),
+            ("s3_region", c.user_s3.get("s3.region").map(String::as_str)),
+            ("s3_path_style", style.as_deref()),
+        ];
+        link.extend(keep.iter().map(|(k, v)| (*k, v.as_deref())));
+        super::permalink::set(&link);
         open_table(state, name, TableFiles::Remote(files), Some(location)).await;
     });
 }

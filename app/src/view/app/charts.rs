@@ -72,7 +72,13 @@ pub fn height(tab: Tab, o: &Opened) -> u32 {
 
 #[component]
 pub fn Charts() -> impl IntoView {
-    let tab = RwSignal::new(Tab::Growth);
+    let linked = super::permalink::get("tab").and_then(|t| TABS.iter().find(|x| x.4 == t).map(|x| x.0));
+    let tab = RwSignal::new(linked.unwrap_or(Tab::Growth));
+    Effect::new(move |_| {
+        let t = tab.get();
+        let suffix = TABS.iter().find(|x| x.0 == t).map(|x| x.4);
+        super::permalink::set(&[("tab", suffix.filter(|s| *s != "growth"))]);
+    });
     // Arrow keys move between tabs, as the WAI-ARIA tabs pattern has it; only the chosen tab is
     // in the Tab order.
     let on_key = move |ev: leptos::ev::KeyboardEvent| {

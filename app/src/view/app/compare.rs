@@ -11,7 +11,9 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
     let state = expect_context::<AppState>();
     let go = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        request(state, LoadRequest::Compare(from.get_untracked(), to.get_untracked()));
+        let (a, b) = (from.get_untracked(), to.get_untracked());
+        super::permalink::set(&[("from", Some(&a)), ("to", Some(&b))]);
+        request(state, LoadRequest::Compare(a, b));
     };
     let result = opened.diff.clone().map(|r| match &*r {
         Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),

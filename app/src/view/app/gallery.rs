@@ -62,7 +62,18 @@ fn GallerySection(url: &'static str, title: &'static str, hint: &'static str) ->
         <Suspense fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || examples.get().map(|r| match r {
                 Err(e) => view! { <p class="error" data-testid="load-error">{e}</p> }.into_any(),
-                Ok(list) => view! {
+                Ok(list) => {
+                    // A link to an example opens it once its section's index is in.
+                    if let Some(name) = super::permalink::get("example") {
+                        if state.shell.get_untracked().is_none() && !OPENED_FROM_LINK.with(|o| o.replace(true)) {
+                            if let Some(ex) = list.iter().find(|e| e.name == name) {
+                                open_from_link(state, ex.clone());
+                            } else {
+                                OPENED_FROM_LINK.with(|o| o.set(false));
+                            }
+                        }
+                    }
+                    view! {
                     <div class="cards">
                         {list.into_iter().map(|ex| {
                             let ex2 = ex.clone();
@@ -76,13 +87,28 @@ fn GallerySection(url: &'static str, title: &'static str, hint: &'static str) ->
                             }
                         }).collect_view()}
                     </div>
-                }.into_any(),
+                    }.into_any()
+                }
             })}
         </Suspense>
     }
 }
 
+thread_local! {
+    /// The link's example has been opened: going back to the gallery must not open it again.
+    static OPENED_FROM_LINK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Keeps the link's view keys (tab, compared snapshots) while opening its example.
+fn open_from_link(state: AppState, ex: Example) {
+    let keep: Vec<(&str, Option<String>)> = ["tab", "from", "to"].into_iter().map(|k| (k, super::permalink::get(k))).collect();
+    open_example(state, ex);
+    super::permalink::set(&keep.iter().map(|(k, v)| (*k, v.as_deref())).collect::<Vec<_>>());
+}
+
 fn open_example(state: AppState, ex: Example) {
+    super::permalink::clear();
+    super::permalink::set(&[("example", Some(&ex.name))]);
     super::marks::restart();
     state.errors.set(Vec::new());
     state.vended.set(None);

@@ -13,6 +13,7 @@ mod font_warmup;
 mod gallery;
 mod loader;
 mod marks;
+mod permalink;
 mod snapshot_table;
 mod table_view;
 mod theme;
@@ -65,6 +66,7 @@ impl AppState {
     }
 
     pub fn close(&self) {
+        permalink::clear();
         self.generation.update(|g| *g += 1);
         self.shell.set(None);
         self.opened.set(None);

@@ -23,7 +23,13 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     // Chosen once and kept while the report updates.
     let catalog = RwSignal::new("<catalog>".to_string());
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
-    let (diff_from, diff_to) = (RwSignal::new("parent".to_string()), RwSignal::new("current".to_string()));
+    let (link_from, link_to) = (super::permalink::get("from"), super::permalink::get("to"));
+    let diff_from = RwSignal::new(link_from.clone().unwrap_or_else(|| "parent".to_string()));
+    let diff_to = RwSignal::new(link_to.clone().unwrap_or_else(|| "current".to_string()));
+    // A link that names two snapshots compares them as the table opens.
+    if let (Some(a), Some(b)) = (link_from, link_to) {
+        request(state, LoadRequest::Compare(a, b));
+    }
     let opened = move || state.opened.get();
     let progress = move || state.progress.get();
     // After the first chart (or once loading ends, should no chart be drawn).
