@@ -425,7 +425,8 @@ impl TableHistory {
         self.written.by_adder.iter().map(|(id, f)| (*id, f.iter().copied().collect())).collect()
     }
 
-    fn list_of(&self, index: usize) -> Option<&Arc<Vec<ManifestFile>>> {
+    /// Snapshot `index`'s manifest list rows, while they are kept (read, and needed in detail).
+    pub fn list_of(&self, index: usize) -> Option<&Arc<Vec<ManifestFile>>> {
         let s = self.snapshots.get(index)?;
         let path = s.snapshot.manifest_list.clone().unwrap_or_else(|| inline_list_path(index));
         match self.lists.get(&path) {

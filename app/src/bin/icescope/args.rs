@@ -13,6 +13,8 @@ usage:
   icescope diff <table …> [--from A] [--to B] [options]              what changed between two snapshots
             A, B: a snapshot id, current, parent, job:<flink.job-id or prefix> (its last commit) or
             checkpoint:<n> (its last commit); default: from the current snapshot's parent to current
+  icescope walk <table …> [--to A] [--manifest PATH]                 one snapshot's metadata, manifest
+            list and manifest entries (the first manifest unless named), as the spec names fields (JSON)
 
 output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
           --reads: print the paths read, one per line, instead of the report
@@ -43,6 +45,8 @@ pub struct Args {
     /// `diff`: the two snapshots.
     pub from: Option<String>,
     pub to: Option<String>,
+    /// `walk`: the manifest to open.
+    pub manifest: Option<String>,
     pub spark_catalog: Option<String>,
     pub table_name: Option<String>,
     pub catalog: Option<String>,
@@ -79,6 +83,7 @@ impl Args {
                 "--metadata" => a.metadata = Some(value(flag)?),
                 "--from" => a.from = Some(value(flag)?),
                 "--to" => a.to = Some(value(flag)?),
+                "--manifest" => a.manifest = Some(value(flag)?),
                 "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
                 "--table-name" => a.table_name = Some(value(flag)?),
                 "--catalog" => a.catalog = Some(value(flag)?),

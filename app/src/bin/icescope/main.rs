@@ -29,6 +29,20 @@ fn main() -> std::process::ExitCode {
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// `icescope walk`: one snapshot's levels, metadata.json down to its manifests' entries.
+#[cfg(not(target_arch = "wasm32"))]
+fn walk(a: &args::Args) -> Result<String, String> {
+    use icescope::analysis::diff::resolve;
+    let at = a.to.clone().unwrap_or_else(|| "current".into());
+    let (loader, _) = open::history_selecting(a, &|h| Ok(vec![resolve(h, &at)?]))?;
+    let h = &loader.history;
+    let i = resolve(h, &at)?;
+    let first = h.list_of(i).and_then(|l| l.first()).map(|m| m.manifest_path.clone());
+    let manifest = a.manifest.clone().or(first);
+    let w = icescope::analysis::walk::walk(h, i, manifest.as_deref(), usize::MAX);
+    serde_json::to_string_pretty(&w).map(|s| s + "\n").map_err(|e| e.to_string())
+}
+
 /// `icescope diff`: both snapshots' files are read in detail, whatever the table's size.
 #[cfg(not(target_arch = "wasm32"))]
 fn diff(a: &args::Args) -> Result<String, String> {
@@ -59,6 +73,7 @@ fn run(argv: &[String]) -> Result<String, String> {
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
         "diff" => diff(&a),
+        "walk" => walk(&a),
         "inspect" => {
             let (loader, pick) = open::history(&a)?;
             if a.reads {

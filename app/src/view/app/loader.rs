@@ -11,6 +11,10 @@ use leptos::task::spawn_local;
 
 use crate::analysis::diff::{diff, resolve, SnapshotDiff};
 use crate::analysis::findings::TableRef;
+use crate::analysis::walk::{walk, Walk};
+
+/// Rows of a manifest list or manifest the walk shows.
+const WALK_ROWS: usize = 500;
 use crate::analysis::inspect::{inspect, Inspect, LoadInfo};
 use crate::analysis::jobs::{job_spans, JobSpan};
 use crate::analysis::markdown::markdown;
@@ -40,6 +44,8 @@ pub struct Opened {
     pub complete: bool,
     /// The two snapshots the user compares, once asked: the diff, or why there is none.
     pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
+    /// The metadata walk at the snapshot and manifest chosen (the current snapshot at first).
+    pub walk: Arc<Walk>,
 }
 
 /// Reading progress: updated after every batch, without recomputing the report.
@@ -65,6 +71,8 @@ pub enum LoadRequest {
     Select(usize),
     /// Two snapshots as a person names them (`analysis::diff::resolve`): read both, then diff.
     Compare(String, String),
+    /// Walk down this snapshot (read in detail), into this manifest.
+    Walk(usize, Option<String>),
 }
 
 struct Session {
@@ -78,6 +86,8 @@ struct Session {
     pick: Option<MetadataPick>,
     /// The pair asked for with `LoadRequest::Compare`.
     compare: Option<(String, String)>,
+    /// Where the walk is: (snapshot, manifest); the current snapshot until one is chosen.
+    walk: (Option<usize>, Option<String>),
 }
 
 thread_local! {
@@ -106,6 +116,7 @@ fn publish(state: AppState, s: &Session, in_flight: usize) {
         partition_timeline: Arc::new(partition_timeline(history, 200)),
         markdown: Arc::new(markdown),
         complete: history.is_settled() && in_flight == 0,
+        walk: Arc::new(walk(history, s.walk.0.or(history.current_index()).unwrap_or(0), s.walk.1.as_deref(), WALK_ROWS)),
         diff: s.compare.as_ref().map(|(a, b)| {
             Arc::new((|| {
                 let (x, y) = (resolve(history, a)?, resolve(history, b)?);
@@ -252,7 +263,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
         })
         .collect();
     marks::mark("icescope:phase:summaries");
-    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None };
+    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None) };
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state, true).await;
 }
@@ -316,6 +327,10 @@ async fn drive(state: AppState, first: bool) {
                         }
                     }
                     s.compare = Some((a, b));
+                }
+                LoadRequest::Walk(i, manifest) => {
+                    s.loader.history.select(i);
+                    s.walk = (Some(i), manifest);
                 }
             }
         }

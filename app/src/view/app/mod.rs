@@ -17,6 +17,7 @@ mod permalink;
 mod snapshot_table;
 mod table_view;
 mod theme;
+mod walk;
 
 use leptos::prelude::*;
 

@@ -23,6 +23,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     // Chosen once and kept while the report updates.
     let catalog = RwSignal::new("<catalog>".to_string());
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
+    let (walk_level, walk_entry, walk_open) = (RwSignal::new(0usize), RwSignal::new(0usize), RwSignal::new(false));
     let (link_from, link_to) = (super::permalink::get("from"), super::permalink::get("to"));
     let diff_from = RwSignal::new(link_from.clone().unwrap_or_else(|| "parent".to_string()));
     let diff_to = RwSignal::new(link_to.clone().unwrap_or_else(|| "current".to_string()));
@@ -92,6 +93,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             <Charts/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::compare::Compare opened=o from=diff_from to=diff_to/> })}
+            {move || shown_below().then(opened).flatten().map(|o| view! { <super::walk::WalkPanel opened=o level=walk_level entry=walk_entry open=walk_open/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }
