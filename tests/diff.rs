@@ -93,3 +93,26 @@ fn the_markdown_escapes_the_table_and_marks_a_partial_read() {
     assert!(!d.exact && markdown(&d, "t").contains("**Not exact:**"), "{:?}", d.missing);
     assert!(resolve(&h, "job:").is_err() && resolve(&h, "checkpoint:x").is_err() && resolve(&h, "42").is_err());
 }
+
+#[test]
+fn shape_over_time_names_each_schema_change_and_its_first_commit() {
+    let (h, f) = fixture("schema-on-the-wire");
+    let s = icescope::analysis::shape::shape(&h);
+    let changes = f["schema_changes"].as_array().unwrap();
+    let ids: Vec<i64> = s.schemas.iter().map(|v| v.schema_id as i64).collect();
+    assert_eq!(ids, vec![changes[0]["schema_id_before"].as_i64().unwrap(), changes[0]["schema_id_after"].as_i64().unwrap(), changes[1]["schema_id_after"].as_i64().unwrap()]);
+    let added = s.schemas[1].change.as_ref().unwrap();
+    assert_eq!(added.added.iter().map(|x| x.1.as_str()).collect::<Vec<_>>(), ["extra"]);
+    let dropped = s.schemas[2].change.as_ref().unwrap();
+    let gone: Vec<String> = changes[0]["columns_after"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).filter(|c| !changes[1]["columns_after"].as_array().unwrap().iter().any(|x| x == c.as_str())).collect();
+    assert_eq!(dropped.dropped.iter().map(|x| x.1.clone()).collect::<Vec<_>>(), gone);
+    // First used: the first snapshot recording the schema id, in commit order.
+    for v in &s.schemas {
+        let first = h.snapshots.iter().find(|x| x.snapshot.schema_id == Some(v.schema_id)).unwrap();
+        assert_eq!(v.first_used.as_ref().unwrap().0, first.snapshot.snapshot_id);
+    }
+    assert!(s.schemas[2].current && !s.schemas[0].current);
+    assert!(s.properties.iter().all(|p| p.meaning.is_some() == icescope::analysis::shape::meaning(&p.key).is_some()));
+    assert_eq!(s.refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["main"]);
+    assert_eq!(s.refs[0].snapshot_id, h.metadata.current_snapshot_id.unwrap());
+}

@@ -79,3 +79,33 @@ for (const [name, deletes] of [['savepoint-twice', false], ['v3-deletion-vectors
     }
   });
 }
+
+test('schema-on-the-wire: the shape panel and the job timeline show the column added and the one dropped', { timeout: 120000 }, async () => {
+  const facts = JSON.parse(fs.readFileSync(path.join(REPO, 'tests', 'fixtures', 'schema-on-the-wire', 'facts.json'), 'utf8'));
+  const [add, drop] = facts.schema_changes;
+  const added = add.statements[0].match(/ADD COLUMN (\w+)/)[1];
+  const dropped = add.columns_after.filter((c) => !drop.columns_after.includes(c));
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'shape', async () => {
+      await openGallery(page, target.url);
+      await page.locator(`${sel.card}[data-example="schema-on-the-wire"]`).click();
+      await waitReady(page, errors);
+      await page.locator('[data-testid="shape"] > summary').click();
+      const rows = await page.locator('[data-testid="shape-schema"]').evaluateAll((rs) => rs.map((r) => [r.dataset.schemaId, r.querySelector('[data-testid="shape-change"]').textContent]));
+      assert.deepEqual(rows.map((r) => Number(r[0])), [add.schema_id_before, add.schema_id_after, drop.schema_id_after]);
+      assert.match(rows[1][1], new RegExp(`^\\+ ${added} `));
+      assert.match(rows[2][1], new RegExp(`^− ${dropped[0]} `));
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.locator('[data-testid="shape"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'shape-schema-on-the-wire.png') });
+      await page.locator('[data-testid="tab-jobs"]').click();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="save-svg"]').click()]);
+      const svg = fs.readFileSync(await download.path(), 'utf8');
+      assert.ok(svg.includes(`schema ${add.schema_id_after}→${drop.schema_id_after} −${dropped[0]}`), 'the drop is marked on the job timeline');
+      await page.locator('.chart-box').screenshot({ path: path.join(SCREENSHOT_DIR, 'jobs-schema-on-the-wire.png') });
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});

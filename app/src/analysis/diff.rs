@@ -123,7 +123,8 @@ fn fields(h: &TableHistory, schema_id: Option<i32>) -> Option<(i32, HashMap<i32,
     Some((id, schema.fields.iter().map(|f| (f.id, f)).collect()))
 }
 
-fn schema_change(h: &TableHistory, from: Option<i32>, to: Option<i32>) -> Option<SchemaChange> {
+/// What changed from one schema to another, by field id; None when they are the same or unknown.
+pub fn schema_change(h: &TableHistory, from: Option<i32>, to: Option<i32>) -> Option<SchemaChange> {
     let ((a_id, a), (b_id, b)) = (fields(h, from)?, fields(h, to)?);
     if a_id == b_id {
         return None;

@@ -19,6 +19,8 @@ pub struct Inspect {
     pub gaps: Vec<Gap>,
     /// Where a summary's totals and the files read disagree.
     pub disagreements: Vec<DisagreementRow>,
+    /// Schemas, specs, sort orders, branches and tags, properties (`analysis::shape`).
+    pub shape: super::shape::Shape,
     /// How the numbers were obtained (set by whoever loaded the table).
     pub load: Option<LoadInfo>,
 }
@@ -261,6 +263,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 counted_from: d.counted_from,
             })
             .collect(),
+        shape: super::shape::shape(history),
         load: None,
     }
 }

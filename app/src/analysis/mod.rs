@@ -2,6 +2,7 @@
 //! May import model, decode and source types; never view.
 
 pub mod diff;
+pub mod shape;
 pub mod walk;
 pub mod findings;
 pub mod growth;

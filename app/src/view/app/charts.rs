@@ -52,7 +52,7 @@ fn flagged(o: &Opened) -> Vec<(String, &'static str)> {
 pub fn draw<DB: DrawingBackend>(tab: Tab, a: &DrawingArea<DB, Shift>, o: &Opened, s: &Stamp) -> Drawn {
     match tab {
         Tab::Growth => draw_growth(a, &o.series, s),
-        Tab::Jobs => draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), s),
+        Tab::Jobs => draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), &shape_events(o), s),
         Tab::Partitions => draw_partitions(a, &o.partitions, &o.partition_timeline, s),
         Tab::Deletes => draw_deletes(a, &o.series, s),
         Tab::Projection => {
@@ -111,6 +111,25 @@ pub fn Charts() -> impl IntoView {
             view! { <ChartCanvas testid=testid suffix=suffix tab=t/> }
         }}
     }
+}
+
+/// The first commit of each schema after the first: where the table's shape changed.
+fn shape_events(o: &Opened) -> Vec<(i64, String)> {
+    o.report
+        .shape
+        .schemas
+        .iter()
+        .filter(|v| v.change.is_some())
+        .filter_map(|v| {
+            let c = v.change.as_ref()?;
+            let (_, t, _) = v.first_used.as_ref()?;
+            let mut what: Vec<String> = c.added.iter().map(|x| format!("+{}", x.1)).collect();
+            what.extend(c.dropped.iter().map(|x| format!("−{}", x.1)));
+            what.extend(c.renamed.iter().map(|x| format!("{}→{}", x.1, x.2)));
+            what.extend(c.retyped.iter().map(|x| format!("{}: {}", x.1, x.3)));
+            Some((*t, format!("schema {}→{} {}", c.from_schema_id, c.to_schema_id, what.join(" "))))
+        })
+        .collect()
 }
 
 /// Commit times of Flink's in-job maintenance, for their lane on the job timeline.

@@ -14,6 +14,7 @@ mod gallery;
 mod loader;
 mod marks;
 mod permalink;
+mod shape_panel;
 mod snapshot_table;
 mod table_view;
 mod theme;

@@ -14,14 +14,17 @@ use super::Stamp;
 /// `flagged`: job ids a finding marked, with the word to mark them by (REPLAY, CONCURRENT).
 /// `maintenance`: commit times of Flink's in-job maintenance, drawn on a lane of their own: they
 /// interleave with the job's commits but are not another writer of rows.
+/// `events`: changes to the table's shape (a schema's first commit), as vertical lines on the same
+/// time axis: a column dropped under a running job shows where it happened.
 pub fn draw_timeline<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     jobs: &[JobSpan],
     maintenance: &[i64],
     flagged: &[(String, &str)],
+    events: &[(i64, String)],
     stamp: &Stamp,
 ) -> super::Drawn {
-    super::drawn(draw(root, jobs, maintenance, flagged, stamp))
+    super::drawn(draw(root, jobs, maintenance, flagged, events, stamp))
 }
 
 fn draw<DB: DrawingBackend>(
@@ -29,6 +32,7 @@ fn draw<DB: DrawingBackend>(
     jobs: &[JobSpan],
     maintenance: &[i64],
     flagged: &[(String, &str)],
+    events: &[(i64, String)],
     stamp: &Stamp,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let main = super::frame(root, stamp)?;
@@ -109,6 +113,13 @@ fn draw<DB: DrawingBackend>(
         }))?;
         let label = format!("Flink maintenance · {} commits (rewrite, expire; engine-name flink, no flink.* keys)", maintenance.len());
         chart.draw_series(std::iter::once(Text::new(label, (0.0, 0.32), ("sans-serif", 14).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Bottom)))))?;
+    }
+    for (t, label) in events.iter().filter(|(t, _)| (t0..=t1).contains(t)) {
+        let x = (t - t0) as f64 / 1000.0;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, -0.5), (x, n as f64 - 0.5)], palette::DELETION_VECTORS.stroke_width(2))))?;
+        let font = ("sans-serif", 13).into_font().color(&palette::DELETION_VECTORS);
+        let font = if x > span * 0.5 { font.pos(Pos::new(HPos::Right, VPos::Top)) } else { font.pos(Pos::new(HPos::Left, VPos::Top)) };
+        chart.draw_series(std::iter::once(Text::new(format!(" {label} "), (x, n as f64 - 0.5), font)))?;
     }
     root.present()?;
     // One point per job's bar: the maintenance lane is not a job.

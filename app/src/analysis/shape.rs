@@ -1,0 +1,127 @@
+//! The table's shape over time: schema versions (what each changed, by field id, and when a
+//! commit first used it), partition specs and sort orders, branches and tags with the snapshots
+//! they point to, and the table properties, with what each maintenance-related one does.
+
+use serde::Serialize;
+
+use super::diff::{schema_change, SchemaChange};
+use crate::decode::SnapshotId;
+use crate::model::time::rfc3339_ms;
+use crate::model::TableHistory;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shape {
+    pub schemas: Vec<SchemaVersion>,
+    pub partition_specs: Vec<(i32, String, bool)>,
+    pub sort_orders: Vec<(i32, String, bool)>,
+    pub refs: Vec<Ref>,
+    pub properties: Vec<Property>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaVersion {
+    pub schema_id: i32,
+    pub fields: usize,
+    pub current: bool,
+    /// From the schema before it (by id).
+    pub change: Option<SchemaChange>,
+    /// The first snapshot that records this schema id, and when.
+    pub first_used: Option<(SnapshotId, i64, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ref {
+    pub name: String,
+    pub kind: String,
+    pub snapshot_id: SnapshotId,
+    pub committed_at: Option<String>,
+    pub retention: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Property {
+    pub key: String,
+    pub value: String,
+    /// What it does, for the properties that shape how a streaming table grows.
+    pub meaning: Option<&'static str>,
+}
+
+/// What the maintenance-related properties do (Iceberg's documented behaviour).
+pub fn meaning(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "commit.manifest-merge.enabled" => "merge appends combine small manifests on commit (default true); off, every commit adds a manifest",
+        "commit.manifest-merge.min-count-to-merge" => "manifests a merge append waits for before merging (default 100)",
+        "commit.manifest.target-size-bytes" => "target size of merged manifests (default 8 MB)",
+        "commit.retry.num-retries" => "retries of a commit that lost a race with another writer (default 4)",
+        "history.expire.max-snapshot-age-ms" => "expire_snapshots removes snapshots older than this by default (default 5 days)",
+        "history.expire.min-snapshots-to-keep" => "expire_snapshots always keeps this many snapshots (default 1)",
+        "history.expire.max-ref-age-ms" => "branches and tags older than this are removed by expire_snapshots (default forever)",
+        "write.metadata.delete-after-commit.enabled" => "old metadata.json files are deleted after each commit (default false: they pile up)",
+        "write.metadata.previous-versions-max" => "metadata.json files kept in the metadata log when deleting after commit (default 100)",
+        "write.target-file-size-bytes" => "target data file size (default 512 MB); streaming commits write far smaller files",
+        "write.distribution-mode" => "how rows are shuffled to writers before writing: none, hash (by partition) or range",
+        "write.upsert.enabled" => "Flink upserts: each row deletes its key (equality delete) and inserts it again",
+        "write.delete.mode" | "write.update.mode" | "write.merge.mode" => "copy-on-write rewrites data files; merge-on-read writes delete files",
+        "write.parquet.compression-codec" => "Parquet codec of new data files (default zstd)",
+        "format-version" => "the Iceberg table format version (1, 2 or 3)",
+        "write.format.default" => "file format of new data files (default parquet)",
+        "read.split.target-size" => "target size of a read split (default 128 MB)",
+        _ => return None,
+    })
+}
+
+pub fn shape(h: &TableHistory) -> Shape {
+    let m = &h.metadata;
+    let mut ids: Vec<i32> = m.schemas.iter().map(|s| s.schema_id).collect();
+    ids.sort_unstable();
+    let schemas = ids
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| {
+            let first = h.snapshots.iter().find(|s| s.snapshot.schema_id == Some(id)).map(|s| (s.snapshot.snapshot_id, s.snapshot.timestamp_ms, rfc3339_ms(s.snapshot.timestamp_ms)));
+            SchemaVersion {
+                schema_id: id,
+                fields: m.schema(id).map(|s| s.fields.len()).unwrap_or(0),
+                current: id == m.current_schema_id,
+                change: k.checked_sub(1).and_then(|p| schema_change(h, Some(ids[p]), Some(id))),
+                first_used: first,
+            }
+        })
+        .collect();
+    let partition_specs = m
+        .partition_specs
+        .iter()
+        .map(|s| {
+            let fields: Vec<String> = s.fields.iter().map(|f| format!("{} = {}(source {})", f.name, f.transform, f.source_id)).collect();
+            (s.spec_id, if fields.is_empty() { "unpartitioned".into() } else { fields.join(", ") }, s.spec_id == m.default_spec_id)
+        })
+        .collect();
+    let sort_orders = m
+        .sort_orders
+        .iter()
+        .map(|o| {
+            let fields: Vec<String> = o.fields.iter().map(|f| format!("{} {} {}", f.get("transform").and_then(|v| v.as_str()).unwrap_or("?"), f.get("source-id").map(|v| format!("source {v}")).unwrap_or_default(), f.get("direction").and_then(|v| v.as_str()).unwrap_or(""))).collect();
+            (o.order_id, if fields.is_empty() { "unsorted".into() } else { fields.join(", ") }, Some(o.order_id) == m.default_sort_order_id)
+        })
+        .collect();
+    let refs = m
+        .refs
+        .iter()
+        .map(|(name, r)| {
+            let at = h.snapshots.iter().find(|s| s.snapshot.snapshot_id == r.snapshot_id).map(|s| rfc3339_ms(s.snapshot.timestamp_ms));
+            let mut retention = Vec::new();
+            if let Some(v) = r.max_ref_age_ms {
+                retention.push(format!("max-ref-age-ms {v}"));
+            }
+            if let Some(v) = r.max_snapshot_age_ms {
+                retention.push(format!("max-snapshot-age-ms {v}"));
+            }
+            if let Some(v) = r.min_snapshots_to_keep {
+                retention.push(format!("min-snapshots-to-keep {v}"));
+            }
+            Ref { name: name.clone(), kind: r.ref_type.clone(), snapshot_id: r.snapshot_id, committed_at: at, retention: retention.join(", ") }
+        })
+        .collect();
+    let properties = m.properties.iter().map(|(k, v)| Property { key: k.clone(), value: v.clone(), meaning: meaning(k) }).collect();
+    Shape { schemas, partition_specs, sort_orders, refs, properties }
+}

@@ -1,0 +1,47 @@
+//! The table's shape over time, as the report states it (`analysis::shape`): schema versions with
+//! what each changed, partition specs, sort orders, branches and tags, and the properties.
+
+use leptos::prelude::*;
+
+use super::Opened;
+
+#[component]
+pub fn ShapePanel(opened: Opened) -> impl IntoView {
+    let s = opened.report.shape.clone();
+    let changes = |c: &Option<crate::analysis::diff::SchemaChange>| -> String {
+        let Some(c) = c else { return String::new() };
+        let mut parts: Vec<String> = c.added.iter().map(|(id, n, t)| format!("+ {n} {t} (id {id})")).collect();
+        parts.extend(c.dropped.iter().map(|(id, n, t)| format!("− {n} {t} (id {id})")));
+        parts.extend(c.renamed.iter().map(|(id, a, b)| format!("{a} → {b} (id {id})")));
+        parts.extend(c.retyped.iter().map(|(id, n, a, b)| format!("{n}: {a} → {b} (id {id})")));
+        parts.join("; ")
+    };
+    let schemas = s.schemas.iter().map(|v| view! {
+        <tr data-testid="shape-schema" data-schema-id=v.schema_id.to_string()>
+            <td class="num">{v.schema_id}{if v.current { " (current)" } else { "" }}</td>
+            <td class="num">{v.fields}</td>
+            <td class="mono">{v.first_used.as_ref().map(|(id, _, at)| format!("{at} · snapshot {id}")).unwrap_or_else(|| "no snapshot records it".into())}</td>
+            <td class="mono" data-testid="shape-change">{changes(&v.change)}</td>
+        </tr>
+    }).collect_view();
+    let listed = |rows: &[(i32, String, bool)], testid: &'static str| rows.iter().map(|(id, text, default)| view! {
+        <li data-testid=testid><span class="mono">{format!("{id}{}: {text}", if *default { " (default)" } else { "" })}</span></li>
+    }).collect_view();
+    view! {
+        <details class="walk" data-testid="shape">
+            <summary>"The table's shape: schemas, partition specs, sort orders, branches and tags, properties"</summary>
+            <table class="snapshots"><thead><tr><th>"schema"</th><th>"fields"</th><th>"first used by"</th><th>"change from the schema before"</th></tr></thead>
+                <tbody>{schemas}</tbody></table>
+            <p><strong>"Partition specs"</strong></p><ul>{listed(&s.partition_specs, "shape-spec")}</ul>
+            <p><strong>"Sort orders"</strong></p><ul>{listed(&s.sort_orders, "shape-sort")}</ul>
+            <p><strong>"Branches and tags"</strong></p>
+            <ul>{s.refs.iter().map(|r| view! { <li data-testid="shape-ref" class="mono">{format!("{} ({}) → snapshot {}{}{}", r.name, r.kind, r.snapshot_id,
+                r.committed_at.as_ref().map(|t| format!(", committed {t}")).unwrap_or_default(),
+                if r.retention.is_empty() { String::new() } else { format!("; {}", r.retention) })}</li> }).collect_view()}</ul>
+            <p><strong>"Properties"</strong></p>
+            <table class="kv walk-fields"><tbody>{s.properties.iter().map(|p| view! {
+                <tr data-testid="shape-property"><td class="mono">{p.key.clone()}</td><td class="mono">{p.value.clone()}</td><td class="hint">{p.meaning.unwrap_or("")}</td></tr>
+            }).collect_view()}</tbody></table>
+        </details>
+    }
+}
