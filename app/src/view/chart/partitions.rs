@@ -28,7 +28,8 @@ fn draw<DB: DrawingBackend>(
     draw_timeline(&lower, timeline)?;
     let shown = &parts[parts.len().saturating_sub(MAX_BARS)..];
     let n = shown.len().max(1);
-    let y_max = shown.iter().map(|p| p.data_files).max().unwrap_or(1).max(1) as f64 * 1.15;
+    // Headroom above the tallest bar: its label stays clear of the legend in the top left corner.
+    let y_max = shown.iter().map(|p| p.data_files).max().unwrap_or(1).max(1) as f64 * 1.45;
     let caption = if shown.len() < parts.len() {
         format!("{} — data files per partition (newest {} of {})", stamp.table, shown.len(), parts.len())
     } else {
