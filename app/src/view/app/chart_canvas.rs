@@ -63,25 +63,28 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, tab: Tab) -> impl
             o.as_ref().map(|o| format!("icescope-{}-{}-{suffix}", o.name.replace(['/', ' ', '\\'], "_"), stamp(o).snapshot)).unwrap_or_default()
         })
     };
+    // At twice the pixels: the chart drawn as SVG and rasterised at 2×, so that it stays sharp when
+    // a ticket shows it large or on a high-density screen. The canvas itself is the fallback.
     let save = move |_| {
         let Some(el) = canvas.get() else { return };
         let el: web_sys::HtmlCanvasElement = el.unchecked_into();
-        match el.to_data_url_with_type("image/png") {
-            Ok(url) => download(&url, &format!("{}.png", stem())),
-            Err(e) => state.error(format!("PNG export failed: {}", super::fetch::js_message(&e))),
-        }
+        let name = format!("{}.png", stem());
+        let svg = state.opened.with_untracked(|o| o.as_ref().and_then(|o| svg_of(tab, o).ok().map(|svg| (svg, height(tab, o)))));
+        leptos::task::spawn_local(async move {
+            let png = match svg {
+                Some((svg, h)) => png_at_2x(&svg, WIDTH, h).await,
+                None => Err("nothing drawn yet".to_string()),
+            };
+            let url = png.or_else(|_| el.to_data_url_with_type("image/png").map_err(|e| super::fetch::js_message(&e)));
+            match url {
+                Ok(url) => download(&url, &name),
+                Err(e) => state.error(format!("PNG export failed: {e}")),
+            }
+        });
     };
     // The same drawing, as vectors: sharp at any size a ticket shows it.
     let save_svg = move |_| {
-        let svg = state.opened.with_untracked(|o| {
-            let o = o.as_ref()?;
-            let mut svg = String::new();
-            let drawn = {
-                let root = SVGBackend::with_string(&mut svg, (WIDTH, height(tab, o))).into_drawing_area();
-                draw(tab, &root, o, &stamp(o))
-            };
-            Some(drawn.map(|_| svg))
-        });
+        let svg = state.opened.with_untracked(|o| o.as_ref().map(|o| svg_of(tab, o)));
         match svg {
             Some(Ok(svg)) => match blob_url(&svg, "image/svg+xml") {
                 Ok(url) => {
@@ -122,4 +125,34 @@ pub fn blob_url(text: &str, mime: &str) -> Result<String, String> {
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|e| super::fetch::js_message(&e))?;
     web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| super::fetch::js_message(&e))
+}
+
+fn svg_of(tab: Tab, o: &Opened) -> Result<String, String> {
+    let mut svg = String::new();
+    let drawn = {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height(tab, o))).into_drawing_area();
+        draw(tab, &root, o, &stamp(o))
+    };
+    drawn.map(|_| svg)
+}
+
+/// The SVG drawn onto a canvas of twice its size, as a PNG data URL.
+async fn png_at_2x(svg: &str, width: u32, height: u32) -> Result<String, String> {
+    let url = blob_url(svg, "image/svg+xml")?;
+    let img = web_sys::HtmlImageElement::new().map_err(|e| super::fetch::js_message(&e))?;
+    let loaded = js_sys::Promise::new(&mut |resolve, reject| {
+        img.set_onload(Some(&resolve));
+        img.set_onerror(Some(&reject));
+    });
+    img.set_src(&url);
+    let waited = wasm_bindgen_futures::JsFuture::from(loaded).await;
+    let _ = web_sys::Url::revoke_object_url(&url);
+    waited.map_err(|_| "the SVG could not be rasterised".to_string())?;
+    let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").map_err(|e| super::fetch::js_message(&e))?.unchecked_into();
+    canvas.set_width(width * 2);
+    canvas.set_height(height * 2);
+    let ctx = canvas.get_context("2d").ok().flatten().ok_or("no 2d context")?.unchecked_into::<web_sys::CanvasRenderingContext2d>();
+    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, f64::from(width * 2), f64::from(height * 2)).map_err(|e| super::fetch::js_message(&e))?;
+    canvas.to_data_url_with_type("image/png").map_err(|e| super::fetch::js_message(&e))
 }
