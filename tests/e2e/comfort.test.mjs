@@ -42,6 +42,13 @@ test('dark follows the system, the toggle overrides it and is remembered; projec
       await openExample(page, errors);
       assert.equal(await background(page), DARK, 'theme auto on a dark system');
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'comfort-dark.png') });
+      // The teaching views, dark too.
+      await page.locator('[data-testid="walk"] > summary').click();
+      await page.locator('[data-testid="walk-next"]').click();
+      await page.locator('[data-testid="walk"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'comfort-dark-walk.png') });
+      await page.locator('[data-testid="diff-run"]').click();
+      await page.locator('[data-testid="diff"]').waitFor();
+      await page.locator('[data-testid="compare"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'comfort-dark-compare.png') });
       const toggle = page.locator('[data-testid="theme"]');
       assert.equal(await toggle.textContent(), 'theme: auto');
       await toggle.click(); // dark
@@ -54,9 +61,11 @@ test('dark follows the system, the toggle overrides it and is remembered; projec
       const big = await page.evaluate(() => parseFloat(getComputedStyle(document.documentElement).fontSize));
       assert.ok(big >= base * 1.3, `projector type ${big}px vs ${base}px`);
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'comfort-projector.png') });
+      await page.locator('[data-testid="walk"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'comfort-projector-walk.png') });
       // Remembered on reload: light and projector, on a dark system.
+      // (The permalink reopens the example.)
       await page.reload({ waitUntil: 'load' });
-      await page.locator(sel.gallery).waitFor({ state: 'visible' });
+      await waitReady(page, errors);
       assert.equal(await background(page), LIGHT);
       assert.equal(await page.locator('[data-testid="projector"]').getAttribute('aria-pressed'), 'true');
       // The preference is all that is stored.
