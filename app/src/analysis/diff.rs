@@ -106,6 +106,9 @@ fn side(h: &TableHistory, i: usize) -> SnapshotSide {
 }
 
 fn add(changes: &mut Changes, content: &DataContent, records: i64, added: bool) {
+    if matches!(content, DataContent::Unknown(_)) {
+        return; // its manifest is a gap: the diff is marked not exact
+    }
     let r = u64::try_from(records).unwrap_or(0);
     let (files, rows) = match (content, added) {
         (DataContent::Data, true) => (&mut changes.data_files_added, &mut changes.records_added),

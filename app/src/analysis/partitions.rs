@@ -42,7 +42,9 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
             max_lateness_ms: None,
         });
         if f.file.content != DataContent::Data {
-            stat.delete_files += 1;
+            if !matches!(f.file.content, DataContent::Unknown(_)) {
+                stat.delete_files += 1;
+            }
             continue;
         }
         stat.data_files += 1;

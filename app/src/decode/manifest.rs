@@ -28,6 +28,9 @@ pub enum DataContent {
     Data,
     PositionDeletes,
     EqualityDeletes,
+    /// A content code this reader does not know (a later spec, or a damaged file): decoded and
+    /// shown, never counted as data or deletes (the model makes its manifest a gap).
+    Unknown(i64),
 }
 
 /// A partition value as stored: the transform's result, not the source column's value.
@@ -202,7 +205,7 @@ fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
         None | Some(0) => DataContent::Data,
         Some(1) => DataContent::PositionDeletes,
         Some(2) => DataContent::EqualityDeletes,
-        Some(other) => return Err(r.err("content", format!("unknown file content {other} (0 data, 1 position deletes, 2 equality deletes)"))),
+        Some(other) => DataContent::Unknown(other),
     };
     let partition = match r.record("partition")? {
         Some(p) => p.fields().iter().map(|(name, v)| (shared_name(name), partition_value(v))).collect(),

@@ -10,6 +10,8 @@ use super::DecodeError;
 pub enum ManifestContent {
     Data,
     Deletes,
+    /// A content code this reader does not know: the list's own totals are then not computed.
+    Unknown(i64),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,7 +48,7 @@ fn manifest_file(r: &Rec<'_, '_, '_>) -> Result<ManifestFile, DecodeError> {
     let content = match r.long("content")? {
         None | Some(0) => ManifestContent::Data,
         Some(1) => ManifestContent::Deletes,
-        Some(other) => return Err(r.err("content", format!("unknown manifest content {other} (0 data, 1 deletes)"))),
+        Some(other) => ManifestContent::Unknown(other),
     };
     let sequence_number = r.long("sequence_number")?.unwrap_or(0);
     Ok(ManifestFile {

@@ -101,6 +101,12 @@ impl ManifestCounts {
                 one(&mut self.equality_delete_files);
                 add(&mut self.equality_deletes, f.record_count, "record_count", &f.file_path)?;
             }
+            DataContent::Unknown(v) => {
+                return Err(format!(
+                    "field `content`: {v} is not a content this reader knows (0 data, 1 position deletes, 2 equality deletes), for file {}: the manifest's files are not counted",
+                    f.file_path
+                ))
+            }
         }
         add(&mut self.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path)
     }
@@ -170,6 +176,8 @@ pub(crate) struct DigestBuilder {
     written: HashMap<i64, BTreeSet<i32>>,
     error: Option<String>,
     inherited: Option<i64>,
+    /// Entries seen, to name the one an error is about.
+    seen: usize,
 }
 
 impl DigestBuilder {
@@ -179,6 +187,15 @@ impl DigestBuilder {
 
     pub(crate) fn add(&mut self, e: &ManifestEntry) {
         if self.error.is_some() {
+            return;
+        }
+        let index = self.seen;
+        self.seen += 1;
+        if let DataContent::Unknown(v) = e.data_file.content {
+            self.error = Some(format!(
+                "entry[{index}].data_file.content: unknown file content {v} (0 data, 1 position deletes, 2 equality deletes), file {}: the manifest's files are not counted",
+                e.data_file.file_path
+            ));
             return;
         }
         if let Err(m) = self.counts.add(e) {
@@ -598,6 +615,7 @@ pub(crate) fn list_totals(list: &[ManifestFile]) -> Option<Totals> {
                 records = records.checked_add(rows)?;
             }
             ManifestContent::Deletes => deletes = deletes.checked_add(files)?,
+            ManifestContent::Unknown(_) => return None,
         }
     }
     Some(Totals {

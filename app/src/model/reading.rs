@@ -301,6 +301,10 @@ impl TableHistory {
             if let Some(dup) = l.iter().find(|m| !seen.insert(same_object(&m.manifest_path))) {
                 return Err(Fault::new(GapKind::Inconsistent, format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path)));
             }
+            let unknown = l.iter().enumerate().find_map(|(i, m)| if let crate::decode::ManifestContent::Unknown(v) = m.content { Some((i, v)) } else { None });
+            if let Some((i, v)) = unknown {
+                return Err(Fault::new(GapKind::Decode, format!("{path}: manifest[{i}].content: unknown manifest content {v} (0 data, 1 deletes): which of its manifests hold data cannot be told")));
+            }
             if let Some(neg) = l.iter().find(|m| m.manifest_length < 0) {
                 return Err(Fault::new(GapKind::Inconsistent, format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length)));
             }
