@@ -1,10 +1,12 @@
 //! analysis: series and findings computed from a TableHistory — pure functions, no I/O.
 //! May import model, decode and source types; never view.
 
+pub mod export;
 pub mod findings;
 pub mod growth;
 pub mod jobs;
 pub mod markdown;
+pub mod orphans;
 pub mod partitions;
 pub mod projection;
 pub mod sql;

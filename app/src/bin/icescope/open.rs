@@ -16,7 +16,16 @@ use super::args::Args;
 
 /// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
 pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
-    let mode = if a.all_snapshots {
+    history_with_listing(a, false).map(|(l, p, _)| (l, p))
+}
+
+/// The files a table folder lists under its root, with sizes and modification times, and that root.
+pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
+
+/// As `history`; with `all`, every snapshot's manifests are read whatever the flags say, and a
+/// folder's listing comes back too (the orphan census needs both).
+pub fn history_with_listing(a: &Args, all: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+    let mode = if a.all_snapshots || all {
         ReadMode::All
     } else if a.metadata_first {
         ReadMode::MetadataFirst
@@ -32,15 +41,24 @@ pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None));
+        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None));
+        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None, None));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
-    load(&|| load_with_stats(&folder, &metadata, mode, a.reads)).map(|l| (l, pick))
+    let loader = load(&|| load_with_stats(&folder, &metadata, mode, a.reads))?;
+    let listing = all
+        .then(|| {
+            use icescope::source::FileSet;
+            let root = icescope::analysis::orphans::table_root(&metadata)?;
+            let files = icescope::analysis::orphans::listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p));
+            Some((files, root))
+        })
+        .flatten();
+    Ok((loader, pick, listing))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
