@@ -128,6 +128,21 @@ pub fn orphans(history: &TableHistory, listing: &[ListedFile], root: &str) -> Re
     Ok(OrphanReport { listed: under.len(), referenced: referenced.len(), data, metadata, last_commit_ms, older_than_ms })
 }
 
+impl OrphanReport {
+    /// Sizes and modification times asked for the orphans only, where the listing had none: a
+    /// picked file's size is a round trip to the disk, too slow for every file of a big folder.
+    pub fn with_file_facts(mut self, facts: impl Fn(&str) -> (Option<u64>, Option<i64>)) -> OrphanReport {
+        let cutoff = self.older_than_ms;
+        for o in self.data.iter_mut().chain(self.metadata.iter_mut()) {
+            let (size, modified) = facts(&o.path);
+            o.size = o.size.or(size);
+            o.modified_ms = o.modified_ms.or(modified);
+            o.spared = o.modified_ms.is_some_and(|t| t >= cutoff);
+        }
+        self
+    }
+}
+
 fn kind_of(rel: &str) -> OrphanKind {
     let Some(name) = rel.strip_prefix("metadata/") else { return OrphanKind::Data };
     let file = name.rsplit('/').next().unwrap_or(name);

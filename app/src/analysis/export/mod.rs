@@ -18,7 +18,10 @@ pub use parquet::parquet;
 pub use table::{Column, Table, Values};
 
 use crate::analysis::findings::Finding;
+use crate::analysis::growth::GrowthSeries;
 use crate::analysis::inspect::Inspect;
+use crate::analysis::jobs::{job_spans, JobSpan};
+use crate::analysis::partitions::{partition_stats, PartitionStat};
 use crate::model::TableHistory;
 
 /// Which tables to export.
@@ -73,21 +76,36 @@ impl Format {
     }
 }
 
+/// What the chart series are made of: the growth series, the job spans, the current snapshot's partitions.
+pub struct Charted<'a> {
+    pub growth: &'a GrowthSeries,
+    pub jobs: &'a [JobSpan],
+    pub partitions: &'a [PartitionStat],
+}
+
 /// The tables `what` names: `snapshots`, then `growth`, `deletes`, `jobs`, `partitions`, then
 /// `findings`. `findings` is passed apart from the report so that a caller can add the ones that
 /// need more than the history (orphan files need the folder's listing).
-pub fn tables(report: &Inspect, history: &TableHistory, findings: &[Finding], what: What) -> Vec<Table> {
+pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], what: What) -> Vec<Table> {
     let mut out = Vec::new();
     if matches!(what, What::Snapshots | What::All) {
         out.push(snapshots::snapshots(&report.snapshots));
     }
     if matches!(what, What::Series | What::All) {
-        out.extend(series::series(history));
+        out.extend(series::series(charted.growth, charted.jobs, charted.partitions));
     }
     if matches!(what, What::Findings | What::All) {
         out.push(findings::findings(findings));
     }
     out
+}
+
+/// `tables` for a history: the series computed as the charts compute them.
+pub fn tables_of(report: &Inspect, history: &TableHistory, findings: &[Finding], what: What) -> Vec<Table> {
+    let growth = GrowthSeries::of(history);
+    let jobs = job_spans(history);
+    let partitions = partition_stats(history);
+    tables(report, &Charted { growth: &growth, jobs: &jobs, partitions: &partitions }, findings, what)
 }
 
 /// One table as a file: (file name, bytes).

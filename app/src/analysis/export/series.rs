@@ -4,15 +4,14 @@
 //! tables, commit order otherwise), with the label it draws there.
 
 use crate::analysis::growth::GrowthSeries;
-use crate::analysis::jobs::job_spans;
-use crate::analysis::partitions::partition_stats;
-use crate::model::TableHistory;
+use crate::analysis::jobs::JobSpan;
+use crate::analysis::partitions::PartitionStat;
 
 use super::table::{i64s, ints, json_name, texts, Table, Values};
 
-pub fn series(history: &TableHistory) -> Vec<Table> {
-    let g = GrowthSeries::of(history);
-    vec![growth(&g), deletes(&g), jobs(history), partitions(history)]
+/// From the values the charts draw (the app holds them; the CLI computes them from the history).
+pub fn series(g: &GrowthSeries, spans: &[JobSpan], stats: &[PartitionStat]) -> Vec<Table> {
+    vec![growth(g), deletes(g), jobs(spans), partitions(stats)]
 }
 
 fn growth(g: &GrowthSeries) -> Table {
@@ -59,8 +58,7 @@ fn deletes(g: &GrowthSeries) -> Table {
         .col("counts_from", texts(t().map(|t| t.source.as_ref().and_then(json_name))))
 }
 
-fn jobs(history: &TableHistory) -> Table {
-    let spans = job_spans(history);
+fn jobs(spans: &[JobSpan]) -> Table {
     let j = || spans.iter();
     Table::new("jobs", spans.len())
         .col("job_id", texts(j().map(|j| Some(j.job_id.clone()))))
@@ -75,8 +73,7 @@ fn jobs(history: &TableHistory) -> Table {
         .col("rows_added", ints(j().map(|j| j.rows_added)))
 }
 
-fn partitions(history: &TableHistory) -> Table {
-    let stats = partition_stats(history);
+fn partitions(stats: &[PartitionStat]) -> Table {
     let s = || stats.iter();
     Table::new("partitions", stats.len())
         .col("partition", texts(s().map(|p| Some(p.label.clone()))))

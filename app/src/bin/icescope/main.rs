@@ -95,7 +95,7 @@ fn report(a: &args::Args, history: &icescope::model::TableHistory) -> (icescope:
 /// `--all-snapshots` on a folder, the orphan-file finding is among the findings.
 #[cfg(not(target_arch = "wasm32"))]
 fn export(a: &args::Args) -> Result<String, String> {
-    use icescope::analysis::export::{file, tables, Format, What};
+    use icescope::analysis::export::{file, tables_of, Format, What};
     let what = What::parse(&a.what).ok_or_else(|| format!("--what `{}`: snapshots, series, findings or all", a.what))?;
     let format = match a.format.as_str() {
         "json" if !a.format_given => Format::Csv,
@@ -113,7 +113,7 @@ fn export(a: &args::Args) -> Result<String, String> {
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let mut written = String::new();
-    for t in tables(&report, history, &findings, what) {
+    for t in tables_of(&report, history, &findings, what) {
         let (name, bytes) = file(&t, format)?;
         let path = std::path::Path::new(out).join(&name);
         std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;

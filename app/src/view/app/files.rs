@@ -92,6 +92,18 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, SourceError> {
     response.binary().await.map_err(|e| io(e.to_string()))
 }
 
+impl TableFiles {
+    /// A listed file's size and last modification (ms), where the source knows them: a picked
+    /// `File` has both, a served example its index's size, a remote table no listing at all.
+    pub fn file_facts(&self, path: &str) -> (Option<u64>, Option<i64>) {
+        match self {
+            TableFiles::Picked(f) => f.files.get(path).map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64))).unwrap_or((None, None)),
+            TableFiles::Served(f) => (f.sizes.get(path).copied(), None),
+            TableFiles::Remote(_) => (None, None),
+        }
+    }
+}
+
 pub enum TableFiles {
     Picked(PickedFiles),
     Served(ServedFiles),

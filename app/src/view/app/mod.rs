@@ -4,6 +4,7 @@ mod catalog;
 mod chart_canvas;
 mod charts;
 mod drop;
+mod export_buttons;
 mod fetch;
 mod files;
 mod findings_panel;
