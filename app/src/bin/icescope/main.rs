@@ -129,7 +129,7 @@ fn orphans(a: &args::Args) -> Result<String, String> {
     use icescope::analysis::orphans::{finding, orphans};
     let (loader, _, listing) = open::history_with_listing(a, true)?;
     let history = &loader.history;
-    let (files, root) = listing.ok_or("orphans needs a table folder (its files are listed to find the orphans); an object-store listing is not supported by the CLI yet")?;
+    let (files, root) = listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
     let census = orphans(history, &files, &root)?;
     let (_, table) = report(a, history);
     let f = finding(&census, &table);

@@ -41,12 +41,16 @@ pub fn history_with_listing(a: &Args, all: bool) -> Result<(Loader, Option<Metad
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None, None));
+        let loader = load(&|| load_with_stats(&files, &location, mode, a.reads))?;
+        let listing = if all { Some(store_listing(a, &files, &loader)?) } else { None };
+        return Ok((loader, None, listing));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None, None));
+        let loader = load(&|| load_with_stats(&files, target, mode, a.reads))?;
+        let listing = if all && icescope::source::s3::parse_s3(target).is_some() { Some(store_listing(a, &files, &loader)?) } else { None };
+        return Ok((loader, None, listing));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
     let loader = load(&|| load_with_stats(&folder, &metadata, mode, a.reads))?;
@@ -110,4 +114,15 @@ fn open_local(target: &Path, named: Option<&str>) -> Result<(LocalFolder, String
     let folder = LocalFolder::open(root).map_err(|e| e.to_string())?;
     let rel = target.strip_prefix(root).map_err(|e| e.to_string())?.to_string_lossy().replace('\\', "/");
     Ok((folder, rel, None))
+}
+
+/// Every object under the table's location on its S3 store (signed ListObjectsV2, paged), as
+/// `s3://bucket/key` paths under the root `s3://bucket/location-path/`.
+fn store_listing(a: &Args, files: &RemoteFiles<Ureq>, loader: &Loader) -> Result<Listing, String> {
+    let location = loader.history.metadata.location.trim_end_matches('/');
+    let (bucket, path) = icescope::source::s3::parse_s3(location).ok_or_else(|| format!("{location}: only an s3:// table location can be listed"))?;
+    let root = format!("s3://{bucket}/{path}/");
+    let objects = block_on(files.list_prefix(&root, a.s3_list_page_size)).map_err(|e| e.to_string())?;
+    let listed = objects.into_iter().map(|o| icescope::analysis::orphans::ListedFile { path: o.key, size: o.size, modified_ms: o.modified_ms }).collect();
+    Ok((listed, root))
 }
