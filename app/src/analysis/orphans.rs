@@ -246,3 +246,26 @@ pub fn table_root(metadata_path: &str) -> Option<String> {
     }
     dir.strip_suffix("/metadata").map(|r| format!("{r}/"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_told_apart_by_where_they_sit() {
+        assert_eq!(kind_of("data/ts_day=2026-11-28/00000-0-x.parquet"), OrphanKind::Data);
+        assert_eq!(kind_of("data/x-deletes.puffin"), OrphanKind::Data);
+        assert_eq!(kind_of("metadata/v3.metadata.json"), OrphanKind::MetadataJson);
+        assert_eq!(kind_of("metadata/00002-uuid.metadata.json.gz"), OrphanKind::MetadataJson);
+        assert_eq!(kind_of("metadata/snap-1-1-uuid.avro"), OrphanKind::ManifestList);
+        assert_eq!(kind_of("metadata/uuid-m0.avro"), OrphanKind::Manifest);
+        assert_eq!(kind_of("metadata/.v3.metadata.json.crc"), OrphanKind::OtherMetadata);
+    }
+
+    #[test]
+    fn the_table_root_is_the_folder_holding_metadata() {
+        assert_eq!(table_root("metadata/v3.metadata.json").as_deref(), Some(""));
+        assert_eq!(table_root("wh/db/t/metadata/v3.metadata.json").as_deref(), Some("wh/db/t/"));
+        assert_eq!(table_root("v3.metadata.json"), None, "a lone metadata file has no table folder around it");
+    }
+}

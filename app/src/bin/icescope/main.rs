@@ -41,7 +41,8 @@ fn run(argv: &[String]) -> Result<String, String> {
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
         "inspect" => {
-            let (loader, pick) = open::history(&a)?;
+            // With every snapshot read, a folder's orphan files are a finding too.
+            let (loader, pick, listing) = open::history_with_listing(&a, a.all_snapshots, false)?;
             if a.reads {
                 let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::analysis::markdown::visible(p)).collect();
                 return Ok(paths.join("\n") + "\n");
@@ -52,6 +53,8 @@ fn run(argv: &[String]) -> Result<String, String> {
                 table.table = t;
             }
             let mut report = inspect(history, &table);
+            report.findings.extend(orphan_finding(history, listing.as_ref(), &table));
+            report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
             let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
             load.metadata_pick = pick;
             report.load = Some(load);
@@ -102,15 +105,12 @@ fn export(a: &args::Args) -> Result<String, String> {
         f => Format::parse(f).ok_or_else(|| format!("--format `{f}`: csv or parquet"))?,
     };
     let out = a.out.as_deref().ok_or("export needs --out DIR")?;
-    let (loader, _, listing) = open::history_with_listing(a, a.all_snapshots)?;
+    let (loader, _, listing) = open::history_with_listing(a, a.all_snapshots, false)?;
     let history = &loader.history;
     let (report, table) = report(a, history);
     let mut findings = report.findings.clone();
-    if let Some((files, root)) = &listing {
-        if let Some(f) = icescope::analysis::orphans::orphans(history, files, root).ok().and_then(|r| icescope::analysis::orphans::finding(&r, &table)) {
-            findings.push(f);
-        }
-    }
+    findings.extend(orphan_finding(history, listing.as_ref(), &table));
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let mut written = String::new();
     for t in tables_of(&report, history, &findings, what) {
@@ -127,7 +127,7 @@ fn export(a: &args::Args) -> Result<String, String> {
 #[cfg(not(target_arch = "wasm32"))]
 fn orphans(a: &args::Args) -> Result<String, String> {
     use icescope::analysis::orphans::{finding, orphans};
-    let (loader, _, listing) = open::history_with_listing(a, true)?;
+    let (loader, _, listing) = open::history_with_listing(a, true, true)?;
     let history = &loader.history;
     let (files, root) = listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
     let census = orphans(history, &files, &root)?;
@@ -150,4 +150,11 @@ fn orphans(a: &args::Args) -> Result<String, String> {
         }
         other => Err(format!("unknown format `{other}` (json, text, markdown)")),
     }
+}
+
+/// The orphan-file finding, where the files were listed and every manifest read.
+#[cfg(not(target_arch = "wasm32"))]
+fn orphan_finding(history: &icescope::model::TableHistory, listing: Option<&open::Listing>, table: &icescope::analysis::findings::TableRef) -> Option<icescope::analysis::findings::Finding> {
+    let (files, root) = listing?;
+    icescope::analysis::orphans::finding(&icescope::analysis::orphans::orphans(history, files, root).ok()?, table)
 }

@@ -14,17 +14,14 @@ use icescope::source::transport::Ureq;
 
 use super::args::Args;
 
-/// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
-pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
-    history_with_listing(a, false).map(|(l, p, _)| (l, p))
-}
-
 /// The files a table folder lists under its root, with sizes and modification times, and that root.
 pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
 
-/// As `history`; with `all`, every snapshot's manifests are read whatever the flags say, and a
-/// folder's listing comes back too (the orphan census needs both).
-pub fn history_with_listing(a: &Args, all: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+/// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
+/// With `all`, every snapshot's manifests are read whatever the flags say, and a
+/// folder's listing comes back too (the orphan census needs both); with `list_store` too, an S3
+/// table's store is listed (ListObjectsV2 needs `s3:ListBucket`, which a reader may not have).
+pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
     let mode = if a.all_snapshots || all {
         ReadMode::All
     } else if a.metadata_first {
@@ -42,14 +39,14 @@ pub fn history_with_listing(a: &Args, all: bool) -> Result<(Loader, Option<Metad
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
         let loader = load(&|| load_with_stats(&files, &location, mode, a.reads))?;
-        let listing = if all { Some(store_listing(a, &files, &loader)?) } else { None };
+        let listing = if all && list_store { Some(store_listing(a, &files, &loader)?) } else { None };
         return Ok((loader, None, listing));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
         let loader = load(&|| load_with_stats(&files, target, mode, a.reads))?;
-        let listing = if all && icescope::source::s3::parse_s3(target).is_some() { Some(store_listing(a, &files, &loader)?) } else { None };
+        let listing = if all && list_store && icescope::source::s3::parse_s3(target).is_some() { Some(store_listing(a, &files, &loader)?) } else { None };
         return Ok((loader, None, listing));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;

@@ -91,6 +91,8 @@ fn publish(state: AppState, s: &Session, in_flight: usize) {
     report.load = Some(load);
     if in_flight == 0 {
         report.findings.extend(orphan_finding(s, &table));
+        // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
+        report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
     }
     let markdown = markdown(&report);
     let opened = Opened {
