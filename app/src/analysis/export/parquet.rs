@@ -69,3 +69,36 @@ fn array(values: &Values) -> ArrayRef {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    fn read_back(t: &Table) -> RecordBatch {
+        let path = std::env::temp_dir().join(format!("icescope-export-{}-{}.parquet", t.name, std::process::id()));
+        std::fs::write(&path, parquet(t).unwrap()).unwrap();
+        let mut reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
+        let batch = reader.next().unwrap().unwrap();
+        let _ = std::fs::remove_file(&path);
+        batch
+    }
+
+    #[test]
+    fn integers_are_int64_until_one_does_not_fit_then_exact_text() {
+        let t = Table::new("ints", 2).col("fits", Values::Int(vec![Some(i128::from(i64::MIN)), None])).col("wide", Values::Int(vec![Some(i128::from(u64::MAX)), Some(1)]));
+        let b = read_back(&t);
+        let fits = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!((fits.value(0), fits.is_null(1)), (i64::MIN, true));
+        let wide = b.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!((wide.value(0), wide.value(1)), ("18446744073709551615", "1"), "never clipped or wrapped");
+    }
+
+    #[test]
+    fn timestamps_are_milliseconds_in_utc() {
+        let b = read_back(&Table::new("ts", 1).col("at", Values::TimestampMs(vec![Some(1_796_003_971_282)])));
+        assert_eq!(b.schema().field(0).data_type(), &arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, Some("UTC".into())));
+        assert_eq!(b.column(0).as_any().downcast_ref::<TimestampMillisecondArray>().unwrap().value(0), 1_796_003_971_282);
+    }
+}
