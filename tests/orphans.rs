@@ -154,3 +154,24 @@ fn no_census_unless_every_manifest_was_read() {
     let err = orphans(&history, &listing, "").unwrap_err();
     assert!(err.contains("1 manifest(s) could not be read"), "{err}");
 }
+
+#[test]
+fn a_folder_picked_by_its_parent_finds_the_same_orphans_below_its_name() {
+    // The browser's folder input names every file `taskmanager-kill/…`: the table sits one level down.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let folder = LocalFolder::open(&root).unwrap();
+    let mut files = MemoryFiles::new();
+    for p in folder.index().paths() {
+        files.insert(format!("taskmanager-kill/{p}"), folder.read_path(p).unwrap());
+    }
+    let metadata = newest_metadata(&files).expect("metadata");
+    let history = load_table(&files, &metadata, ReadMode::Auto).unwrap();
+    let listing = listed_files(files.index(), |p| files.size_of(p), |_| None);
+    let root_in_listing = table_root(&metadata).unwrap();
+    assert_eq!(root_in_listing, "taskmanager-kill/");
+    let report = orphans(&history, &listing, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
+    let mut want: Vec<String> = facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
+    want.extend(LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")));
+    want.sort();
+    assert_eq!(report.data.iter().map(|o| o.path.clone()).collect::<Vec<_>>(), want);
+}
