@@ -77,3 +77,29 @@ test('taskmanager-kill: orphan finding from the census, Parquet and CSV exports'
     await context.close();
   }
 });
+
+test('taskmanager-kill picked as a folder: the orphan finding lists the folder\'s unreferenced files with their sizes', { timeout: 120000 }, async () => {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, `orphans-picked-${NAME}`, async () => {
+      await openGallery(page, target.url);
+      await page.locator(sel.folderInput).setInputFiles(DIR);
+      await waitReady(page, errors);
+      const orphan = page.locator('[data-testid="finding"][data-kind="orphan_files"]');
+      await orphan.waitFor({ state: 'attached' });
+      const text = await orphan.textContent();
+      // The store's orphans, with the sizes the files have on disk; the lab's own files beside the
+      // table (facts.json, caption.md) are in the picked folder too, and no snapshot names them.
+      const beside = fs.readdirSync(DIR).filter((f) => fs.statSync(path.join(DIR, f)).isFile());
+      for (const p of [...facts.store.orphans, ...beside]) {
+        const size = fs.statSync(path.join(DIR, p)).size.toLocaleString('en-US');
+        assert.ok(text.includes(`${p} (${size} bytes)`), `finding names ${p} with ${size} bytes: ${text}`);
+      }
+      const n = facts.store.orphans.length + beside.length;
+      assert.ok(text.includes(`${n} orphan files under the table location (${n} data or delete, 0 metadata)`), text);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+    });
+  } finally {
+    await context.close();
+  }
+});

@@ -116,10 +116,9 @@ fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::find
     use crate::analysis::orphans::{finding, orphans, table_root, ListedFile};
     let history = &s.loader.history;
     history.all_files_known().is_none().then_some(())?;
-    let index = s.files.listing()?;
     let root = table_root(&history.metadata_file)?;
-    let listing: Vec<ListedFile> = index.paths().map(|p| ListedFile { path: p.to_string(), size: None, modified_ms: None }).collect();
-    let report = orphans(history, &listing, &root).ok()?.with_file_facts(|p| s.files.file_facts(p));
+    let listing: Vec<ListedFile> = s.files.all_paths()?.into_iter().map(|path| ListedFile { path, size: None, modified_ms: None }).collect();
+    let report = orphans(history, &listing, &root).ok()?.with_file_facts(s.files.file_facts());
     finding(&report, table)
 }
 
