@@ -4,10 +4,12 @@
 pub mod diff;
 pub mod shape;
 pub mod walk;
+pub mod export;
 pub mod findings;
 pub mod growth;
 pub mod jobs;
 pub mod markdown;
+pub mod orphans;
 pub mod partitions;
 pub mod projection;
 pub mod sql;

@@ -311,6 +311,9 @@ pub struct TableHistory {
     pub(crate) lists: HashMap<String, ListSlot>,
     pub(crate) manifests: HashMap<String, ManifestSlot>,
     pub(crate) written: WrittenColumns,
+    /// Every data and delete file a live entry of a manifest read names, once: what the snapshots
+    /// reference, for the orphan-file census (complete only when every manifest was read).
+    pub(crate) referenced: std::collections::HashSet<Box<str>>,
     /// Snapshot indexes by the manifest list path they name (several snapshots may share one).
     pub(crate) by_list: HashMap<String, Vec<usize>>,
     by_avro_id: HashMap<i64, usize>,
@@ -377,6 +380,7 @@ impl TableHistory {
             lists: HashMap::new(),
             manifests: HashMap::new(),
             written: WrittenColumns::default(),
+            referenced: Default::default(),
             by_list,
             by_avro_id,
             kinds: Vec::new(),
@@ -488,6 +492,32 @@ impl TableHistory {
         current
             .and_then(|id| self.snapshots.iter().position(|s| s.snapshot.snapshot_id == id))
             .or_else(|| self.snapshots.len().checked_sub(1))
+    }
+
+    /// The data and delete files (DV Puffin files included) named by a live entry of any manifest
+    /// read, as the manifests wrote their paths.
+    pub fn referenced_files(&self) -> impl Iterator<Item = &str> + '_ {
+        self.referenced.iter().map(|p| &**p)
+    }
+
+    /// Every manifest path named by a manifest list read (whether or not it could be read).
+    pub fn manifest_paths(&self) -> impl Iterator<Item = &str> + '_ {
+        self.manifests.keys().map(|p| p.as_str())
+    }
+
+    /// Whether every snapshot's manifest list and every manifest they name were read: only then
+    /// does `referenced_files` hold every file any snapshot references. None when they were;
+    /// otherwise why not.
+    pub fn all_files_known(&self) -> Option<String> {
+        if self.reading.mode != Some(super::ReadMode::All) {
+            return Some("only some snapshots' manifests were read (read the full history)".into());
+        }
+        if !self.is_settled() {
+            return Some("the full history is still being read".into());
+        }
+        let lists = self.lists.values().filter(|l| matches!(l, ListSlot::Unavailable(_))).count();
+        let manifests = self.manifests.values().filter(|m| matches!(m, ManifestSlot::Unavailable(..) | ManifestSlot::Pending)).count();
+        (lists + manifests > 0).then(|| format!("{lists} manifest list(s) and {manifests} manifest(s) could not be read: a file only they name would pass for an orphan"))
     }
 
     /// Every file that could not be read, with the message and the snapshots that need it; the

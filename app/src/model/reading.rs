@@ -395,9 +395,13 @@ impl TableHistory {
         let room = limit.saturating_sub(self.reading.kept_entries);
         let keep = keep.is_some();
         let mut seen = 0usize;
+        let referenced = &mut self.referenced;
         let decoded = bytes.and_then(|b| {
             Manifest::stream(path, &b, |e| {
                 builder.add(e);
+                if e.status.is_live() && !referenced.contains(&*e.data_file.file_path) {
+                    referenced.insert(e.data_file.file_path.clone());
+                }
                 seen += 1;
                 keep && seen <= room
             })

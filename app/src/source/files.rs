@@ -37,6 +37,10 @@ pub trait FileSet {
     /// Bytes of an available path (one that `index()` lists).
     fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError>;
     fn size_of(&self, path: &str) -> Option<u64>;
+    /// When the file was last modified (ms since the epoch), where the source knows it.
+    fn modified_ms(&self, _path: &str) -> Option<i64> {
+        None
+    }
     /// At most the first `n` bytes of an available path.
     fn read_head(&self, path: &str, n: usize) -> Result<Vec<u8>, SourceError> {
         let mut b = self.read_path(path)?;

@@ -71,4 +71,9 @@ impl FileSet for LocalFolder {
     fn size_of(&self, path: &str) -> Option<u64> {
         std::fs::metadata(self.root.join(path)).ok().map(|m| m.len())
     }
+
+    fn modified_ms(&self, path: &str) -> Option<i64> {
+        let t = std::fs::metadata(self.root.join(path)).ok()?.modified().ok()?;
+        i64::try_from(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis()).ok()
+    }
 }

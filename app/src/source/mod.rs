@@ -10,6 +10,7 @@ pub mod object_read;
 pub mod resolve;
 pub mod rest_catalog;
 pub mod s3;
+pub mod s3_list;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
 pub mod remote;

@@ -106,6 +106,11 @@ impl ObjectAccess {
         out
     }
 
+    /// The S3 settings reads of `reference` use (typed, vended for its prefix, or the table's config).
+    pub fn s3_config_for(&self, reference: &str) -> S3Config {
+        S3Config::from_props(&props_for(reference, &self.user, &self.table_config, &self.storage))
+    }
+
     /// The S3 endpoint reads will go to, for the "can both sides reach it" check.
     pub fn endpoint_for(&self, reference: &str) -> Option<String> {
         S3Config::from_props(&props_for(reference, &self.user, &self.table_config, &self.storage)).endpoint

@@ -15,9 +15,19 @@ usage:
             checkpoint:<n> (its last commit); default: from the current snapshot's parent to current
   icescope walk <table …> [--to A] [--manifest PATH]                 one snapshot's metadata, manifest
             list and manifest entries (the first manifest unless named), as the spec names fields (JSON)
+  icescope export <table> --what snapshots|series|findings|all --format csv|parquet --out DIR [options]
+  icescope orphans <table-folder | metadata.json | s3://…/x.metadata.json> [--format json|text] [options]
+  icescope orphans --catalog URI [--warehouse W] --table NS.NAME [options]
 
 output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
           --reads: print the paths read, one per line, instead of the report
+export:   files snapshots, growth, deletes, jobs, partitions, findings (.csv or .parquet) in --out;
+          --what all (default) | snapshots | series | findings; --format csv (default) | parquet;
+          CSV text starting with = + - @ gets a leading ' (OWASP CSV injection); with
+          --all-snapshots on a folder the orphan-file finding is exported too
+orphans:  every snapshot's manifests read; the files under the table none references (a folder's
+          files, or the store's objects by signed ListObjectsV2, --s3-list-page-size N keys a page),
+          data apart from metadata, and remove_orphan_files with older_than = last commit - 1 h
 reading:  metadata.json first: every snapshot's summary totals, then the manifests of the current
           and last snapshots and the manifest lists of a sample (tables over 200 snapshots)
           --all-snapshots: every snapshot's manifests   --metadata-first: the sample even on small tables
@@ -36,6 +46,14 @@ pub struct Args {
     pub command: String,
     pub target: Option<String>,
     pub format: String,
+    /// Whether `--format` was given (export defaults to CSV, the rest to JSON).
+    pub format_given: bool,
+    /// `export --what`.
+    pub what: String,
+    /// `export --out DIR`.
+    pub out: Option<String>,
+    /// Keys per ListObjectsV2 page when `orphans` lists a table's store.
+    pub s3_list_page_size: usize,
     pub help: bool,
     pub all_snapshots: bool,
     pub metadata_first: bool,
@@ -65,7 +83,7 @@ pub struct Args {
 
 impl Args {
     pub fn parse(argv: &[String]) -> Result<Args, String> {
-        let mut a = Args { format: "json".into(), ..Args::default() };
+        let mut a = Args { format: "json".into(), what: "all".into(), s3_list_page_size: icescope::source::s3_list::PAGE_SIZE, ..Args::default() };
         let mut it = argv.iter();
         a.command = it.next().cloned().ok_or(USAGE)?;
         if a.command == "-h" || a.command == "--help" {
@@ -76,7 +94,13 @@ impl Args {
             let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
             match flag.as_str() {
                 "-h" | "--help" => a.help = true,
-                "--format" => a.format = value(flag)?,
+                "--format" => {
+                    a.format = value(flag)?;
+                    a.format_given = true;
+                }
+                "--what" => a.what = value(flag)?,
+                "--out" => a.out = Some(value(flag)?),
+                "--s3-list-page-size" => a.s3_list_page_size = value(flag)?.parse().map_err(|_| "--s3-list-page-size takes a number of keys".to_string())?,
                 "--all-snapshots" => a.all_snapshots = true,
                 "--metadata-first" => a.metadata_first = true,
                 "--reads" => a.reads = true,

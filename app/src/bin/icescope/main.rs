@@ -75,7 +75,8 @@ fn run(argv: &[String]) -> Result<String, String> {
         "diff" => diff(&a),
         "walk" => walk(&a),
         "inspect" => {
-            let (loader, pick) = open::history(&a)?;
+            // With every snapshot read, a folder's orphan files are a finding too.
+            let (loader, pick, listing) = open::history_with_listing(&a, a.all_snapshots, false)?;
             if a.reads {
                 let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::analysis::markdown::visible(p)).collect();
                 return Ok(paths.join("\n") + "\n");
@@ -86,6 +87,8 @@ fn run(argv: &[String]) -> Result<String, String> {
                 table.table = t;
             }
             let mut report = inspect(history, &table);
+            report.findings.extend(orphan_finding(history, listing.as_ref(), &table));
+            report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
             let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
             load.metadata_pick = pick;
             report.load = Some(load);
@@ -109,6 +112,83 @@ fn run(argv: &[String]) -> Result<String, String> {
             std::mem::forget(loader);
             out
         }
+        "export" => export(&a),
+        "orphans" => orphans(&a),
         other => Err(format!("unknown command `{other}`\n{}", args::USAGE)),
     }
+}
+
+/// The report as `inspect` builds it, with the name statements use.
+#[cfg(not(target_arch = "wasm32"))]
+fn report(a: &args::Args, history: &icescope::model::TableHistory) -> (icescope::analysis::inspect::Inspect, icescope::analysis::findings::TableRef) {
+    let mut table = icescope::analysis::findings::TableRef::guess(history, a.spark_catalog.as_deref());
+    if let Some(t) = a.table_name.clone().or_else(|| a.table.clone()) {
+        table.table = t;
+    }
+    (icescope::analysis::inspect::inspect(history, &table), table)
+}
+
+/// `icescope export`: the chosen tables as CSV or Parquet files in `--out`. With
+/// `--all-snapshots` on a folder, the orphan-file finding is among the findings.
+#[cfg(not(target_arch = "wasm32"))]
+fn export(a: &args::Args) -> Result<String, String> {
+    use icescope::analysis::export::{file, tables_of, Format, What};
+    let what = What::parse(&a.what).ok_or_else(|| format!("--what `{}`: snapshots, series, findings or all", a.what))?;
+    let format = match a.format.as_str() {
+        "json" if !a.format_given => Format::Csv,
+        f => Format::parse(f).ok_or_else(|| format!("--format `{f}`: csv or parquet"))?,
+    };
+    let out = a.out.as_deref().ok_or("export needs --out DIR")?;
+    let (loader, _, listing) = open::history_with_listing(a, a.all_snapshots, false)?;
+    let history = &loader.history;
+    let (report, table) = report(a, history);
+    let mut findings = report.findings.clone();
+    findings.extend(orphan_finding(history, listing.as_ref(), &table));
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
+    let mut written = String::new();
+    for t in tables_of(&report, history, &findings, what) {
+        let (name, bytes) = file(&t, format)?;
+        let path = std::path::Path::new(out).join(&name);
+        std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        written += &format!("{}\t{} rows\t{} bytes\n", path.display(), t.rows, bytes.len());
+    }
+    Ok(written)
+}
+
+/// `icescope orphans`: every snapshot's manifests read, then the files under the table folder
+/// that none references, as JSON (the census and the finding), text or Markdown.
+#[cfg(not(target_arch = "wasm32"))]
+fn orphans(a: &args::Args) -> Result<String, String> {
+    use icescope::analysis::orphans::{finding, orphans};
+    let (loader, _, listing) = open::history_with_listing(a, true, true)?;
+    let history = &loader.history;
+    let (files, root) = listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
+    let census = orphans(history, &files, &root)?;
+    let (_, table) = report(a, history);
+    let f = finding(&census, &table);
+    match a.format.as_str() {
+        "json" => serde_json::to_string_pretty(&serde_json::json!({"orphans": census, "finding": f})).map(|s| s + "\n").map_err(|e| e.to_string()),
+        "text" | "markdown" => {
+            let visible = icescope::analysis::markdown::visible;
+            let mut out = format!("{} files listed, {} referenced, {} data orphans, {} metadata orphans\n", census.listed, census.referenced, census.data.len(), census.metadata.len());
+            for o in census.data.iter().chain(&census.metadata) {
+                let size = o.size.map(|s| s.to_string()).unwrap_or_else(|| "?".into());
+                let when = o.modified_ms.map(icescope::model::time::rfc3339_ms).unwrap_or_else(|| "?".into());
+                out += &format!("{:<14} {:>12} {} {}{}\n", format!("{:?}", o.kind).to_lowercase(), size, when, visible(&o.path), if o.spared { " (spared: newer than older_than)" } else { "" });
+            }
+            if let Some(s) = f.as_ref().and_then(|f| f.statement.as_ref()) {
+                out += &format!("{}\n", visible(s));
+            }
+            Ok(out)
+        }
+        other => Err(format!("unknown format `{other}` (json, text, markdown)")),
+    }
+}
+
+/// The orphan-file finding, where the files were listed and every manifest read.
+#[cfg(not(target_arch = "wasm32"))]
+fn orphan_finding(history: &icescope::model::TableHistory, listing: Option<&open::Listing>, table: &icescope::analysis::findings::TableRef) -> Option<icescope::analysis::findings::Finding> {
+    let (files, root) = listing?;
+    icescope::analysis::orphans::finding(&icescope::analysis::orphans::orphans(history, files, root).ok()?, table)
 }

@@ -15,9 +15,20 @@ use icescope::source::transport::Ureq;
 
 use super::args::Args;
 
+/// The files a table folder lists under its root, with sizes and modification times, and that root.
+pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
+
 /// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
-pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
-    history_selecting(a, &|_| Ok(Vec::new()))
+/// With `all`, every snapshot's manifests are read whatever the flags say, and a
+/// folder's listing comes back too (the orphan census needs both); with `list_store` too, an S3
+/// table's store is listed (ListObjectsV2 needs `s3:ListBucket`, which a reader may not have).
+pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+    history_listing_selecting(a, all, list_store, &|_| Ok(Vec::new()))
+}
+
+/// The loaded table with the snapshots `select` names read in detail too.
+pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<MetadataPick>), String> {
+    history_listing_selecting(a, false, false, select).map(|(l, p, _)| (l, p))
 }
 
 /// Which snapshots to read in detail besides what the mode reads, once the metadata is known.
@@ -36,8 +47,8 @@ fn load_files<F: Fetch>(files: &F, metadata: &str, mode: ReadMode, record_paths:
     Ok(loader)
 }
 
-pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<MetadataPick>), String> {
-    let mode = if a.all_snapshots {
+fn history_listing_selecting(a: &Args, all: bool, list_store: bool, select: Select) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+    let mode = if a.all_snapshots || all {
         ReadMode::All
     } else if a.metadata_first {
         ReadMode::MetadataFirst
@@ -52,15 +63,28 @@ pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<Met
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load_files(&files, &location, mode, a.reads, select).map(|l| (l, None));
+        let loader = load_files(&files, &location, mode, a.reads, select)?;
+        let listing = if all && list_store { Some(store_listing(a, &files, &loader)?) } else { None };
+        return Ok((loader, None, listing));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load_files(&files, target, mode, a.reads, select).map(|l| (l, None));
+        let loader = load_files(&files, target, mode, a.reads, select)?;
+        let listing = if all && list_store && icescope::source::s3::parse_s3(target).is_some() { Some(store_listing(a, &files, &loader)?) } else { None };
+        return Ok((loader, None, listing));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
-    load_files(&folder, &metadata, mode, a.reads, select).map(|l| (l, pick))
+    let loader = load_files(&folder, &metadata, mode, a.reads, select)?;
+    let listing = all
+        .then(|| {
+            use icescope::source::FileSet;
+            let root = icescope::analysis::orphans::table_root(&metadata)?;
+            let files = icescope::analysis::orphans::listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p));
+            Some((files, root))
+        })
+        .flatten();
+    Ok((loader, pick, listing))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
@@ -112,4 +136,15 @@ fn open_local(target: &Path, named: Option<&str>) -> Result<(LocalFolder, String
     let folder = LocalFolder::open(root).map_err(|e| e.to_string())?;
     let rel = target.strip_prefix(root).map_err(|e| e.to_string())?.to_string_lossy().replace('\\', "/");
     Ok((folder, rel, None))
+}
+
+/// Every object under the table's location on its S3 store (signed ListObjectsV2, paged), as
+/// `s3://bucket/key` paths under the root `s3://bucket/location-path/`.
+fn store_listing(a: &Args, files: &RemoteFiles<Ureq>, loader: &Loader) -> Result<Listing, String> {
+    let location = loader.history.metadata.location.trim_end_matches('/');
+    let (bucket, path) = icescope::source::s3::parse_s3(location).ok_or_else(|| format!("{location}: only an s3:// table location can be listed"))?;
+    let root = format!("s3://{bucket}/{path}/");
+    let objects = block_on(files.list_prefix(&root, a.s3_list_page_size)).map_err(|e| e.to_string())?;
+    let listed = objects.into_iter().map(|o| icescope::analysis::orphans::ListedFile { path: o.key, size: o.size, modified_ms: o.modified_ms }).collect();
+    Ok((listed, root))
 }

@@ -129,10 +129,14 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-/// Keeps the handle of a metadata file; nothing is read until the loader asks for it.
+/// Keeps the handle of a metadata file; nothing is read until the loader asks for it. Other
+/// files are only listed (the orphan-file census), never read.
 fn add_file(set: &mut PickedFiles, path: String, file: File) {
+    let path = path.trim_start_matches('/').to_string();
     if is_table_metadata(&path) {
-        set.insert(path.trim_start_matches('/').to_string(), file);
+        set.insert(path, file);
+    } else {
+        set.insert_other(path, file);
     }
 }
 

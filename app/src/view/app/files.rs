@@ -15,6 +15,10 @@ use super::fetch::{js_message, Browser};
 pub struct PickedFiles {
     index: PathIndex,
     files: HashMap<String, web_sys::File>,
+    /// The folder's other files (data, deletes, anything not metadata): never read, only listed
+    /// for the orphan-file census. A plain list, not indexed: a folder of 90,000 files is picked
+    /// without hashing each name.
+    others: Vec<(String, web_sys::File)>,
 }
 
 impl PickedFiles {
@@ -23,6 +27,10 @@ impl PickedFiles {
             self.index.insert(path.clone());
         }
         self.files.insert(path, file);
+    }
+
+    pub fn insert_other(&mut self, path: String, file: web_sys::File) {
+        self.others.push((path, file));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -90,6 +98,37 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, SourceError> {
         return Err(SourceError::Http { path: url.to_string(), error });
     }
     response.binary().await.map_err(|e| io(e.to_string()))
+}
+
+impl TableFiles {
+    /// Every file the source lists, metadata or not (the orphan-file census); None for a remote table.
+    pub fn all_paths(&self) -> Option<Vec<String>> {
+        let mut paths: Vec<String> = self.listing()?.paths().map(str::to_string).collect();
+        if let TableFiles::Picked(f) = self {
+            paths.extend(f.others.iter().map(|(p, _)| p.clone()));
+        }
+        Some(paths)
+    }
+
+    /// A listed file's size and last modification (ms), where the source knows them: a picked
+    /// `File` has both, a served example its index's size, a remote table no listing at all.
+    /// Built once per census: asking is a round trip to the disk, done for the orphans only.
+    pub fn file_facts(&self) -> impl Fn(&str) -> (Option<u64>, Option<i64>) + '_ {
+        let others: HashMap<&str, &web_sys::File> = match self {
+            TableFiles::Picked(f) => f.others.iter().map(|(p, f)| (p.as_str(), f)).collect(),
+            _ => HashMap::new(),
+        };
+        move |path: &str| match self {
+            TableFiles::Picked(f) => f
+                .files
+                .get(path)
+                .or_else(|| others.get(path).copied())
+                .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
+                .unwrap_or((None, None)),
+            TableFiles::Served(f) => (f.sizes.get(path).copied(), None),
+            TableFiles::Remote(_) => (None, None),
+        }
+    }
 }
 
 pub enum TableFiles {

@@ -101,10 +101,16 @@ thread_local! {
 /// `in_flight`: reads still out; the plan's queues may be empty while they are.
 fn publish(state: AppState, s: &Session, in_flight: usize) {
     let history = &s.loader.history;
-    let mut report = inspect(history, &TableRef::guess(history, None));
+    let table = TableRef::guess(history, None);
+    let mut report = inspect(history, &table);
     let mut load = LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes);
     load.metadata_pick = s.pick.clone();
     report.load = Some(load);
+    if in_flight == 0 {
+        report.findings.extend(orphan_finding(s, &table));
+        // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
+        report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    }
     let markdown = markdown(&report);
     let opened = Opened {
         name: s.name.clone(),
@@ -127,6 +133,19 @@ fn publish(state: AppState, s: &Session, in_flight: usize) {
         }),
     };
     state.opened.set(Some(opened));
+}
+
+/// Files in the picked or served folder that no snapshot references, once every snapshot's
+/// manifests have been read (the full history); nothing before, and nothing for a remote table
+/// (its store is not listed from the browser).
+fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
+    use crate::analysis::orphans::{finding, orphans, table_root, ListedFile};
+    let history = &s.loader.history;
+    history.all_files_known().is_none().then_some(())?;
+    let root = table_root(&history.metadata_file)?;
+    let listing: Vec<ListedFile> = s.files.all_paths()?.into_iter().map(|path| ListedFile { path, size: None, modified_ms: None }).collect();
+    let report = orphans(history, &listing, &root).ok()?.with_file_facts(s.files.file_facts());
+    finding(&report, table)
 }
 
 /// Cheap enough for every batch; the full-history estimate (a pass over every snapshot) is

@@ -6,6 +6,7 @@ mod compare;
 mod csp;
 mod charts;
 mod drop;
+mod export_buttons;
 mod fetch;
 mod files;
 mod findings_panel;

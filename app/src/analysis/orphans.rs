@@ -1,0 +1,271 @@
+//! Orphan files: files under the table's location that no snapshot references — a dead writer's
+//! uncommitted Parquet files, metadata a failed commit left behind — with the `remove_orphan_files`
+//! statement that deletes them and spares what a commit in flight may still need.
+//!
+//! Which files are referenced takes every snapshot's manifest list and every manifest it names
+//! (the loader's full-history mode): a file only an unread manifest names would pass for an
+//! orphan, so an incomplete read gives no census at all. Referenced, as Spark's
+//! `remove_orphan_files` counts it: the live entries (added, existing) of every manifest of every
+//! snapshot the metadata keeps, the manifests and manifest lists themselves, the current metadata
+//! file and those in its metadata log, statistics files, and `version-hint.text`.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::model::TableHistory;
+use crate::source::PathIndex;
+
+use super::findings::{capped_list, thousands, Finding, Severity, TableRef};
+
+/// Files written after the table's last commit minus this may belong to a commit still in flight:
+/// a Flink checkpoint writes its data files first and commits them when the checkpoint completes
+/// (Flink's default checkpoint timeout is 10 minutes); an hour covers that with room to spare.
+pub const IN_FLIGHT_MARGIN_MS: i64 = 3_600_000;
+
+/// A file a source lists, with what it knows about it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedFile {
+    pub path: String,
+    pub size: Option<u64>,
+    /// Last modification, ms since the epoch (S3 `LastModified`, the file's mtime).
+    pub modified_ms: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrphanKind {
+    /// A data or delete file (anything outside `metadata/`).
+    Data,
+    /// A `*.metadata.json` in neither the current file nor the metadata log.
+    MetadataJson,
+    /// A `snap-*.avro` no snapshot names.
+    ManifestList,
+    /// Another `.avro` under `metadata/` no manifest list read names.
+    Manifest,
+    /// Anything else under `metadata/` (checksums, statistics no snapshot names).
+    OtherMetadata,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Orphan {
+    /// As the source lists it (relative to a folder, or `s3://bucket/key`).
+    pub path: String,
+    pub kind: OrphanKind,
+    pub size: Option<u64>,
+    pub modified_ms: Option<i64>,
+    /// Modified at or after `older_than`: the statement spares it.
+    pub spared: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrphanReport {
+    /// Files listed under the table's location.
+    pub listed: usize,
+    /// Of those, the ones some snapshot or the metadata log references.
+    pub referenced: usize,
+    /// Data and delete files no snapshot references, by path.
+    pub data: Vec<Orphan>,
+    /// Metadata files (metadata.json, manifest lists, manifests, others) nothing references.
+    pub metadata: Vec<Orphan>,
+    /// The last commit (newest snapshot or metadata update), ms.
+    pub last_commit_ms: i64,
+    /// `older_than` for `remove_orphan_files`: the last commit minus `IN_FLIGHT_MARGIN_MS`.
+    pub older_than_ms: i64,
+}
+
+/// The census over `listing` (the paths below `root`, the folder holding `metadata/`; `""` for
+/// a folder opened at the table, `s3://bucket/prefix/` for a bucket listing). Err when the history
+/// does not know every referenced file.
+pub fn orphans(history: &TableHistory, listing: &[ListedFile], root: &str) -> Result<OrphanReport, String> {
+    if let Some(why) = history.all_files_known() {
+        return Err(format!("no orphan census: {why}"));
+    }
+    let under: Vec<&ListedFile> = listing.iter().filter(|f| f.path.starts_with(root) && f.path.len() > root.len()).collect();
+    let index = PathIndex::new(under.iter().map(|f| f.path.clone()));
+    let location = format!("{}/", history.metadata.location.trim_end_matches('/'));
+    // A reference names a listed file by the table location (exact), else by its path's suffix
+    // (a copied or dropped folder keeps the names below the table).
+    let to_listed = |reference: &str| -> Option<String> {
+        if let Some(rel) = reference.strip_prefix(location.as_str()) {
+            let own = format!("{root}{rel}");
+            if index.contains(&own) {
+                return Some(own);
+            }
+        }
+        index.resolve(reference).map(str::to_string)
+    };
+    let mut referenced: HashSet<String> = HashSet::new();
+    let m = &history.metadata;
+    let metadata_refs = std::iter::once(history.metadata_file.as_str())
+        .chain(m.metadata_log.iter().map(|e| e.metadata_file.as_str()))
+        .chain(history.snapshots.iter().filter_map(|s| s.snapshot.manifest_list.as_deref()))
+        .chain(m.statistics.iter().map(|s| s.statistics_path.as_str()))
+        .chain(history.manifest_paths());
+    for r in metadata_refs.chain(history.referenced_files()) {
+        if let Some(p) = to_listed(r) {
+            referenced.insert(p);
+        }
+    }
+    // The metadata file opened is read from the listing by its listed path already.
+    if index.contains(&history.metadata_file) {
+        referenced.insert(history.metadata_file.clone());
+    }
+    let last_commit_ms = history.snapshots.iter().map(|s| s.snapshot.timestamp_ms).chain(std::iter::once(m.last_updated_ms)).max().unwrap_or(m.last_updated_ms);
+    let older_than_ms = last_commit_ms.saturating_sub(IN_FLIGHT_MARGIN_MS);
+    let (mut data, mut metadata) = (Vec::new(), Vec::new());
+    for f in &under {
+        let rel = &f.path[root.len()..];
+        if referenced.contains(&f.path) || rel == "metadata/version-hint.text" {
+            continue;
+        }
+        let kind = kind_of(rel);
+        let orphan = Orphan { path: f.path.clone(), kind, size: f.size, modified_ms: f.modified_ms, spared: f.modified_ms.is_some_and(|t| t >= older_than_ms) };
+        if kind == OrphanKind::Data { data.push(orphan) } else { metadata.push(orphan) }
+    }
+    data.sort_by(|a, b| a.path.cmp(&b.path));
+    metadata.sort_by(|a, b| (a.kind, &a.path).cmp(&(b.kind, &b.path)));
+    Ok(OrphanReport { listed: under.len(), referenced: referenced.len(), data, metadata, last_commit_ms, older_than_ms })
+}
+
+impl OrphanReport {
+    /// Sizes and modification times asked for the orphans only, where the listing had none: a
+    /// picked file's size is a round trip to the disk, too slow for every file of a big folder.
+    pub fn with_file_facts(mut self, facts: impl Fn(&str) -> (Option<u64>, Option<i64>)) -> OrphanReport {
+        let cutoff = self.older_than_ms;
+        for o in self.data.iter_mut().chain(self.metadata.iter_mut()) {
+            let (size, modified) = facts(&o.path);
+            o.size = o.size.or(size);
+            o.modified_ms = o.modified_ms.or(modified);
+            o.spared = o.modified_ms.is_some_and(|t| t >= cutoff);
+        }
+        self
+    }
+}
+
+fn kind_of(rel: &str) -> OrphanKind {
+    let Some(name) = rel.strip_prefix("metadata/") else { return OrphanKind::Data };
+    let file = name.rsplit('/').next().unwrap_or(name);
+    if file.ends_with(".metadata.json") || file.ends_with(".metadata.json.gz") || file.ends_with(".gz.metadata.json") {
+        OrphanKind::MetadataJson
+    } else if file.starts_with("snap-") && file.ends_with(".avro") {
+        OrphanKind::ManifestList
+    } else if file.ends_with(".avro") {
+        OrphanKind::Manifest
+    } else {
+        OrphanKind::OtherMetadata
+    }
+}
+
+/// The finding: what is orphaned, and the statement with its `older_than`. None when nothing is.
+pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
+    if report.data.is_empty() && report.metadata.is_empty() {
+        return None;
+    }
+    let bytes = |v: &[Orphan]| v.iter().filter_map(|o| o.size).fold(0u64, u64::saturating_add);
+    let sized = |v: &[Orphan]| v.iter().all(|o| o.size.is_some());
+    let shown = |v: &[Orphan]| {
+        capped_list(
+            v.iter().map(|o| match o.size {
+                Some(s) => format!("{} ({} bytes)", o.path, thousands(s)),
+                None => o.path.clone(),
+            }),
+            v.len(),
+            "files",
+        )
+    };
+    let older_than = crate::analysis::sql::timestamp(report.older_than_ms);
+    let cutoff = crate::model::time::rfc3339_ms(report.older_than_ms);
+    let mut evidence = format!(
+        "{} files are listed under the table's location; every snapshot's manifests were read and {} of them are referenced.",
+        thousands(report.listed as u64),
+        thousands(report.referenced as u64)
+    );
+    if !report.data.is_empty() {
+        evidence += &format!(
+            " {} data or delete file{} no snapshot references{}: {}.",
+            report.data.len(),
+            if report.data.len() == 1 { "" } else { "s" },
+            if sized(&report.data) { format!(" ({} bytes)", thousands(bytes(&report.data))) } else { String::new() },
+            shown(&report.data)
+        );
+    }
+    if !report.metadata.is_empty() {
+        let count = |k: super::orphans::OrphanKind| report.metadata.iter().filter(|o| o.kind == k).count();
+        evidence += &format!(
+            " Metadata files nothing references any more — {} metadata.json outside the metadata log, {} manifest lists, {} manifests, {} other: {}.",
+            count(OrphanKind::MetadataJson),
+            count(OrphanKind::ManifestList),
+            count(OrphanKind::Manifest),
+            count(OrphanKind::OtherMetadata),
+            shown(&report.metadata)
+        );
+    }
+    let spared = report.data.iter().chain(&report.metadata).filter(|o| o.spared).count();
+    if spared > 0 {
+        evidence += &format!(" {spared} of them were modified at or after {cutoff} and are spared by the statement below.");
+    }
+    let title = format!(
+        "{} orphan file{} under the table location ({} data or delete, {} metadata)",
+        report.data.len() + report.metadata.len(),
+        if report.data.len() + report.metadata.len() == 1 { "" } else { "s" },
+        report.data.len(),
+        report.metadata.len()
+    );
+    let action = format!(
+        "Files a failed or cancelled writer left behind cost storage and are never read. Remove them with \
+         `remove_orphan_files`, first with `dry_run => true` to see its list. `older_than` is the table's last \
+         commit ({}) minus an hour, {cutoff} (UTC; Spark reads the literal in its session time zone): a file \
+         written after it may belong to a commit still in flight, so it is spared. Orphans newer than that are \
+         removed by a later run, once the table has committed past them.",
+        crate::model::time::rfc3339_ms(report.last_commit_ms)
+    );
+    Some(Finding {
+        kind: "orphan_files",
+        severity: if report.data.is_empty() { Severity::Info } else { Severity::Warning },
+        title,
+        snapshot_ids: Vec::new(),
+        job_ids: Vec::new(),
+        evidence,
+        action,
+        statement: table.statement("remove_orphan_files", older_than.map(|t| format!("older_than => {t}"))),
+    })
+}
+
+/// A folder's files as listed files, with sizes and modification times where the source has them.
+pub fn listed_files(index: &PathIndex, size: impl Fn(&str) -> Option<u64>, modified: impl Fn(&str) -> Option<i64>) -> Vec<ListedFile> {
+    index.paths().map(|p| ListedFile { path: p.to_string(), size: size(p), modified_ms: modified(p) }).collect()
+}
+
+/// The folder holding `metadata/` for the metadata file a listed source opened (`""` at the top,
+/// `a/b/` below it): the table's files are the ones under it.
+pub fn table_root(metadata_path: &str) -> Option<String> {
+    let dir = metadata_path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    if dir == "metadata" {
+        return Some(String::new());
+    }
+    dir.strip_suffix("/metadata").map(|r| format!("{r}/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_told_apart_by_where_they_sit() {
+        assert_eq!(kind_of("data/ts_day=2026-11-28/00000-0-x.parquet"), OrphanKind::Data);
+        assert_eq!(kind_of("data/x-deletes.puffin"), OrphanKind::Data);
+        assert_eq!(kind_of("metadata/v3.metadata.json"), OrphanKind::MetadataJson);
+        assert_eq!(kind_of("metadata/00002-uuid.metadata.json.gz"), OrphanKind::MetadataJson);
+        assert_eq!(kind_of("metadata/snap-1-1-uuid.avro"), OrphanKind::ManifestList);
+        assert_eq!(kind_of("metadata/uuid-m0.avro"), OrphanKind::Manifest);
+        assert_eq!(kind_of("metadata/.v3.metadata.json.crc"), OrphanKind::OtherMetadata);
+    }
+
+    #[test]
+    fn the_table_root_is_the_folder_holding_metadata() {
+        assert_eq!(table_root("metadata/v3.metadata.json").as_deref(), Some(""));
+        assert_eq!(table_root("wh/db/t/metadata/v3.metadata.json").as_deref(), Some("wh/db/t/"));
+        assert_eq!(table_root("v3.metadata.json"), None, "a lone metadata file has no table folder around it");
+    }
+}

@@ -1,0 +1,210 @@
+//! Listing a prefix of an S3-compatible bucket: signed `ListObjectsV2` requests, paged with
+//! continuation tokens, bounded. The orphan-file census needs every object under a table's
+//! location, with its size and `LastModified`.
+
+use super::http::{encode, Request};
+use super::s3::{sign_request, S3Config};
+
+/// Keys per page asked for (S3's own maximum).
+pub const PAGE_SIZE: usize = 1000;
+/// Pages followed at most: 10,000 pages of 1,000 keys is ten million objects, far past what a tab
+/// or a report can use; a listing cut there says so instead of running on.
+pub const MAX_PAGES: usize = 10_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedObject {
+    pub key: String,
+    pub size: Option<u64>,
+    /// `LastModified`, ms since the epoch.
+    pub modified_ms: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ListPage {
+    pub objects: Vec<ListedObject>,
+    pub truncated: bool,
+    pub next_token: Option<String>,
+}
+
+impl S3Config {
+    /// `GET /bucket?list-type=2&prefix=…` (or on the bucket's host), signed when keys are known.
+    pub fn list_request(&self, bucket: &str, prefix: &str, token: Option<&str>, page_size: usize, now_ms: u64) -> Result<Request, String> {
+        // The bucket's root URL: the object URL of an empty key.
+        let base = self.object_url(bucket, "")?;
+        // Parameters in SigV4's canonical (sorted) order, every value percent-encoded.
+        let mut q = Vec::new();
+        if let Some(t) = token {
+            q.push(format!("continuation-token={}", encode(t)));
+        }
+        q.push("list-type=2".to_string());
+        q.push(format!("max-keys={page_size}"));
+        q.push(format!("prefix={}", encode(prefix)));
+        let url = format!("{base}?{}", q.join("&"));
+        match (&self.access_key_id, &self.secret_access_key) {
+            (Some(ak), Some(sk)) => sign_request(Request::get(url), ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms),
+            _ => Ok(Request::get(url)),
+        }
+    }
+}
+
+/// One `ListBucketResult` page. Only the elements the census needs are read; anything else in the
+/// document is skipped. A page that is not a listing (an error document) is an error.
+pub fn parse_list(xml: &[u8]) -> Result<ListPage, String> {
+    let text = std::str::from_utf8(xml).map_err(|e| format!("ListObjectsV2 answer is not UTF-8: {e}"))?;
+    if !text.contains("<ListBucketResult") {
+        let code = element(text, "Code").unwrap_or_else(|| text.chars().take(200).collect());
+        return Err(format!("ListObjectsV2 answered with no listing: {code}"));
+    }
+    // With `encoding-type=url` (botocore asks for it; icescope does not) keys come percent-encoded.
+    let url_encoded = element(&outside_contents(text), "EncodingType").is_some_and(|e| e.trim() == "url");
+    let mut page = ListPage::default();
+    let mut rest = text;
+    while let Some(start) = rest.find("<Contents>") {
+        let after = &rest[start + "<Contents>".len()..];
+        let end = after.find("</Contents>").ok_or("ListObjectsV2: <Contents> not closed")?;
+        let block = &after[..end];
+        let key = element(block, "Key").ok_or("ListObjectsV2: <Contents> without <Key>")?;
+        let key = if url_encoded { url_decode(&key)? } else { key };
+        let size = element(block, "Size").and_then(|s| s.trim().parse::<u64>().ok());
+        let modified_ms = element(block, "LastModified").and_then(|t| iso8601_ms(t.trim()));
+        page.objects.push(ListedObject { key, size, modified_ms });
+        rest = &after[end..];
+    }
+    // Top-level elements only: after the last <Contents>, or before the first.
+    let outside = outside_contents(text);
+    page.truncated = element(&outside, "IsTruncated").is_some_and(|v| v.trim() == "true");
+    page.next_token = element(&outside, "NextContinuationToken").filter(|t| !t.is_empty());
+    Ok(page)
+}
+
+/// The document with every <Contents> block cut out (a key could be named `<IsTruncated>`…, but
+/// inside <Key> it is escaped anyway; this keeps the top level unambiguous).
+fn outside_contents(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<Contents>") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</Contents>") {
+            Some(end) => rest = &rest[start + end + "</Contents>".len()..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The unescaped text of the first `<name>…</name>` in `block`.
+fn element(block: &str, name: &str) -> Option<String> {
+    let open = format!("<{name}>");
+    let start = block.find(&open)? + open.len();
+    let end = block[start..].find(&format!("</{name}>"))?;
+    Some(unescape(&block[start..start + end]))
+}
+
+/// XML's five entities and numeric character references; anything else is kept as written.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let Some(semi) = tail.find(';').filter(|&j| j <= 12) else {
+            out.push('&');
+            rest = &tail[1..];
+            continue;
+        };
+        let entity = &tail[1..semi];
+        let c = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            e if e.starts_with("#x") || e.starts_with("#X") => u32::from_str_radix(&e[2..], 16).ok().and_then(char::from_u32),
+            e if e.starts_with('#') => e[1..].parse::<u32>().ok().and_then(char::from_u32),
+            _ => None,
+        };
+        match c {
+            Some(c) => {
+                out.push(c);
+                rest = &tail[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A form-encoded key (`+` a space, `%XX` a byte), as S3's `EncodingType=url` writes it.
+fn url_decode(s: &str) -> Result<String, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| format!("ListObjectsV2: bad escape in key {s}"))?;
+                out.push(hex);
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| format!("ListObjectsV2: key {s} is not UTF-8 once decoded"))
+}
+
+/// `2026-12-01T17:30:05.123Z` (fraction optional) → ms since the epoch; None if not that shape.
+pub fn iso8601_ms(t: &str) -> Option<i64> {
+    let t = t.strip_suffix('Z')?;
+    let (date, time) = t.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|x| x.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut h = hms.splitn(3, ':').map(|x| x.parse::<i64>().ok());
+    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || hh > 23 || mm > 59 || ss > 60 || !frac.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let ms: i64 = format!("{:0<3}", frac.get(..3).unwrap_or(frac)).parse().ok()?;
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    days.checked_mul(86_400_000)?.checked_add(((hh * 60 + mm) * 60 + ss) * 1000 + ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_entities() {
+        assert_eq!(iso8601_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(iso8601_ms("2000-03-01T00:00:01.5Z"), Some(951_868_801_500));
+        assert_eq!(iso8601_ms("2026-13-01T00:00:00Z"), None);
+        assert_eq!(unescape("a&amp;b&lt;c&#x41;&#66;&bogus;"), "a&b<cAB&bogus;");
+    }
+
+    #[test]
+    fn list_requests_are_signed_and_carry_the_token() {
+        let c = S3Config::from_props(&super::super::s3::Props::from([
+            ("s3.endpoint".into(), "http://127.0.0.1:8333".into()),
+            ("s3.path-style-access".into(), "true".into()),
+            ("s3.access-key-id".into(), "AKIDEXAMPLE".into()),
+            ("s3.secret-access-key".into(), "wJalrXUtnFEMI".into()),
+        ]));
+        let r = c.list_request("wh", "ns/t/", Some("tok/+="), 2, 1_700_000_000_000).unwrap();
+        assert_eq!(r.url, "http://127.0.0.1:8333/wh/?continuation-token=tok%2F%2B%3D&list-type=2&max-keys=2&prefix=ns%2Ft%2F");
+        assert!(r.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.starts_with("AWS4-HMAC-SHA256")));
+    }
+}

@@ -1,0 +1,105 @@
+// Export and orphan files in the browser, on the lab's taskmanager-kill fixture: the orphan-file
+// finding names the two files facts.json's store census lists; the export buttons download a
+// Parquet file (magic and footer) and CSV files whose snapshot ids are the metadata's and whose
+// statements carry the catalog name typed. Expected values are read from the fixture, never typed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure } from './lib/harness.mjs';
+
+const NAME = 'taskmanager-kill';
+const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
+const facts = JSON.parse(fs.readFileSync(path.join(DIR, 'facts.json'), 'utf8'));
+
+let target;
+let browser;
+
+before(async () => {
+  target = await appTarget();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await target?.close();
+});
+
+async function download(page, testid) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid="${testid}"]`).click()]);
+  assert.equal(await d.failure(), null, 'download failed');
+  return { name: d.suggestedFilename(), bytes: fs.readFileSync(await d.path()) };
+}
+
+test('taskmanager-kill: orphan finding from the census, Parquet and CSV exports', { timeout: 120000 }, async () => {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, `export-${NAME}`, async () => {
+      await openGallery(page, target.url);
+      await page.locator(`${sel.card}[data-example="${NAME}"]`).click();
+      await waitReady(page, errors);
+      const orphan = page.locator('[data-testid="finding"][data-kind="orphan_files"]');
+      await orphan.waitFor({ state: 'attached' });
+      const text = await orphan.textContent();
+      for (const p of facts.store.orphans) assert.ok(text.includes(p), `finding names ${p}: ${text}`);
+      await page.locator('[data-testid="catalog-name"]').fill('lab');
+      const statement = await orphan.locator('[data-testid="statement"]').textContent();
+      assert.ok(statement.startsWith(`CALL lab.system.remove_orphan_files(table => '${facts.table}', older_than => TIMESTAMP '`), statement);
+
+      await page.locator('[data-testid="export-format"]').selectOption('parquet');
+      const pq = await download(page, 'export-snapshots');
+      assert.match(pq.name, /snapshots\.parquet$/);
+      assert.equal(pq.bytes.subarray(0, 4).toString('latin1'), 'PAR1');
+      assert.equal(pq.bytes.subarray(pq.bytes.length - 4).toString('latin1'), 'PAR1');
+      const footer = pq.bytes.readUInt32LE(pq.bytes.length - 8);
+      assert.ok(footer > 0 && footer < pq.bytes.length, `footer length ${footer}`);
+
+      await page.locator('[data-testid="export-format"]').selectOption('csv');
+      const snaps = (await download(page, 'export-snapshots')).bytes.toString('utf8');
+      const lines = snaps.trimEnd().split('\n');
+      assert.equal(lines[0].split(',')[0], '"snapshot_id"');
+      const metadataFile = fs.readdirSync(path.join(DIR, 'metadata')).filter((f) => f.endsWith('.metadata.json'))
+        .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1))).pop();
+      const raw = fs.readFileSync(path.join(DIR, 'metadata', metadataFile), 'utf8');
+      const ids = [...raw.slice(raw.indexOf('"snapshots"')).matchAll(/"snapshot-id"\s*:\s*(\d+)/g)].map((m) => m[1]);
+      const exported = lines.slice(1).map((l) => l.split(',')[0]);
+      // Ids as text: they pass 2^53.
+      assert.deepEqual([...new Set(exported)].sort(), [...new Set(ids)].sort());
+      assert.equal(exported.length, Number(await page.locator(sel.count).textContent()));
+
+      const findings = (await download(page, 'export-findings')).bytes.toString('utf8');
+      assert.ok(findings.includes('"orphan_files"'));
+      assert.ok(findings.includes('CALL lab.system.remove_orphan_files('), 'the typed catalog name is in the exported statements');
+      for (const p of facts.store.orphans) assert.ok(findings.includes(p));
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});
+
+test('taskmanager-kill picked as a folder: the orphan finding lists the folder\'s unreferenced files with their sizes', { timeout: 120000 }, async () => {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, `orphans-picked-${NAME}`, async () => {
+      await openGallery(page, target.url);
+      await page.locator(sel.folderInput).setInputFiles(DIR);
+      await waitReady(page, errors);
+      const orphan = page.locator('[data-testid="finding"][data-kind="orphan_files"]');
+      await orphan.waitFor({ state: 'attached' });
+      const text = await orphan.textContent();
+      // The store's orphans, with the sizes the files have on disk; the lab's own files beside the
+      // table (facts.json, caption.md) are in the picked folder too, and no snapshot names them.
+      const beside = fs.readdirSync(DIR).filter((f) => fs.statSync(path.join(DIR, f)).isFile());
+      for (const p of [...facts.store.orphans, ...beside]) {
+        const size = fs.statSync(path.join(DIR, p)).size.toLocaleString('en-US');
+        assert.ok(text.includes(`${p} (${size} bytes)`), `finding names ${p} with ${size} bytes: ${text}`);
+      }
+      const n = facts.store.orphans.length + beside.length;
+      assert.ok(text.includes(`${n} orphan files under the table location (${n} data or delete, 0 metadata)`), text);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+    });
+  } finally {
+    await context.close();
+  }
+});

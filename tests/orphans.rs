@@ -1,0 +1,177 @@
+//! Orphan files on the lab's tables: the files under each table that no snapshot references must
+//! be exactly the lab's census of its store (facts.json `store.orphans`, listed by the lab from
+//! SeaweedFS against Spark's `all_files`), read from facts.json, never typed here.
+
+use std::path::{Path, PathBuf};
+
+use icescope::analysis::findings::TableRef;
+use icescope::analysis::orphans::{finding, listed_files, orphans, table_root, ListedFile, OrphanKind, IN_FLIGHT_MARGIN_MS};
+use icescope::load::load_table;
+use icescope::model::{ReadMode, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::{newest_metadata, FileSet, MemoryFiles};
+use serde_json::Value;
+
+/// The lab writes these beside the table it copied from the store; they are not on the store.
+const LAB_FILES: [&str; 2] = ["facts.json", "caption.md"];
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("facts.json").is_file()).collect();
+    v.sort();
+    v
+}
+
+fn facts(root: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(root.join("facts.json")).unwrap()).unwrap()
+}
+
+fn open(root: &Path, mode: ReadMode) -> (LocalFolder, String, TableHistory, Vec<ListedFile>) {
+    let folder = LocalFolder::open(root).unwrap();
+    let metadata = newest_metadata(&folder).expect("metadata");
+    let history = load_table(&folder, &metadata, mode).expect("loads");
+    let listing: Vec<ListedFile> = listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().filter(|f| !LAB_FILES.contains(&f.path.as_str())).collect();
+    (folder, metadata, history, listing)
+}
+
+#[test]
+fn orphans_are_exactly_the_labs_census_on_every_fixture() {
+    let (mut checked, mut censused) = (0, 0);
+    for root in fixtures() {
+        let name = root.file_name().unwrap().to_string_lossy().to_string();
+        let f = facts(&root);
+        let Some(expected) = f["store"]["orphans"].as_array() else { continue };
+        let mut expected: Vec<String> = expected.iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        expected.sort();
+        let (_, metadata, history, listing) = open(&root, ReadMode::All);
+        let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let found: Vec<String> = report.data.iter().map(|o| o.path.clone()).collect();
+        assert_eq!(found, expected, "{name}: data orphans");
+        // Sizes are the files' own.
+        for o in &report.data {
+            assert_eq!(o.size, Some(std::fs::metadata(root.join(&o.path)).unwrap().len()), "{name}: {}", o.path);
+        }
+        let store = &f["store"];
+        if let (Some(on_store), Some(referenced)) = (store["data_and_delete_files_on_store"].as_u64(), store["referenced_by_any_snapshot"].as_u64()) {
+            let data_listed = listing.iter().filter(|l| !l.path.starts_with("metadata/")).count() as u64;
+            assert_eq!(data_listed, on_store, "{name}: data and delete files listed");
+            assert_eq!(data_listed - report.data.len() as u64, referenced, "{name}: referenced by any snapshot");
+        }
+        // The classification of metadata files agrees with the lab's census of the store.
+        // (Only where the fixture holds every object of the store: merge-append-long keeps 11 of
+        // its 135 metadata.json files in the repository.)
+        if let Some(census) = store["census"].as_object().filter(|c| c["objects"].as_u64() == Some(listing.len() as u64)) {
+            censused += 1;
+            let under = |pred: &dyn Fn(&str) -> bool| listing.iter().filter(|l| l.path.strip_prefix("metadata/").is_some_and(pred)).count() as u64;
+            assert_eq!(under(&|n| n.ends_with(".metadata.json")), census["metadata_json"].as_u64().unwrap(), "{name}: metadata.json files");
+            assert_eq!(under(&|n| n.starts_with("snap-")), census["manifest_lists"].as_u64().unwrap(), "{name}: manifest lists");
+            assert_eq!(under(&|n| n.ends_with(".avro") && !n.starts_with("snap-")), census["manifests"].as_u64().unwrap(), "{name}: manifests");
+        }
+        // Metadata orphans are apart from data ones, and a metadata.json orphan is one that neither the
+        // current file nor its metadata log names (read here from the raw JSON, not icescope's decoder).
+        let raw: Value = serde_json::from_slice(&std::fs::read(root.join(&metadata)).unwrap()).unwrap();
+        let logged: Vec<String> = raw["metadata-log"].as_array().map(|v| v.iter().filter_map(|e| e["metadata-file"].as_str()).map(|s| s.rsplit('/').next().unwrap().to_string()).collect()).unwrap_or_default();
+        let current = metadata.rsplit('/').next().unwrap().to_string();
+        let stray: Vec<String> = listing
+            .iter()
+            .filter_map(|l| l.path.strip_prefix("metadata/"))
+            .filter(|n| n.ends_with(".metadata.json") && *n != current && !logged.iter().any(|x| x == n))
+            .map(|n| format!("metadata/{n}"))
+            .collect();
+        let json_orphans: Vec<String> = report.metadata.iter().filter(|o| o.kind == OrphanKind::MetadataJson).map(|o| o.path.clone()).collect();
+        assert_eq!(json_orphans, stray, "{name}: metadata.json outside the metadata log");
+        assert!(report.metadata.iter().all(|o| o.path.starts_with("metadata/")), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} fixtures have a store census");
+    assert!(censused >= 10, "only {censused} fixtures hold every object of their store");
+}
+
+#[test]
+fn taskmanager_kill_finding_names_both_orphans_and_a_statement_that_spares_commits_in_flight() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let f = facts(&root);
+    let (_, metadata, history, listing) = open(&root, ReadMode::All);
+    let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap();
+    let table = TableRef { catalog: "lab".into(), table: f["table"].as_str().unwrap().into() };
+    let finding = finding(&report, &table).expect("a finding");
+    assert_eq!(finding.kind, "orphan_files");
+    for o in f["store"]["orphans"].as_array().unwrap() {
+        assert!(finding.evidence.contains(o.as_str().unwrap()), "{}", finding.evidence);
+    }
+    let last = history.snapshots.iter().map(|s| s.snapshot.timestamp_ms).max().unwrap().max(history.metadata.last_updated_ms);
+    assert_eq!(report.older_than_ms, last - IN_FLIGHT_MARGIN_MS);
+    let ts = icescope::analysis::sql::timestamp(last - IN_FLIGHT_MARGIN_MS).unwrap();
+    let name = icescope::analysis::sql::string(&icescope::analysis::sql::multipart(&f["table"].as_str().unwrap().split('.').collect::<Vec<_>>()).unwrap()).unwrap();
+    assert_eq!(finding.statement.as_deref(), Some(format!("CALL lab.system.remove_orphan_files(table => {name}, older_than => {ts});").as_str()));
+}
+
+#[test]
+fn a_file_newer_than_older_than_is_marked_spared_and_a_hostile_table_name_stays_a_literal() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let (_, metadata, history, mut listing) = open(&root, ReadMode::All);
+    let report = orphans(&history, &listing, "").unwrap();
+    let (old, new) = (report.older_than_ms - 1, report.older_than_ms);
+    let orphan_paths: Vec<String> = report.data.iter().map(|o| o.path.clone()).collect();
+    for l in listing.iter_mut().filter(|l| orphan_paths.contains(&l.path)) {
+        l.modified_ms = Some(if l.path == orphan_paths[0] { old } else { new });
+    }
+    let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap();
+    assert_eq!(report.data.iter().map(|o| o.spared).collect::<Vec<_>>(), vec![false, true]);
+    let table = TableRef { catalog: "lab".into(), table: "db.t'); CALL lab.system.expire_snapshots('x".into() };
+    let s = finding(&report, &table).unwrap().statement.unwrap();
+    // One statement: the name is one string literal (Spark's backslash escapes), then older_than.
+    let rest = s.strip_prefix("CALL lab.system.remove_orphan_files(table => '").unwrap_or_else(|| panic!("{s}"));
+    let mut chars = rest.char_indices();
+    let end = loop {
+        match chars.next() {
+            Some((_, '\\')) => _ = chars.next(),
+            Some((i, '\'')) => break i,
+            Some(_) => {}
+            None => panic!("unterminated literal: {s}"),
+        }
+    };
+    assert!(rest[end + 1..].starts_with(", older_than => TIMESTAMP '") && rest.ends_with("');") && !rest[end + 1..].contains("CALL"), "{s}");
+    let table = TableRef { catalog: "lab".into(), table: "db.t\nDROP".into() };
+    assert_eq!(finding(&report, &table).unwrap().statement, None, "a name with a line break gets no statement");
+}
+
+#[test]
+fn no_census_unless_every_manifest_was_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    // Metadata-first: only some snapshots' manifests are read.
+    let (_, metadata, history, listing) = open(&root, ReadMode::MetadataFirst);
+    let err = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap_err();
+    assert!(err.contains("read the full history"), "{err}");
+    // Everything asked for, but one manifest is missing: the files only it names would pass for orphans.
+    let folder = LocalFolder::open(&root).unwrap();
+    let mut files = MemoryFiles::new();
+    let victim = folder.index().paths().find(|p| p.ends_with("-m0.avro")).unwrap().to_string();
+    for p in folder.index().paths().filter(|p| *p != victim) {
+        files.insert(p.to_string(), folder.read_path(p).unwrap());
+    }
+    let history = load_table(&files, &metadata, ReadMode::All).unwrap();
+    let err = orphans(&history, &listing, "").unwrap_err();
+    assert!(err.contains("1 manifest(s) could not be read"), "{err}");
+}
+
+#[test]
+fn a_folder_picked_by_its_parent_finds_the_same_orphans_below_its_name() {
+    // The browser's folder input names every file `taskmanager-kill/…`: the table sits one level down.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let folder = LocalFolder::open(&root).unwrap();
+    let mut files = MemoryFiles::new();
+    for p in folder.index().paths() {
+        files.insert(format!("taskmanager-kill/{p}"), folder.read_path(p).unwrap());
+    }
+    let metadata = newest_metadata(&files).expect("metadata");
+    let history = load_table(&files, &metadata, ReadMode::Auto).unwrap();
+    let listing = listed_files(files.index(), |p| files.size_of(p), |_| None);
+    let root_in_listing = table_root(&metadata).unwrap();
+    assert_eq!(root_in_listing, "taskmanager-kill/");
+    let report = orphans(&history, &listing, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
+    let mut want: Vec<String> = facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
+    want.extend(LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")));
+    want.sort();
+    assert_eq!(report.data.iter().map(|o| o.path.clone()).collect::<Vec<_>>(), want);
+}
