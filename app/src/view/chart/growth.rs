@@ -196,7 +196,19 @@ fn draw_metadata_strip<DB: DrawingBackend>(
         .label_style(("sans-serif", 12).into_font().color(&palette::INK))
         .axis_desc_style(("sans-serif", 12).into_font().color(&palette::INK))
         .draw()?;
-    chart.draw_series(LineSeries::new(pts.clone(), palette::MANIFESTS.mix(0.8).stroke_width(2)))?;
+    // Split where x goes back (a replaying job re-commits checkpoint ids), as the main lines are.
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for &p in &pts {
+        if runs.last().and_then(|r| r.last()).is_some_and(|last| p.0 < last.0) {
+            runs.push(Vec::new());
+        }
+        if let Some(r) = runs.last_mut() {
+            r.push(p);
+        }
+    }
+    for run in runs {
+        chart.draw_series(LineSeries::new(run, palette::MANIFESTS.mix(0.8).stroke_width(2)))?;
+    }
     chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, palette::MANIFESTS.filled())))?;
     Ok(())
 }
