@@ -75,11 +75,17 @@ impl S3Config {
 
     /// A GET for `s3://bucket/key`, signed with SigV4 when keys are known, anonymous otherwise.
     pub fn get(&self, reference: &str, now_ms: u64) -> Result<Request, String> {
+        self.get_with(reference, &[], now_ms)
+    }
+
+    /// A GET with extra headers (`Range`), added before signing so that the signature covers them.
+    pub fn get_with(&self, reference: &str, headers: &[(String, String)], now_ms: u64) -> Result<Request, String> {
         let (bucket, key) = parse_s3(reference).ok_or_else(|| format!("{reference}: not an s3:// URL"))?;
-        let url = self.object_url(bucket, key)?;
+        let mut req = Request::get(self.object_url(bucket, key)?);
+        req.headers.extend(headers.iter().cloned());
         match (&self.access_key_id, &self.secret_access_key) {
-            (Some(ak), Some(sk)) => sign_request(Request::get(url), ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms),
-            _ => Ok(Request::get(url)),
+            (Some(ak), Some(sk)) => sign_request(req, ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms),
+            _ => Ok(req),
         }
     }
 }

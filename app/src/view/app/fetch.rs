@@ -33,10 +33,11 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
         Err(_) => return Err(blocked(req, &window)),
     };
+    let content_range = response.headers().get("content-range").ok().flatten();
     let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?)
         .await
         .map_err(|e| err(HttpErrorKind::Other, format!("body: {}", js_message(&e))))?;
-    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec() })
+    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec(), content_range })
 }
 
 fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
