@@ -1,7 +1,9 @@
 //! analysis: series and findings computed from a TableHistory — pure functions, no I/O.
 //! May import model, decode and source types; never view.
 
+pub mod duplicates;
 pub mod findings;
+pub mod footers;
 pub mod growth;
 pub mod jobs;
 pub mod markdown;

@@ -112,7 +112,8 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
             return Err(err("row_groups.columns", format!("row group {g} has {} column chunks for {} schema columns", rg.columns().len(), columns.len())));
         }
         for (c, (chunk, out)) in rg.columns().iter().zip(columns.iter_mut()).enumerate() {
-            codecs.insert(chunk.compression().to_string());
+            // `GZIP(GzipLevel(6))` → `GZIP`: the level is the writer's setting, not the codec.
+            codecs.insert(chunk.compression().to_string().split('(').next().unwrap_or_default().to_string());
             compressed = compressed.checked_add(chunk.compressed_size()).ok_or_else(|| overflow("compressed_size"))?;
             uncompressed = uncompressed.checked_add(chunk.uncompressed_size()).ok_or_else(|| overflow("uncompressed_size"))?;
             out.compressed_bytes = out.compressed_bytes.saturating_add(chunk.compressed_size());

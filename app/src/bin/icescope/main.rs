@@ -4,6 +4,8 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod args;
 #[cfg(not(target_arch = "wasm32"))]
+mod data;
+#[cfg(not(target_arch = "wasm32"))]
 mod open;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -40,6 +42,8 @@ fn run(argv: &[String]) -> Result<String, String> {
     }
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
+        "footers" => data::footers(&a),
+        "duplicates" => data::duplicates(&a),
         "inspect" => {
             let (loader, pick) = open::history(&a)?;
             if a.reads {

@@ -11,11 +11,61 @@ use icescope::source::metadata_pick::MetadataPick;
 use icescope::source::remote::{self, RemoteFiles};
 use icescope::source::rest_catalog::{split_identifier, CatalogOptions};
 use icescope::source::transport::Ureq;
+use icescope::source::range::{ByteRange, RangeRead};
+use icescope::source::{Fetch, PathIndex, SourceError};
 
 use super::args::Args;
 
+/// Where the table's files are, for commands that read inside data files too.
+pub enum Files {
+    Local(LocalFolder),
+    Remote(RemoteFiles<Ureq>),
+}
+
+impl Fetch for Files {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch(reference).await,
+            Files::Remote(f) => f.fetch(reference).await,
+        }
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch_head(reference, n).await,
+            Files::Remote(f) => f.fetch_head(reference, n).await,
+        }
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch_range(reference, range).await,
+            Files::Remote(f) => f.fetch_range(reference, range).await,
+        }
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        match self {
+            Files::Local(f) => f.size_hint(reference),
+            Files::Remote(f) => f.size_hint(reference),
+        }
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        match self {
+            Files::Local(f) => f.listing(),
+            Files::Remote(f) => f.listing(),
+        }
+    }
+}
+
 /// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
 pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
+    open(a).map(|(_, loader, pick)| (loader, pick))
+}
+
+/// The table's files, the loaded table, and the metadata pick (a folder only).
+pub fn open(a: &Args) -> Result<(Files, Loader, Option<MetadataPick>), String> {
     let mode = if a.all_snapshots {
         ReadMode::All
     } else if a.metadata_first {
@@ -23,7 +73,12 @@ pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
     } else {
         ReadMode::Auto
     };
-    let load = |files: &dyn Fn() -> Result<Loader, icescope::load::LoadError>| files().map_err(|e| e.to_string());
+    let (files, metadata, pick) = source(a)?;
+    let loader = load_with_stats(&files, &metadata, mode, a.reads).map_err(|e| e.to_string())?;
+    Ok((files, loader, pick))
+}
+
+fn source(a: &Args) -> Result<(Files, String, Option<MetadataPick>), String> {
     if let Some(uri) = &a.catalog {
         let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
         let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
@@ -32,15 +87,15 @@ pub fn history(a: &Args) -> Result<(Loader, Option<MetadataPick>), String> {
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return load(&|| load_with_stats(&files, &location, mode, a.reads)).map(|l| (l, None));
+        return Ok((Files::Remote(files), location, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return load(&|| load_with_stats(&files, target, mode, a.reads)).map(|l| (l, None));
+        return Ok((Files::Remote(files), target.to_string(), None));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
-    load(&|| load_with_stats(&folder, &metadata, mode, a.reads)).map(|l| (l, pick))
+    Ok((Files::Local(folder), metadata, pick))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {
