@@ -213,3 +213,73 @@ fn hostile_footers_are_refused_with_the_file_and_field_named() {
         }
     }
 }
+
+/// A loopback HTTP server over files, answering `Range` with 206 (or ignoring it, as some servers
+/// do, with 200 and the whole file); counts the body bytes it sent.
+fn serve_ranges(files: std::collections::HashMap<String, Vec<u8>>, honor_range: bool) -> (String, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = sent.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let mut range = None;
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("range: bytes=") {
+                    range = Some(v.trim().to_string());
+                }
+            }
+            let path = line.split(' ').nth(1).unwrap_or("/").trim_start_matches('/').to_string();
+            let Some(body) = files.get(&path) else {
+                let _ = write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                continue;
+            };
+            let n = body.len() as u64;
+            let (status, part, extra) = match range.filter(|_| honor_range) {
+                Some(r) => {
+                    let (a, b) = r.split_once('-').unwrap();
+                    let (start, end) = if a.is_empty() { (n - b.parse::<u64>().unwrap().min(n), n - 1) } else { (a.parse().unwrap(), b.parse::<u64>().unwrap().min(n - 1)) };
+                    ("206 Partial Content", body[start as usize..=end as usize].to_vec(), format!("Content-Range: bytes {start}-{end}/{n}\r\n"))
+                }
+                None => ("200 OK", body.clone(), String::new()),
+            };
+            counter.fetch_add(part.len() as u64, std::sync::atomic::Ordering::SeqCst);
+            let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n", part.len());
+            let _ = stream.write_all(&part);
+        }
+    });
+    (origin, sent)
+}
+
+#[test]
+fn footers_over_http_use_range_requests_and_survive_a_server_that_ignores_them() {
+    use icescope::source::remote::RemoteFiles;
+    use icescope::source::transport::Ureq;
+    let good = a_parquet_file();
+    let size = good.len() as u64;
+    for honor in [true, false] {
+        let (origin, sent) = serve_ranges(std::collections::HashMap::from([("t/data/x.parquet".to_string(), good.clone())]), honor);
+        let url = format!("{origin}/t/data/x.parquet");
+        let remote = RemoteFiles::direct(Ureq::default(), Default::default(), &url);
+        let mut fetched = Fetched::default();
+        let (footer, object_size) = block_on(read_footer(&remote, &url, None, &mut fetched)).unwrap();
+        assert_eq!(object_size, Some(size), "the size from Content-Range, or from the whole body");
+        assert!(footer.rows > 0);
+        let on_wire = sent.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(fetched.bytes_fetched, on_wire, "what was sent is what is counted");
+        if honor {
+            assert_eq!(on_wire, 8 + footer.footer_bytes, "the tail and the footer, nothing else");
+        } else {
+            assert_eq!(on_wire, 2 * size, "Range ignored: the whole file, twice, cut and counted");
+        }
+    }
+}

@@ -164,6 +164,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_ranged_get_is_signed_with_its_range() {
+        let mut p = Props::new();
+        for (k, v) in [("s3.endpoint", "http://127.0.0.1:8333"), ("s3.access-key-id", "AK"), ("s3.secret-access-key", "SK"), ("s3.region", "us-east-1")] {
+            p.insert(k.into(), v.into());
+        }
+        let req = S3Config::from_props(&p).get_with("s3://b/k/x.parquet", &[("Range".into(), "bytes=-8".into())], 1_700_000_000_000).unwrap();
+        assert!(req.headers.iter().any(|(k, v)| k == "Range" && v == "bytes=-8"));
+        let auth = req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("authorization")).map(|(_, v)| v.clone()).unwrap();
+        assert!(auth.contains("SignedHeaders=") && auth.contains("range"), "{auth}");
+    }
+
+    #[test]
     fn object_urls_follow_the_addressing_style() {
         let mut c = S3Config::from_props(&Props::from([("s3.endpoint".into(), "http://127.0.0.1:8333/".into()), ("s3.path-style-access".into(), "true".into())]));
         assert_eq!(c.object_url("wh", "ns/t/metadata/v1.metadata.json").unwrap(), "http://127.0.0.1:8333/wh/ns/t/metadata/v1.metadata.json");
