@@ -3,6 +3,7 @@
 mod catalog;
 mod chart_canvas;
 mod charts;
+mod data_panel;
 mod drop;
 mod fetch;
 mod files;

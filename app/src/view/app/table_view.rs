@@ -84,6 +84,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             <AlertStrip/>
             <Charts/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
+            <super::data_panel::DuplicatesPanel/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }
