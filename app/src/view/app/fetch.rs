@@ -50,7 +50,8 @@ fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
         format!(
             "Failed to fetch: either nothing answers at {target}, or it does not allow this page's origin {page} (CORS). \
              The server must answer preflight requests from {page} for methods GET, POST and headers Authorization, \
-             Content-Type, X-Iceberg-Access-Delegation, x-amz-date, x-amz-content-sha256, x-amz-security-token. \
+             Content-Type, Range, X-Iceberg-Access-Delegation, x-amz-date, x-amz-content-sha256, x-amz-security-token, \
+             and expose Content-Range (footers and key columns are read by range). \
              S3: a bucket CORS rule (aws s3api put-bucket-cors); MinIO/SeaweedFS: their CORS settings; a REST catalog \
              (Polaris, Nessie, Lakekeeper, Gravitino): its HTTP server's CORS option, or a reverse proxy on this origin \
              (trunk serve proxies /catalog to 127.0.0.1:8181 in development)."
