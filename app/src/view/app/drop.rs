@@ -133,6 +133,9 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
 fn add_file(set: &mut PickedFiles, path: String, file: File) {
     if is_table_metadata(&path) {
         set.insert(path.trim_start_matches('/').to_string(), file);
+    } else if [".parquet", ".puffin"].iter().any(|ext| path.to_ascii_lowercase().ends_with(ext)) {
+        // Kept as handles only: read (by slices) when the user counts duplicates.
+        set.insert_data(path.trim_start_matches('/').to_string(), file);
     }
 }
 

@@ -16,6 +16,10 @@ use super::fetch::{js_message, Browser};
 pub struct PickedFiles {
     index: PathIndex,
     files: HashMap<String, web_sys::File>,
+    /// Data and delete files (Parquet, Puffin), kept apart from the metadata: the loader's listing
+    /// and metadata pick never walk them; only a data scan (footers, duplicates) resolves them.
+    data_index: PathIndex,
+    data: HashMap<String, web_sys::File>,
 }
 
 impl PickedFiles {
@@ -26,15 +30,30 @@ impl PickedFiles {
         self.files.insert(path, file);
     }
 
+    pub fn insert_data(&mut self, path: String, file: web_sys::File) {
+        if !self.data.contains_key(&path) {
+            self.data_index.insert(path.clone());
+        }
+        self.data.insert(path, file);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
+    }
+
+    /// The picked file a reference names: metadata first, then data files.
+    fn file(&self, reference: &str) -> Result<(&str, &web_sys::File), SourceError> {
+        let found = match self.index.resolve(reference) {
+            Some(p) => self.files.get(p).map(|f| (p, f)),
+            None => self.data_index.resolve(reference).and_then(|p| self.data.get(p).map(|f| (p, f))),
+        };
+        found.ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })
     }
 }
 
 impl Fetch for PickedFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
-        let file = &self.files[path];
+        let (path, file) = self.file(reference)?;
         let buffer = JsFuture::from(file.array_buffer())
             .await
             .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
@@ -42,18 +61,17 @@ impl Fetch for PickedFiles {
     }
 
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
-        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        let (path, file) = self.file(reference)?;
         let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let head = self.files[path].slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
+        let head = file.slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
         let buffer = JsFuture::from(head.array_buffer()).await.map_err(io)?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
 
     /// `File.slice`: only the bytes asked for leave the disk.
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
-        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        let (path, file) = self.file(reference)?;
         let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let file = &self.files[path];
         let size = file.size() as u64;
         let (start, end) = match range {
             ByteRange::At { offset, len } => (offset.min(size), offset.saturating_add(len).min(size)),
