@@ -2,9 +2,9 @@
 //! tail and footer of each file, then only the key columns' chunks.
 
 use futures::executor::block_on;
-use icescope::analysis::duplicates::{resolve_keys, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
+use icescope::analysis::duplicates::{resolve_keys, text as duplicates_text, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
 use icescope::analysis::findings::{findings, TableRef};
-use icescope::analysis::footers::{duplicates_text, footer_report, markdown, text};
+use icescope::analysis::footers::{footer_report, markdown, text};
 use icescope::load::data_scan::{read_footers, scan_keys};
 use icescope::load::Loader;
 
