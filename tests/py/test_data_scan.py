@@ -83,3 +83,20 @@ def test_duplicates_by_job_agree_with_duckdb(icescope, name, facts_key):
     ours = Counter({tuple(sorted((j, n) for j, n in s["copies_by_job"])): s["keys"] for s in report["by_jobs"]})
     assert ours == duck
     assert report["duplicated_keys"] == len(per_key)
+
+
+def test_what_position_deletes_hit_agrees_with_duckdb(icescope):
+    """Per position delete file: the data files it names and how many rows, as DuckDB reads it."""
+    folder = FIXTURES / "upsert-stream"
+    facts = json.loads((folder / "facts.json").read_text())
+    before = facts["maintenance"][0]["snapshot_before"]
+    report = run(icescope, "duplicates", folder, "--key", "id", "--snapshot", before)
+    ours = Counter({(h["delete_file"], h["data_file"]): h["rows"] for h in report["delete_hits"] if h["kind"] == "position_deletes"})
+    assert ours, "the snapshot before the rewrite has position deletes"
+    con = duckdb.connect()
+    duck = Counter()
+    for delete_file in {d for d, _ in ours}:
+        for data_file, n in con.execute("SELECT file_path, count(*) FROM read_parquet(?) GROUP BY file_path", [str(resolve(folder, delete_file))]).fetchall():
+            duck[(delete_file, data_file)] = n
+    assert ours == duck
+    assert report["rows"] == facts["before_maintenance"]["rows"]
