@@ -186,7 +186,7 @@ impl<'h> KeyCounter<'h> {
                     .into_iter()
                     .map(|(per, keys)| JobSplit { copies_by_job: per.into_iter().map(|(j, n)| (self.jobs.get(j as usize).cloned().unwrap_or_default(), n)).collect(), keys })
                     .collect();
-                by_jobs.sort_by(|a, b| b.keys.cmp(&a.keys));
+                by_jobs.sort_by_key(|s| std::cmp::Reverse(s.keys));
                 (self.map.len() as u64, Some(duplicated), None, by_jobs)
             }
         };

@@ -19,7 +19,7 @@ use super::args::Args;
 /// Where the table's files are, for commands that read inside data files too.
 pub enum Files {
     Local(LocalFolder),
-    Remote(RemoteFiles<Ureq>),
+    Remote(Box<RemoteFiles<Ureq>>),
 }
 
 impl Fetch for Files {
@@ -87,12 +87,12 @@ fn source(a: &Args) -> Result<(Files, String, Option<MetadataPick>), String> {
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        return Ok((Files::Remote(files), location, None));
+        return Ok((Files::Remote(Box::new(files)), location, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        return Ok((Files::Remote(files), target.to_string(), None));
+        return Ok((Files::Remote(Box::new(files)), target.to_string(), None));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
     Ok((Files::Local(folder), metadata, pick))
