@@ -150,16 +150,17 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
 }
 
 /// The `parquet` crate returns errors for malformed footers; natively a panic inside it is caught
-/// too, so that one hostile file is a message naming it, never the end of the run.
+/// too, so that one hostile file is a message naming it, never the end of the run. In wasm a panic
+/// aborts (no unwinding), and under the fuzzer the guard is off so that panics are found.
 fn decode_guarded(bytes: &[u8]) -> Result<ParquetMetaData, String> {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
     {
         match std::panic::catch_unwind(|| ParquetMetaDataReader::decode_metadata(bytes)) {
             Ok(r) => r.map_err(|e| e.to_string()),
             Err(_) => Err("the Parquet decoder failed on it (a malformed footer)".into()),
         }
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(any(target_arch = "wasm32", fuzzing))]
     {
         ParquetMetaDataReader::decode_metadata(bytes).map_err(|e| e.to_string())
     }
