@@ -128,7 +128,22 @@ export function startServer({ root = process.env.ICESCOPE_DIST || DEFAULT_DIST, 
       send(500, { 'Content-Type': 'text/plain' }, 'read error\n');
       return;
     }
-    send(200, { 'Content-Type': mimeFor(file), 'Content-Length': String(body.length) }, body);
+    // Single byte ranges (`bytes=a-b`, `bytes=a-`, `bytes=-n`), as static servers and object stores
+    // answer them: the app reads Parquet footers and key columns this way.
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range || '');
+    if (range && (range[1] || range[2])) {
+      const size = body.length;
+      let start = range[1] ? Number(range[1]) : Math.max(0, size - Number(range[2]));
+      let end = range[1] ? (range[2] ? Math.min(Number(range[2]), size - 1) : size - 1) : size - 1;
+      if (start >= size || start > end) {
+        send(416, { 'Content-Range': `bytes */${size}` }, null);
+        return;
+      }
+      const part = body.subarray(start, end + 1);
+      send(206, { 'Content-Type': mimeFor(file), 'Content-Length': String(part.length), 'Content-Range': `bytes ${start}-${end}/${size}`, 'Accept-Ranges': 'bytes' }, part);
+      return;
+    }
+    send(200, { 'Content-Type': mimeFor(file), 'Content-Length': String(body.length), 'Accept-Ranges': 'bytes' }, body);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,5 @@
-//! decode: spec types from bytes (table metadata JSON, Avro manifest lists and manifests).
+//! decode: spec types from bytes (table metadata JSON, Avro manifest lists and manifests, Parquet
+//! footers and key columns, deletion vectors).
 //! Owns the wire formats and their version differences; imports nothing from model, analysis or view.
 
 mod avro;
@@ -6,8 +7,11 @@ mod avro_container;
 mod avro_datum;
 mod avro_header;
 mod error;
+pub mod deletion_vector;
 pub mod manifest;
 pub mod manifest_list;
+pub mod parquet_columns;
+pub mod parquet_footer;
 pub mod schema;
 pub mod snapshot;
 pub mod summary;

@@ -12,6 +12,7 @@ use futures::stream::{self, StreamExt};
 
 use crate::source::{Fetch, SourceError};
 
+pub mod data_scan;
 mod pump;
 pub use pump::Pump;
 

@@ -145,6 +145,9 @@ pub(crate) type Written = HashMap<i64, BTreeSet<i32>>;
 pub(crate) struct WrittenColumns {
     by_adder: HashMap<i64, Arc<[i32]>>,
     sets: std::collections::HashSet<Arc<[i32]>>,
+    /// Leaf field ids the adder's files physically carry, from Parquet footers read: where known
+    /// they replace the manifests' metric keys (a writer may skip metrics for a column it writes).
+    footers: HashMap<i64, BTreeSet<i32>>,
 }
 
 impl WrittenColumns {
@@ -443,7 +446,22 @@ impl TableHistory {
 
     /// Field ids that each adding snapshot's data files report metrics for, over every manifest read.
     pub fn written_field_ids(&self) -> HashMap<i64, BTreeSet<i32>> {
-        self.written.by_adder.iter().map(|(id, f)| (*id, f.iter().copied().collect())).collect()
+        let mut out: HashMap<i64, BTreeSet<i32>> = self.written.by_adder.iter().map(|(id, f)| (*id, f.iter().copied().collect())).collect();
+        for (id, f) in &self.written.footers {
+            out.insert(*id, f.clone());
+        }
+        out
+    }
+
+    /// The columns a data file added by `adder` (as Avro stores the id) physically carries, read
+    /// from its Parquet footer: from now on the written-columns findings use them for that adder.
+    pub fn record_footer_columns(&mut self, adder: i64, field_ids: impl IntoIterator<Item = i32>) {
+        self.written.footers.entry(adder).or_default().extend(field_ids);
+    }
+
+    /// Whether the written columns of `adder` come from Parquet footers rather than manifest metrics.
+    pub fn written_from_footers(&self, adder: i64) -> bool {
+        self.written.footers.contains_key(&adder)
     }
 
     /// Snapshot `index`'s manifest list rows, while they are kept (read, and needed in detail).

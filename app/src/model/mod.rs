@@ -3,7 +3,9 @@
 //! every chart and finding reads it. Imports decode only; never source, analysis or view.
 
 pub mod flink;
+pub mod footers;
 pub mod history;
+pub mod live_rows;
 pub mod reading;
 pub mod time;
 pub mod totals;

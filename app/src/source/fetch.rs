@@ -3,6 +3,7 @@
 //! never blocks; the CLI drives it with a blocking executor.
 
 use super::files::{FileSet, SourceError};
+use super::range::{from_whole, ByteRange, RangeRead};
 use super::resolve::PathIndex;
 
 #[allow(async_fn_in_trait)] // used with concrete types only; no Send bound wanted in the browser
@@ -15,6 +16,12 @@ pub trait Fetch {
         let mut b = self.fetch(reference).await?;
         b.truncate(n);
         Ok(b)
+    }
+    /// Part of a file (a Parquet footer, a column chunk, a deletion vector), with the object's size
+    /// where the source says it. This default reads the whole file and cuts it: every source the
+    /// app and the CLI use reads real ranges instead.
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        Ok(from_whole(range, self.fetch(reference).await?))
     }
     /// Its size before reading it, where the source knows it.
     fn size_hint(&self, reference: &str) -> Option<u64>;
@@ -32,6 +39,11 @@ impl<T: FileSet> Fetch for T {
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
         let path = self.index().resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
         self.read_head(&path, n)
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        let path = self.index().resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
+        self.read_range(&path, range)
     }
 
     fn size_hint(&self, reference: &str) -> Option<u64> {

@@ -48,6 +48,11 @@ pub trait FileSet {
         Ok(b)
     }
 
+    /// Part of an available path; the default reads it whole and cuts.
+    fn read_range(&self, path: &str, range: super::range::ByteRange) -> Result<super::range::RangeRead, SourceError> {
+        self.read_path(path).map(|whole| super::range::from_whole(range, whole))
+    }
+
     /// Bytes of the file a metadata reference points at, with the path it resolved to.
     fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {
         let path = self
@@ -99,5 +104,11 @@ impl FileSet for MemoryFiles {
 
     fn size_of(&self, path: &str) -> Option<u64> {
         self.bytes.get(path).map(|b| b.len() as u64)
+    }
+
+    fn read_range(&self, path: &str, range: super::range::ByteRange) -> Result<super::range::RangeRead, SourceError> {
+        let whole = self.bytes.get(path).ok_or_else(|| SourceError::NotFound { reference: path.to_string() })?;
+        let bytes = range.cut(whole);
+        Ok(super::range::RangeRead { transferred: bytes.len() as u64, bytes, object_size: Some(whole.len() as u64) })
     }
 }

@@ -49,6 +49,8 @@ impl Request {
 pub struct Response {
     pub status: u16,
     pub body: Vec<u8>,
+    /// `Content-Range`, the one response header read: a ranged GET's bytes and the object's size.
+    pub content_range: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

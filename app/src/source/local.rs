@@ -68,6 +68,23 @@ impl FileSet for LocalFolder {
         Ok(out)
     }
 
+    /// Seek and read: a footer costs its own bytes, not the file's.
+    fn read_range(&self, path: &str, range: super::range::ByteRange) -> Result<super::range::RangeRead, SourceError> {
+        use super::range::ByteRange;
+        use std::io::{Read, Seek, SeekFrom};
+        let io = |e: std::io::Error| SourceError::Io { path: path.to_string(), message: e.to_string() };
+        let mut file = std::fs::File::open(self.root.join(path)).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        let (offset, len) = match range {
+            ByteRange::At { offset, len } => (offset.min(size), len.min(size.saturating_sub(offset))),
+            ByteRange::Tail { len } => (size.saturating_sub(len), len.min(size)),
+        };
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.take(len).read_to_end(&mut bytes).map_err(io)?;
+        Ok(super::range::RangeRead { transferred: bytes.len() as u64, bytes, object_size: Some(size) })
+    }
+
     fn size_of(&self, path: &str) -> Option<u64> {
         std::fs::metadata(self.root.join(path)).ok().map(|m| m.len())
     }

@@ -7,6 +7,7 @@ pub mod files;
 pub mod http;
 pub mod metadata_pick;
 pub mod object_read;
+pub mod range;
 pub mod resolve;
 pub mod rest_catalog;
 pub mod s3;

@@ -28,10 +28,19 @@ pub enum Plan {
 
 impl ObjectAccess {
     pub fn plan(&self, reference: &str, session: Option<&Session>, now_ms: u64) -> Result<Plan, String> {
+        self.plan_with(reference, &[], session, now_ms)
+    }
+
+    /// A read with extra request headers (`Range`): part of what is signed, locally or by the catalog.
+    pub fn plan_with(&self, reference: &str, headers: &[(String, String)], session: Option<&Session>, now_ms: u64) -> Result<Plan, String> {
+        let with = |mut r: Request| {
+            r.headers.extend(headers.iter().cloned());
+            r
+        };
         let scheme = reference.get(..8).unwrap_or(reference).to_ascii_lowercase();
         if scheme.starts_with("http://") || scheme.starts_with("https://") {
             self.check_named(reference)?;
-            return Ok(Plan::Get(Request::get(reference)));
+            return Ok(Plan::Get(with(Request::get(reference))));
         }
         let Some((bucket, key)) = parse_s3(reference) else {
             return Err(format!("{reference}: only s3://, s3a://, http:// and https:// locations can be read remotely"));
@@ -40,12 +49,12 @@ impl ObjectAccess {
         let cfg = S3Config::from_props(&props);
         if cfg.remote_signing && cfg.access_key_id.is_none() {
             let session = session.ok_or_else(|| format!("{reference}: the table asks for remote signing but no catalog is connected"))?;
-            let unsigned = Request::get(cfg.object_url(bucket, key)?);
+            let unsigned = with(Request::get(cfg.object_url(bucket, key)?));
             let sign = remote_sign_request(&session.signer_url(&props), cfg.region.as_deref().unwrap_or("us-east-1"), &unsigned);
             let sign = session.authorize(sign, now_ms).map_err(|e| e.to_string())?;
             return Ok(Plan::RemoteSign { unsigned, sign });
         }
-        cfg.get(reference, now_ms).map(Plan::Get)
+        cfg.get_with(reference, headers, now_ms).map(Plan::Get)
     }
 
     /// Names `url`'s origin as one the user chose.

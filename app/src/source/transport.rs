@@ -45,6 +45,7 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         err(kind, &e)
     })?;
     let status = response.status().as_u16();
+    let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();
     response
         .into_body()
@@ -52,5 +53,5 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         .take(MAX_BODY)
         .read_to_end(&mut body)
         .map_err(|e| err(HttpErrorKind::Other, &e))?;
-    Ok(Response { status, body })
+    Ok(Response { status, body, content_range })
 }

@@ -8,16 +8,16 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let options = CatalogOptions { uri: "http://127.0.0.1:8181".into(), warehouse: Some("warehouse".into()), auth: CatalogAuth::None };
-    let config = Response { status: 200, body: br#"{"defaults":{},"overrides":{"prefix":"warehouse"}}"#.to_vec() };
+    let config = Response { status: 200, body: br#"{"defaults":{},"overrides":{"prefix":"warehouse"}}"#.to_vec(), content_range: None };
     let req = Request::get("http://127.0.0.1:8181/v1/config");
     let Ok(session) = options.session(None, &req, &config) else { return };
     let Ok(req) = session.load_table_request(&["icescope".into()], "events", 0) else { return };
     for status in [200, 404] {
-        if let Ok(t) = session.read_load_table(&req, &Response { status, body: data.to_vec() }) {
+        if let Ok(t) = session.read_load_table(&req, &Response { status, body: data.to_vec(), content_range: None }) {
             let reference = t.metadata_location.clone().unwrap_or_else(|| "s3://warehouse/icescope/events/metadata/v1.metadata.json".into());
             let _ = props_for(&reference, &Default::default(), &t.config, &t.storage_credentials);
             let _ = session.signer_url(&t.config);
         }
     }
-    let _ = session.read_credentials(&req, &Response { status: 200, body: data.to_vec() });
+    let _ = session.read_credentials(&req, &Response { status: 200, body: data.to_vec(), content_range: None });
 });

@@ -66,6 +66,14 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     if !unwritten.is_empty() {
         evidence += &format!(" It writes no {}: its rows read as null there.", names(&unwritten));
     }
+    let from_footers = stale.iter().filter(|(i, ..)| h.written_from_footers(h.snapshots[*i].snapshot.snapshot_id.0 as u64 as i64)).count();
+    evidence += &if from_footers == stale.len() {
+        " The columns are those the data files physically carry (their Parquet footers).".to_string()
+    } else if from_footers > 0 {
+        format!(" The columns are those the data files carry (Parquet footers) for {from_footers} of these commits, those their column metrics name for the rest.")
+    } else {
+        " The columns are those the files' column metrics name in the manifests (run `icescope footers` to read what the files carry).".to_string()
+    };
     vec![Finding {
         kind: "schema_under_running_writer",
         severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },

@@ -18,6 +18,12 @@ usage:
   icescope export <table> --what snapshots|series|findings|all --format csv|parquet --out DIR [options]
   icescope orphans <table-folder | metadata.json | s3://…/x.metadata.json> [--format json|text] [options]
   icescope orphans --catalog URI [--warehouse W] --table NS.NAME [options]
+  icescope footers <table> [--snapshot ID] [options]     every live Parquet file's footer against its
+                                                         manifest entry (rows, size); ranged reads only
+  icescope duplicates <table> [--key COL[,COL]] [--snapshot ID] [--key-budget N] [options]
+                                                         live rows, distinct and duplicated keys, by
+                                                         the Flink job that added each copy; what
+                                                         each delete file and vector hit
 
 output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
           --reads: print the paths read, one per line, instead of the report
@@ -58,6 +64,12 @@ pub struct Args {
     pub all_snapshots: bool,
     pub metadata_first: bool,
     pub reads: bool,
+    /// `--snapshot ID` for footers and duplicates (default: the current snapshot).
+    pub snapshot: Option<String>,
+    /// `--key a,b`: the key columns (default: the schema's identifier fields).
+    pub key: Option<Vec<String>>,
+    /// `--key-budget N`: keys counted exactly before the sketch takes over.
+    pub key_budget: Option<usize>,
     /// A metadata file of the folder to open instead of the newest.
     pub metadata: Option<String>,
     /// `diff`: the two snapshots.
@@ -108,6 +120,9 @@ impl Args {
                 "--from" => a.from = Some(value(flag)?),
                 "--to" => a.to = Some(value(flag)?),
                 "--manifest" => a.manifest = Some(value(flag)?),
+                "--snapshot" => a.snapshot = Some(value(flag)?),
+                "--key" => a.key = Some(value(flag)?.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()),
+                "--key-budget" => a.key_budget = Some(value(flag)?.parse().map_err(|_| "--key-budget takes a number of keys")?),
                 "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
                 "--table-name" => a.table_name = Some(value(flag)?),
                 "--catalog" => a.catalog = Some(value(flag)?),

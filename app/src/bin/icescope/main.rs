@@ -4,6 +4,8 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod args;
 #[cfg(not(target_arch = "wasm32"))]
+mod data;
+#[cfg(not(target_arch = "wasm32"))]
 mod open;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -74,6 +76,8 @@ fn run(argv: &[String]) -> Result<String, String> {
         "catalog" => open::catalog_listing(&a),
         "diff" => diff(&a),
         "walk" => walk(&a),
+        "footers" => data::footers(&a),
+        "duplicates" => data::duplicates(&a),
         "inspect" => {
             // With every snapshot read, a folder's orphan files are a finding too.
             let (loader, pick, listing) = open::history_with_listing(&a, a.all_snapshots, false)?;

@@ -5,7 +5,8 @@ use std::path::Path;
 use futures::executor::block_on;
 use icescope::load::{load_with_stats, Loader};
 use icescope::model::{ReadMode, TableHistory};
-use icescope::source::Fetch;
+use icescope::source::range::{ByteRange, RangeRead};
+use icescope::source::{Fetch, PathIndex, SourceError};
 use icescope::source::local::LocalFolder;
 use icescope::load::pick_metadata;
 use icescope::source::metadata_pick::MetadataPick;
@@ -15,21 +16,51 @@ use icescope::source::transport::Ureq;
 
 use super::args::Args;
 
+/// Where the table's files are, for commands that read inside data files too.
+pub enum Files {
+    Local(LocalFolder),
+    Remote(Box<RemoteFiles<Ureq>>),
+}
+
+impl Fetch for Files {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch(reference).await,
+            Files::Remote(f) => f.fetch(reference).await,
+        }
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch_head(reference, n).await,
+            Files::Remote(f) => f.fetch_head(reference, n).await,
+        }
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        match self {
+            Files::Local(f) => f.fetch_range(reference, range).await,
+            Files::Remote(f) => f.fetch_range(reference, range).await,
+        }
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        match self {
+            Files::Local(f) => f.size_hint(reference),
+            Files::Remote(f) => f.size_hint(reference),
+        }
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        match self {
+            Files::Local(f) => f.listing(),
+            Files::Remote(f) => f.listing(),
+        }
+    }
+}
+
 /// The files a table folder lists under its root, with sizes and modification times, and that root.
 pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
-
-/// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
-/// With `all`, every snapshot's manifests are read whatever the flags say, and a
-/// folder's listing comes back too (the orphan census needs both); with `list_store` too, an S3
-/// table's store is listed (ListObjectsV2 needs `s3:ListBucket`, which a reader may not have).
-pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
-    history_listing_selecting(a, all, list_store, &|_| Ok(Vec::new()))
-}
-
-/// The loaded table with the snapshots `select` names read in detail too.
-pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<MetadataPick>), String> {
-    history_listing_selecting(a, false, false, select).map(|(l, p, _)| (l, p))
-}
 
 /// Which snapshots to read in detail besides what the mode reads, once the metadata is known.
 pub type Select<'a> = &'a dyn Fn(&TableHistory) -> Result<Vec<usize>, String>;
@@ -47,7 +78,9 @@ fn load_files<F: Fetch>(files: &F, metadata: &str, mode: ReadMode, record_paths:
     Ok(loader)
 }
 
-fn history_listing_selecting(a: &Args, all: bool, list_store: bool, select: Select) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+/// The table's files, the loaded table (every snapshot's manifests with `all`, whatever the flags
+/// say; the snapshots `select` names in detail), the metadata file read and the pick (a folder only).
+fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader, String, Option<MetadataPick>), String> {
     let mode = if a.all_snapshots || all {
         ReadMode::All
     } else if a.metadata_first {
@@ -55,6 +88,45 @@ fn history_listing_selecting(a: &Args, all: bool, list_store: bool, select: Sele
     } else {
         ReadMode::Auto
     };
+    let (files, metadata, pick) = source(a)?;
+    let loader = load_files(&files, &metadata, mode, a.reads, select)?;
+    Ok((files, loader, metadata, pick))
+}
+
+/// The table's files, the loaded table, and the metadata pick (a folder only).
+pub fn open(a: &Args) -> Result<(Files, Loader, Option<MetadataPick>), String> {
+    open_selecting(a, false, &|_| Ok(Vec::new())).map(|(f, l, _, p)| (f, l, p))
+}
+
+/// The loaded table with the snapshots `select` names read in detail too.
+pub fn history_selecting(a: &Args, select: Select) -> Result<(Loader, Option<MetadataPick>), String> {
+    open_selecting(a, false, select).map(|(_, l, _, p)| (l, p))
+}
+
+/// The loaded table, and which of the folder's metadata files was opened and why (a folder only).
+/// With `all`, every snapshot's manifests are read whatever the flags say, and a
+/// folder's listing comes back too (the orphan census needs both); with `list_store` too, an S3
+/// table's store is listed (ListObjectsV2 needs `s3:ListBucket`, which a reader may not have).
+pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Loader, Option<MetadataPick>, Option<Listing>), String> {
+    let (files, loader, metadata, pick) = open_selecting(a, all, &|_| Ok(Vec::new()))?;
+    let listing = match &files {
+        Files::Remote(remote) => {
+            let s3 = a.catalog.is_some() || icescope::source::s3::parse_s3(&metadata).is_some();
+            if all && list_store && s3 { Some(store_listing(a, remote, &loader)?) } else { None }
+        }
+        Files::Local(folder) => all
+            .then(|| {
+                use icescope::source::FileSet;
+                let root = icescope::analysis::orphans::table_root(&metadata)?;
+                let files = icescope::analysis::orphans::listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p));
+                Some((files, root))
+            })
+            .flatten(),
+    };
+    Ok((loader, pick, listing))
+}
+
+fn source(a: &Args) -> Result<(Files, String, Option<MetadataPick>), String> {
     if let Some(uri) = &a.catalog {
         let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
         let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
@@ -63,28 +135,15 @@ fn history_listing_selecting(a: &Args, all: bool, list_store: bool, select: Sele
         let loaded = block_on(remote::load_table(&t, &session, &ns, &table)).map_err(|e| e.to_string())?;
         let location = loaded.metadata_location.clone().ok_or_else(|| format!("{ident}: the catalog returned no metadata-location"))?;
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
-        let loader = load_files(&files, &location, mode, a.reads, select)?;
-        let listing = if all && list_store { Some(store_listing(a, &files, &loader)?) } else { None };
-        return Ok((loader, None, listing));
+        return Ok((Files::Remote(Box::new(files)), location, None));
     }
     let target = a.target.as_deref().ok_or(super::args::USAGE)?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
-        let loader = load_files(&files, target, mode, a.reads, select)?;
-        let listing = if all && list_store && icescope::source::s3::parse_s3(target).is_some() { Some(store_listing(a, &files, &loader)?) } else { None };
-        return Ok((loader, None, listing));
+        return Ok((Files::Remote(Box::new(files)), target.to_string(), None));
     }
     let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
-    let loader = load_files(&folder, &metadata, mode, a.reads, select)?;
-    let listing = all
-        .then(|| {
-            use icescope::source::FileSet;
-            let root = icescope::analysis::orphans::table_root(&metadata)?;
-            let files = icescope::analysis::orphans::listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p));
-            Some((files, root))
-        })
-        .flatten();
-    Ok((loader, pick, listing))
+    Ok((Files::Local(folder), metadata, pick))
 }
 
 fn options(a: &Args, uri: &str) -> Result<CatalogOptions, String> {

@@ -129,12 +129,16 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-/// Keeps the handle of a metadata file; nothing is read until the loader asks for it. Other
-/// files are only listed (the orphan-file census), never read.
+/// Keeps the handle of a metadata file; nothing is read until the loader asks for it. Data and
+/// delete files are read by slices for a data scan; other files are only listed (the orphan census).
 fn add_file(set: &mut PickedFiles, path: String, file: File) {
     let path = path.trim_start_matches('/').to_string();
     if is_table_metadata(&path) {
         set.insert(path, file);
+    } else if [".parquet", ".puffin"].iter().any(|ext| path.to_ascii_lowercase().ends_with(ext)) {
+        // Kept as handles only: read (by slices) when the user counts duplicates; listed for the
+        // orphan census.
+        set.insert_data(path, file);
     } else {
         set.insert_other(path, file);
     }

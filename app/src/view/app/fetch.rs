@@ -33,10 +33,11 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
         Err(_) => return Err(blocked(req, &window)),
     };
+    let content_range = response.headers().get("content-range").ok().flatten();
     let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?)
         .await
         .map_err(|e| err(HttpErrorKind::Other, format!("body: {}", js_message(&e))))?;
-    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec() })
+    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec(), content_range })
 }
 
 fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
@@ -49,7 +50,8 @@ fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {
         format!(
             "Failed to fetch: either nothing answers at {target}, or it does not allow this page's origin {page} (CORS). \
              The server must answer preflight requests from {page} for methods GET, POST and headers Authorization, \
-             Content-Type, X-Iceberg-Access-Delegation, x-amz-date, x-amz-content-sha256, x-amz-security-token. \
+             Content-Type, Range, X-Iceberg-Access-Delegation, x-amz-date, x-amz-content-sha256, x-amz-security-token, \
+             and expose Content-Range (footers and key columns are read by range). \
              S3: a bucket CORS rule (aws s3api put-bucket-cors); MinIO/SeaweedFS: their CORS settings; a REST catalog \
              (Polaris, Nessie, Lakekeeper, Gravitino): its HTTP server's CORS option, or a reverse proxy on this origin \
              (trunk serve proxies /catalog to 127.0.0.1:8181 in development)."

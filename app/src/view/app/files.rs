@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::source::remote::RemoteFiles;
+use crate::source::range::{from_http, ByteRange, RangeRead};
 use crate::source::{Fetch, PathIndex, SourceError};
 
 use super::fetch::{js_message, Browser};
@@ -19,6 +20,10 @@ pub struct PickedFiles {
     /// for the orphan-file census. A plain list, not indexed: a folder of 90,000 files is picked
     /// without hashing each name.
     others: Vec<(String, web_sys::File)>,
+    /// Data and delete files (Parquet, Puffin), kept apart from the metadata: the loader's listing
+    /// and metadata pick never walk them; only a data scan (footers, duplicates) resolves them.
+    data_index: PathIndex,
+    data: HashMap<String, web_sys::File>,
 }
 
 impl PickedFiles {
@@ -33,15 +38,30 @@ impl PickedFiles {
         self.others.push((path, file));
     }
 
+    pub fn insert_data(&mut self, path: String, file: web_sys::File) {
+        if !self.data.contains_key(&path) {
+            self.data_index.insert(path.clone());
+        }
+        self.data.insert(path, file);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
+    }
+
+    /// The picked file a reference names: metadata first, then data files.
+    fn file(&self, reference: &str) -> Result<(&str, &web_sys::File), SourceError> {
+        let found = match self.index.resolve(reference) {
+            Some(p) => self.files.get(p).map(|f| (p, f)),
+            None => self.data_index.resolve(reference).and_then(|p| self.data.get(p).map(|f| (p, f))),
+        };
+        found.ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })
     }
 }
 
 impl Fetch for PickedFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
-        let file = &self.files[path];
+        let (path, file) = self.file(reference)?;
         let buffer = JsFuture::from(file.array_buffer())
             .await
             .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
@@ -49,11 +69,26 @@ impl Fetch for PickedFiles {
     }
 
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
-        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        let (path, file) = self.file(reference)?;
         let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let head = self.files[path].slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
+        let head = file.slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
         let buffer = JsFuture::from(head.array_buffer()).await.map_err(io)?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+
+    /// `File.slice`: only the bytes asked for leave the disk.
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        let (path, file) = self.file(reference)?;
+        let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
+        let size = file.size() as u64;
+        let (start, end) = match range {
+            ByteRange::At { offset, len } => (offset.min(size), offset.saturating_add(len).min(size)),
+            ByteRange::Tail { len } => (size.saturating_sub(len), size),
+        };
+        let part = file.slice_with_f64_and_f64(start as f64, end as f64).map_err(io)?;
+        let buffer = JsFuture::from(part.array_buffer()).await.map_err(io)?;
+        let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+        Ok(RangeRead { transferred: bytes.len() as u64, bytes, object_size: Some(size) })
     }
 
     /// Only metadata.json sizes (the growth chart's strip): asking a picked file for its size is a
@@ -81,6 +116,11 @@ impl Fetch for ServedFiles {
         fetch_bytes(&format!("{}/{path}", self.base)).await
     }
 
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        let path = self.index.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?;
+        fetch_range_of(&format!("{}/{path}", self.base), range).await
+    }
+
     fn size_hint(&self, reference: &str) -> Option<u64> {
         self.sizes.get(self.index.resolve(reference)?).copied()
     }
@@ -106,6 +146,7 @@ impl TableFiles {
         let mut paths: Vec<String> = self.listing()?.paths().map(str::to_string).collect();
         if let TableFiles::Picked(f) = self {
             paths.extend(f.others.iter().map(|(p, _)| p.clone()));
+            paths.extend(f.data_index.paths().map(str::to_string));
         }
         Some(paths)
     }
@@ -122,6 +163,7 @@ impl TableFiles {
             TableFiles::Picked(f) => f
                 .files
                 .get(path)
+                .or_else(|| f.data.get(path))
                 .or_else(|| others.get(path).copied())
                 .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
                 .unwrap_or((None, None)),
@@ -129,6 +171,22 @@ impl TableFiles {
             TableFiles::Remote(_) => (None, None),
         }
     }
+}
+
+/// A ranged GET beside the app (`trunk serve` and static servers answer 206; one that answers
+/// 200 is handled by `from_http`, which cuts the range out and counts the whole transfer).
+pub async fn fetch_range_of(url: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+    let io = |message: String| SourceError::Io { path: url.to_string(), message };
+    let Some(value) = range.header() else { return Ok(RangeRead::default()) };
+    let response = gloo_net::http::Request::get(url).header("Range", &value).send().await.map_err(|e| io(e.to_string()))?;
+    let status = response.status();
+    if !matches!(status, 200 | 206 | 416) {
+        let error = crate::source::http::HttpError::status(url, status, response.status_text().as_bytes());
+        return Err(SourceError::Http { path: url.to_string(), error });
+    }
+    let content_range = response.headers().get("content-range");
+    let body = response.binary().await.map_err(|e| io(e.to_string()))?;
+    from_http(url, range, status, content_range.as_deref(), body)
 }
 
 pub enum TableFiles {
@@ -151,6 +209,14 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.fetch_head(reference, n).await,
             TableFiles::Served(f) => f.fetch_head(reference, n).await,
             TableFiles::Remote(f) => f.fetch_head(reference, n).await,
+        }
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        match self {
+            TableFiles::Picked(f) => f.fetch_range(reference, range).await,
+            TableFiles::Served(f) => f.fetch_range(reference, range).await,
+            TableFiles::Remote(f) => f.fetch_range(reference, range).await,
         }
     }
 

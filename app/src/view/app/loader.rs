@@ -75,13 +75,13 @@ pub enum LoadRequest {
     Walk(usize, Option<String>),
 }
 
-struct Session {
+pub(super) struct Session {
     generation: u64,
     name: String,
     /// Every snapshot's summary as text: it never changes while the table loads.
     summaries: Arc<Vec<Vec<(String, String)>>>,
-    files: Rc<TableFiles>,
-    loader: Loader,
+    pub(super) files: Rc<TableFiles>,
+    pub(super) loader: Loader,
     /// Which of the folder's metadata files is open and why; None when the source named it.
     pick: Option<MetadataPick>,
     /// The pair asked for with `LoadRequest::Compare`.
@@ -285,6 +285,27 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None) };
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state, true).await;
+}
+
+/// Takes the open table's session for work of its own (counting duplicates), while no task reads
+/// for it: None while one does. Give it back with `return_session`.
+pub(super) fn with_session(state: AppState) -> Option<Session> {
+    let s = SESSION.with(|c| c.borrow_mut().take())?;
+    if s.generation != state.generation.get_untracked() {
+        return None;
+    }
+    Some(s)
+}
+
+/// Puts a borrowed session back, and serves requests made meanwhile.
+pub(super) fn return_session(state: AppState, s: Session) {
+    if s.generation != state.generation.get_untracked() {
+        return; // another table was opened meanwhile
+    }
+    SESSION.with(|c| *c.borrow_mut() = Some(s));
+    if !state.requests.get_untracked().is_empty() {
+        spawn_local(drive(state, false));
+    }
 }
 
 /// Asks the loader for more (the full history, or a snapshot in detail), now or when it is free.

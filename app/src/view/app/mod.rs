@@ -5,6 +5,7 @@ mod chart_canvas;
 mod compare;
 mod csp;
 mod charts;
+mod data_panel;
 mod drop;
 mod export_buttons;
 mod fetch;

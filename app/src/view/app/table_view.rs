@@ -95,6 +95,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::compare::Compare opened=o from=diff_from to=diff_to/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::walk::WalkPanel opened=o level=walk_level entry=walk_entry open=walk_open/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::shape_panel::ShapePanel opened=o/> })}
+            <super::data_panel::DuplicatesPanel/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }

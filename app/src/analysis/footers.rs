@@ -1,0 +1,209 @@
+//! Manifests against the files: each live Parquet file's `record_count` against its footer's rows,
+//! its `file_size_in_bytes` against the object's size. A mismatch is a finding: a reader that
+//! plans from the manifests (count(*) from metadata, split planning, the footer read at the
+//! manifest's size) then answers wrong or fails.
+
+use serde::Serialize;
+
+use crate::decode::parquet_footer::FooterColumn;
+use crate::decode::{DataContent, SnapshotId};
+use crate::model::footers::FileFooter;
+use crate::model::TableHistory;
+
+use super::findings::{thousands, Finding, Severity, TableRef};
+use super::markdown::{text as md, visible};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FooterRow {
+    pub file_path: String,
+    pub content: DataContent,
+    pub manifest_record_count: i64,
+    pub footer_rows: Option<i64>,
+    pub manifest_file_size: i64,
+    pub object_size: Option<u64>,
+    pub row_groups: Option<usize>,
+    pub codecs: Vec<String>,
+    pub compressed_bytes: Option<i64>,
+    pub uncompressed_bytes: Option<i64>,
+    pub created_by: Option<String>,
+    pub columns: Vec<FooterColumn>,
+    /// Bytes fetched to read this footer.
+    pub fetched: u64,
+    /// Why no footer could be read (names the file and the field).
+    pub error: Option<String>,
+    pub records_match: Option<bool>,
+    pub size_matches: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FooterReport {
+    pub snapshot_id: SnapshotId,
+    pub files: usize,
+    pub footers_read: usize,
+    pub record_count_mismatches: usize,
+    pub size_mismatches: usize,
+    pub unreadable: usize,
+    pub bytes_fetched: u64,
+    pub bytes_in_files: u64,
+    pub files_checked: Vec<FooterRow>,
+    pub findings: Vec<Finding>,
+}
+
+pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter], table: &TableRef) -> FooterReport {
+    let rows: Vec<FooterRow> = footers
+        .iter()
+        .map(|f| {
+            let ok = f.footer.as_ref().ok();
+            FooterRow {
+                file_path: f.file_path.clone(),
+                content: f.content,
+                manifest_record_count: f.manifest_record_count,
+                footer_rows: ok.map(|x| x.rows),
+                manifest_file_size: f.manifest_file_size,
+                object_size: f.object_size,
+                row_groups: ok.map(|x| x.row_groups),
+                codecs: ok.map(|x| x.codecs.clone()).unwrap_or_default(),
+                compressed_bytes: ok.map(|x| x.compressed_bytes),
+                uncompressed_bytes: ok.map(|x| x.uncompressed_bytes),
+                created_by: ok.and_then(|x| x.created_by.clone()),
+                columns: ok.map(|x| x.columns.clone()).unwrap_or_default(),
+                fetched: f.fetched,
+                error: f.footer.as_ref().err().cloned(),
+                records_match: ok.map(|x| x.rows == f.manifest_record_count),
+                size_matches: f.object_size.map(|s| i64::try_from(s).is_ok_and(|s| s == f.manifest_file_size)),
+            }
+        })
+        .collect();
+    let snapshot_id = history.snapshots.get(index).map(|s| s.snapshot.snapshot_id).unwrap_or(SnapshotId(0));
+    let bad_records: Vec<&FooterRow> = rows.iter().filter(|r| r.records_match == Some(false)).collect();
+    let bad_size: Vec<&FooterRow> = rows.iter().filter(|r| r.size_matches == Some(false)).collect();
+    let unreadable: Vec<&FooterRow> = rows.iter().filter(|r| r.error.is_some()).collect();
+    let mut findings = Vec::new();
+    let examples = |v: &[&FooterRow], f: &dyn Fn(&FooterRow) -> String| v.iter().take(3).map(|r| f(r)).collect::<Vec<_>>().join("; ");
+    if !bad_records.is_empty() {
+        let delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();
+        findings.push(Finding {
+            kind: "record_count_mismatch",
+            severity: Severity::Critical,
+            title: format!("{} file(s) hold a different number of rows than their manifest entries say", bad_records.len()),
+            snapshot_ids: vec![snapshot_id],
+            job_ids: Vec::new(),
+            evidence: format!(
+                "Footer rows minus manifest record_count: {delta:+} over these files. {}. Counts answered from metadata (count(*) pushdown, the snapshot's total-records) are wrong by that much.",
+                examples(&bad_records, &|r| format!("{}: manifest {}, footer {}", r.file_path, r.manifest_record_count, r.footer_rows.unwrap_or(0)))
+            ),
+            action: "Find the writer that registered these files (the manifest's adding snapshot) and fix it; then rewrite the files so that new entries carry counts from the files themselves.".into(),
+            statement: table.literal().map(|t| table.call("rewrite_data_files", &format!("table => {t}, options => map('rewrite-all', 'true')"))),
+        });
+    }
+    if !bad_size.is_empty() {
+        findings.push(Finding {
+            kind: "file_size_mismatch",
+            severity: Severity::Critical,
+            title: format!("{} file(s) differ in size from their manifest's file_size_in_bytes", bad_size.len()),
+            snapshot_ids: vec![snapshot_id],
+            job_ids: Vec::new(),
+            evidence: format!(
+                "{}. A reader seeks the footer at the manifest's size: the file was replaced, cut short or appended to after it was committed.",
+                examples(&bad_size, &|r| format!("{}: manifest {} bytes, object {} bytes", r.file_path, r.manifest_file_size, r.object_size.unwrap_or(0)))
+            ),
+            action: "Restore the object the table committed (versioned bucket) or roll back to a snapshot before the file was added; never overwrite a committed data file in place.".into(),
+            statement: None,
+        });
+    }
+    if !unreadable.is_empty() {
+        findings.push(Finding {
+            kind: "footer_unreadable",
+            severity: Severity::Warning,
+            title: format!("{} live file(s) have no readable Parquet footer", unreadable.len()),
+            snapshot_ids: vec![snapshot_id],
+            job_ids: Vec::new(),
+            evidence: examples(&unreadable, &|r| r.error.clone().unwrap_or_default()),
+            action: "A scan of this snapshot fails on these files: restore them, or remove them from the table and re-ingest their rows.".into(),
+            statement: None,
+        });
+    }
+    FooterReport {
+        snapshot_id,
+        files: rows.len(),
+        footers_read: rows.iter().filter(|r| r.error.is_none()).count(),
+        record_count_mismatches: bad_records.len(),
+        size_mismatches: bad_size.len(),
+        unreadable: unreadable.len(),
+        bytes_fetched: footers.iter().map(|f| f.fetched).sum(),
+        bytes_in_files: footers.iter().map(|f| f.object_size.unwrap_or(f.manifest_file_size.max(0) as u64)).sum(),
+        files_checked: rows,
+        findings,
+    }
+}
+
+fn summary_line(r: &FooterReport) -> String {
+    format!(
+        "snapshot {}: {} Parquet files, {} footers read ({} bytes fetched of {} in the files); {} record_count and {} size mismatches, {} unreadable",
+        r.snapshot_id.0,
+        thousands(r.files as u64),
+        thousands(r.footers_read as u64),
+        thousands(r.bytes_fetched),
+        thousands(r.bytes_in_files),
+        r.record_count_mismatches,
+        r.size_mismatches,
+        r.unreadable
+    )
+}
+
+/// For a terminal: names from files shown, never obeyed.
+pub fn text(r: &FooterReport) -> String {
+    let mut out = summary_line(r) + "\n";
+    for f in &r.files_checked {
+        match &f.error {
+            Some(e) => out += &format!("  {}: {}\n", visible(&f.file_path), visible(e)),
+            None => {
+                out += &format!(
+                    "  {} [{:?}] rows {} (manifest {}{}), {} bytes (manifest {}{}), {} row group(s), {}, columns {}\n",
+                    visible(&f.file_path),
+                    f.content,
+                    f.footer_rows.unwrap_or(0),
+                    f.manifest_record_count,
+                    if f.records_match == Some(false) { " MISMATCH" } else { "" },
+                    f.object_size.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
+                    f.manifest_file_size,
+                    if f.size_matches == Some(false) { " MISMATCH" } else { "" },
+                    f.row_groups.unwrap_or(0),
+                    visible(&f.codecs.join("/")),
+                    f.columns.iter().map(|c| format!("{}#{}", visible(&c.path), c.field_id.map(|i| i.to_string()).unwrap_or_else(|| "?".into()))).collect::<Vec<_>>().join(", ")
+                )
+            }
+        }
+    }
+    for f in &r.findings {
+        out += &format!("{:?}: {}\n  {}\n  what to do: {}\n", f.severity, visible(&f.title), visible(&f.evidence), visible(&f.action));
+        if let Some(s) = &f.statement {
+            out += &format!("  {}\n", visible(s));
+        }
+    }
+    out
+}
+
+pub fn markdown(r: &FooterReport) -> String {
+    let mut out = format!("## Parquet footers\n\n{}\n\n| file | content | rows (footer / manifest) | bytes (object / manifest) | row groups | codecs |\n|---|---|---:|---:|---:|---|\n", md(&summary_line(r)));
+    for f in &r.files_checked {
+        out += &format!(
+            "| {} | {:?} | {} / {} | {} / {} | {} | {} |\n",
+            md(&f.file_path),
+            f.content,
+            f.footer_rows.map(|n| n.to_string()).unwrap_or_else(|| md(f.error.as_deref().unwrap_or("?"))),
+            f.manifest_record_count,
+            f.object_size.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
+            f.manifest_file_size,
+            f.row_groups.unwrap_or(0),
+            md(&f.codecs.join("/"))
+        );
+    }
+    for f in &r.findings {
+        out += &format!("\n**{:?}: {}**\n\n{}\n\nWhat to do: {}\n", f.severity, md(&f.title), md(&f.evidence), md(&f.action));
+        if let Some(s) = &f.statement {
+            out += &format!("\n```sql\n{s}\n```\n");
+        }
+    }
+    out
+}
