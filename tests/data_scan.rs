@@ -283,3 +283,16 @@ fn footers_over_http_use_range_requests_and_survive_a_server_that_ignores_them()
         }
     }
 }
+
+/// Found by fuzzing `data_files`: 133 bytes that kept parquet 60.1's Thrift skipping busy for over
+/// ten seconds. Refused by the walk before the crate sees it (a list declaring more elements than
+/// there are bytes), in microseconds.
+#[test]
+fn the_footer_that_hung_the_decoder_is_refused_at_once() {
+    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/known/parquet-footer-skip-timeout.bin")).unwrap();
+    let t = std::time::Instant::now();
+    let e = icescope::decode::parquet_footer::decode_footer("x.parquet", &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("x.parquet: field `footer`: the Parquet footer is not well-formed Thrift"), "{e}");
+    // Not a timing assertion on speed: a guard against the hang coming back (it took > 10 s).
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -16,6 +16,7 @@ pub mod schema;
 pub mod snapshot;
 pub mod summary;
 pub mod table_metadata;
+mod thrift_check;
 
 pub use error::DecodeError;
 pub use manifest::{DataContent, DataFile, FileFormat, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
