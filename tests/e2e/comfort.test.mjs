@@ -98,7 +98,7 @@ test('print: no controls, the chart and findings kept whole, A4 pages', { timeou
   }
 });
 
-test('keyboard: arrow keys, Home and End move between chart tabs; only the chosen tab is in the Tab order', { timeout: 120000 }, async () => {
+test('keyboard: arrow keys, Home and End move between chart tabs, findings and snapshot rows; one of each is in the Tab order', { timeout: 120000 }, async () => {
   const { context, page, errors } = await newPage(browser);
   try {
     await screenshotOnFailure(page, 'comfort-keyboard', async () => {
@@ -121,6 +121,22 @@ test('keyboard: arrow keys, Home and End move between chart tabs; only the chose
       await page.keyboard.press('Home');
       assert.deepEqual(await selected(), ['tab-growth']);
       assert.deepEqual(await tabbable(), ['tab-growth']);
+      // Findings and snapshot rows: one in the Tab order, the arrows move between them.
+      const ids = (sel2) => page.evaluate((s) => [...document.querySelectorAll(s)].map((e) => e.tabIndex), sel2);
+      const findings = await ids('article.finding');
+      assert.ok(findings.length >= 2, 'savepoint-twice has several findings');
+      assert.deepEqual(findings, findings.map((_, i) => (i === 0 ? 0 : -1)));
+      await page.locator('article.finding').first().focus();
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await page.evaluate(() => [...document.querySelectorAll('article.finding')].indexOf(document.activeElement)), 1);
+      await page.keyboard.press('End');
+      assert.equal(await page.evaluate(() => [...document.querySelectorAll('article.finding')].indexOf(document.activeElement)), findings.length - 1);
+      const rows = await ids('tr[data-testid="snapshot-row"]');
+      assert.equal(rows.filter((t) => t === 0).length, 1, 'one snapshot row in the Tab order');
+      await page.locator('tr[data-testid="snapshot-row"]').first().focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset?.snapshotId), await page.locator('tr[data-testid="snapshot-row"]').nth(2).getAttribute('data-snapshot-id'));
       // Each tab names the chart it controls.
       const controls = await page.locator('[data-testid="tab-growth"]').getAttribute('aria-controls');
       assert.equal(await page.locator(`#${controls}`).getAttribute('data-testid'), 'growth-chart');

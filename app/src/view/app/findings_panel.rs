@@ -49,7 +49,8 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
         )
     });
     view! {
-        <section class="findings" id="findings" data-testid="findings" data-count=count.to_string()>
+        <section class="findings" id="findings" data-testid="findings" data-count=count.to_string()
+            role="feed" aria-label="findings" on:keydown=|ev| super::keys::roving(&ev, "article.finding")>
             <div class="findings-head">
                 <h3>{format!("Findings ({count})")}</h3>
                 <label class="catalog">"Spark catalog "
@@ -61,12 +62,13 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
             <super::export_buttons::ExportButtons opened=opened.clone() catalog=catalog/>
             {projection.map(|p| view! { <p class="projection" data-testid="projection">{p}</p> })}
             {(count == 0).then(|| view! { <p class="hint">"Nothing to report: no replay, late data, delete debt or schema hazard in this table's metadata."</p> })}
-            {findings.into_iter().map(|f| {
+            {findings.into_iter().enumerate().map(|(i, f)| {
                 let sev = match f.severity { Severity::Critical => "critical", Severity::Warning => "warning", Severity::Info => "info" };
                 let statement = f.statement.clone();
                 let ids = f.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
                 view! {
-                    <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind data-severity=sev>
+                    <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind data-severity=sev
+                        tabindex=if i == 0 { "0" } else { "-1" } aria-label=format!("{sev}: {}", f.title)>
                         <h4><span class="badge">{sev}</span>{f.title.clone()}</h4>
                         <p><strong>"What the table shows: "</strong>{f.evidence.clone()}</p>
                         <p><strong>"What to do: "</strong>{f.action.clone()}</p>

@@ -13,6 +13,7 @@ mod files;
 mod findings_panel;
 mod font_warmup;
 mod gallery;
+mod keys;
 mod loader;
 mod marks;
 mod permalink;

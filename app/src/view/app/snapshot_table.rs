@@ -22,7 +22,9 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
         .enumerate()
         .rev()
         .take(limit())
-        .map(|(index, (s, summary))| {
+        .enumerate()
+        .map(|(shown_at, (index, (s, summary)))| {
+            let first = shown_at == 0;
             let parent = s.parent_id.map(|p| p.to_string()).unwrap_or_default();
             let checkpoint = s.flink_checkpoint_id.map(|c| if c == i64::MAX { "end of input".to_string() } else { c.to_string() }).unwrap_or_default();
             let job = s.flink_job_id.clone().unwrap_or_default();
@@ -30,7 +32,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
             let from = s.counts_from.map(|c| c.label()).unwrap_or("unknown");
             let exact = s.counts_from == Some(crate::model::CountSource::Manifests);
             view! {
-                <tr data-testid="snapshot-row" data-snapshot-id=s.snapshot_id.to_string() data-counts-from=from
+                <tr data-testid="snapshot-row" tabindex=if first { "0" } else { "-1" } data-snapshot-id=s.snapshot_id.to_string() data-counts-from=from
                     data-records=n(s.records) data-data-files=n(s.data_files) data-manifests=n(s.manifests)>
                     <td class="mono">{s.committed_at.clone()}</td>
                     <td class="mono">{s.snapshot_id.to_string()}</td>
@@ -65,7 +67,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
         })
     };
     view! {
-        <table class="snapshots">
+        <table class="snapshots" aria-label="snapshots, newest first" on:keydown=|ev| super::keys::roving(&ev, "tr[data-testid=snapshot-row]")>
             <thead><tr>
                 <th>"committed_at"</th><th>"snapshot_id"</th><th>"parent_id"</th><th>"operation"</th><th>"writer"</th>
                 <th>"flink.job-id"</th><th>"checkpoint"</th><th>"manifests"</th><th>"data files"</th>
