@@ -15,6 +15,7 @@ pub mod orphans;
 pub mod partitions;
 pub mod projection;
 pub mod sql;
+pub mod spark_export;
 pub mod inspect;
 
 pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

@@ -16,6 +16,9 @@ usage:
   icescope walk <table …> [--to A] [--manifest PATH]                 one snapshot's metadata, manifest
             list and manifest entries (the first manifest unless named), as the spec names fields (JSON)
   icescope export <table> --what snapshots|series|findings|all --format csv|parquet --out DIR [options]
+  icescope spark-export --table CATALOG.NS.NAME --to FOLDER          the Spark SQL that writes the
+            table's metadata tables as Parquet into FOLDER; then `icescope inspect FOLDER` (tables
+            whose manifests are too many to read here: icescope suggests it above 20,000)
   icescope orphans <table-folder | metadata.json | s3://…/x.metadata.json> [--format json|text] [options]
   icescope orphans --catalog URI [--warehouse W] --table NS.NAME [options]
   icescope footers <table> [--snapshot ID] [options]     every live Parquet file's footer against its

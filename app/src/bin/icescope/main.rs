@@ -118,6 +118,13 @@ fn run(argv: &[String]) -> Result<String, String> {
         }
         "export" => export(&a),
         "orphans" => orphans(&a),
+        "spark-export" => {
+            use icescope::analysis::spark_export::{script, split_identifier};
+            let table = a.table.as_deref().ok_or("spark-export needs --table CATALOG.NAMESPACE.NAME (as Spark names it)")?;
+            let parts = split_identifier(table)?;
+            let out = a.to.as_deref().or(a.out.as_deref()).ok_or("spark-export needs --to FOLDER (where Spark writes the Parquet files)")?;
+            script(&parts.iter().map(String::as_str).collect::<Vec<_>>(), out)
+        }
         other => Err(format!("unknown command `{other}`\n{}", args::USAGE)),
     }
 }
