@@ -38,7 +38,8 @@ pub struct DisagreementRow {
 /// `manifest_list`, and stated by the writer where it is `summary`.
 #[derive(Debug, PartialEq, Serialize)]
 pub struct LoadInfo {
-    /// `all_snapshots` or `metadata_first`.
+    /// `all_snapshots`, `metadata_first`, or `spark_export` (Spark's metadata tables were read
+    /// instead of the manifests).
     pub mode: &'static str,
     pub snapshots: usize,
     pub counted_from_manifests: usize,
@@ -51,12 +52,15 @@ pub struct LoadInfo {
     pub bytes_read: u64,
     /// Which metadata file was opened among those found, and why; None when the user named it.
     pub metadata_pick: Option<crate::source::metadata_pick::MetadataPick>,
+    /// When the table is too big to read here: how to let Spark read it.
+    pub suggestion: Option<String>,
 }
 
 impl LoadInfo {
     pub fn of(history: &TableHistory, files_read: usize, bytes_read: u64) -> LoadInfo {
         let mut info = LoadInfo {
             mode: match history.read_mode() {
+                _ if history.exported().is_some() => "spark_export",
                 Some(ReadMode::All) => "all_snapshots",
                 _ => "metadata_first",
             },
@@ -69,6 +73,7 @@ impl LoadInfo {
             files_read,
             bytes_read,
             metadata_pick: None,
+            suggestion: super::spark_export::suggestion(history),
         };
         for i in 0..history.snapshots.len() {
             match history.totals(i).source {

@@ -103,6 +103,12 @@ pub fn markdown(report: &Inspect) -> String {
     if let Some(p) = report.load.as_ref().and_then(|l| l.metadata_pick.as_ref()) {
         out += &format!("- metadata file picked: {} ({})\n", code(&p.path), text(&p.why));
     }
+    if report.load.as_ref().is_some_and(|l| l.mode == "spark_export") {
+        out += "- read by Spark: every snapshot's manifest counts from `all_manifests`, the current snapshot's files from `entries` (icescope spark-export)\n";
+    }
+    if let Some(s) = report.load.as_ref().and_then(|l| l.suggestion.as_ref()) {
+        out += &format!("- {}\n", text(s));
+    }
     if let Some(l) = &report.load {
         out += &format!(
             "- numbers per snapshot: {} counted from manifests, {} from manifest lists{}, {} as the snapshot summaries state{} ({} files, {} read)\n",

@@ -5,12 +5,13 @@
 
 use super::sql;
 
-/// The folders the script writes, in the order it writes them; the reader looks for these names.
-pub const FOLDERS: [&str; 8] = ["snapshots", "history", "refs", "metadata_log_entries", "manifests", "all_manifests_by_snapshot", "entries", "partitions"];
+pub use crate::decode::spark_tables::FOLDERS;
 
 /// Above this many manifests to read (the current snapshot's, which the partitions chart and the
 /// file findings need), icescope suggests letting Spark read them.
 pub const SUGGEST_ABOVE_MANIFESTS: usize = 20_000;
+/// … or this many live files (a million entries is ~300 MB decoded).
+pub const SUGGEST_ABOVE_FILES: u64 = 1_000_000;
 
 /// The statements for table `parts` (catalog, namespace…, name) into `out` (a folder URI Spark
 /// can write: `s3://bucket/prefix`, `file:///tmp/x`, `hdfs://…`).
@@ -50,6 +51,26 @@ pub fn script(parts: &[&str], out: &str) -> Result<String, String> {
     }
     s += &format!("SELECT file FROM {table}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1;\n");
     Ok(s)
+}
+
+/// When reading the current snapshot's manifests here would take minutes (or a tab's memory), what
+/// to run instead. The table name is the one guessed from the location, where it is plain.
+pub fn suggestion(history: &crate::model::TableHistory) -> Option<String> {
+    if history.exported().is_some() {
+        return None;
+    }
+    let t = history.current_index().map(|i| history.totals(i))?;
+    let manifests = t.manifests.unwrap_or(0);
+    let files = t.data_files.unwrap_or(0).saturating_add(t.delete_files.unwrap_or(0));
+    if manifests <= SUGGEST_ABOVE_MANIFESTS as u64 && files <= SUGGEST_ABOVE_FILES {
+        return None;
+    }
+    let guessed = super::findings::TableRef::guess(history, None).table;
+    let plain = guessed.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    let name = if plain { format!("<catalog>.{guessed}") } else { "<catalog>.<namespace>.<table>".into() };
+    Some(format!(
+        "The current snapshot has {manifests} manifests and {files} files: reading them in a browser tab takes minutes and gigabytes. Let Spark read them: `icescope spark-export --table {name} --to <folder>` prints the Spark SQL; open the folder it writes (with the table's metadata.json copied in)."
+    ))
 }
 
 /// A Spark identifier as typed (`lab.db.events`, or with backticks: ``lab.`my db`.t``), split into parts.

@@ -14,6 +14,7 @@ pub mod parquet_columns;
 pub mod parquet_footer;
 pub mod schema;
 pub mod snapshot;
+pub mod spark_tables;
 pub mod summary;
 pub mod table_metadata;
 mod thrift_check;

@@ -13,6 +13,7 @@ use futures::stream::{self, StreamExt};
 use crate::source::{Fetch, SourceError};
 
 pub mod data_scan;
+pub mod spark_export;
 mod pump;
 pub use pump::Pump;
 

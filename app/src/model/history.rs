@@ -108,7 +108,12 @@ impl ManifestCounts {
                 ))
             }
         }
-        add(&mut self.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path)
+        // A deletion vector is one blob of a Puffin file others share: its size is the blob's
+        // (`content_size_in_bytes`), as Iceberg's `total-files-size` counts it, not the file's.
+        match f.v3.as_ref().and_then(|v| v.content_size_in_bytes).filter(|_| f.is_deletion_vector()) {
+            Some(blob) => add(&mut self.files_size, blob, "content_size_in_bytes", &f.file_path),
+            None => add(&mut self.files_size, f.file_size_in_bytes, "file_size_in_bytes", &f.file_path),
+        }
     }
 
     /// Live files of every content.
@@ -116,7 +121,7 @@ impl ManifestCounts {
         self.data_files.saturating_add(self.position_delete_files).saturating_add(self.equality_delete_files).saturating_add(self.deletion_vectors)
     }
 
-    fn add_to(&self, c: &mut LiveCounts) -> Option<()> {
+    pub(crate) fn add_to(&self, c: &mut LiveCounts) -> Option<()> {
         c.data_files = c.data_files.checked_add(self.data_files)?;
         c.position_delete_files = c.position_delete_files.checked_add(self.position_delete_files)?;
         c.equality_delete_files = c.equality_delete_files.checked_add(self.equality_delete_files)?;
@@ -323,6 +328,8 @@ pub struct TableHistory {
     /// Delete files per kind (position, equality, DV) carried along the parent chain from summaries.
     kinds: Vec<Option<(u64, u64, u64)>>,
     pub(crate) reading: super::reading::ReadState,
+    /// Set when Spark read the manifests (an export folder): see `model::spark`.
+    pub(crate) exported: Option<super::spark::Exported>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -388,6 +395,7 @@ impl TableHistory {
             by_avro_id,
             kinds: Vec::new(),
             reading: Default::default(),
+            exported: None,
         };
         h.refresh_kinds();
         h
@@ -476,6 +484,9 @@ impl TableHistory {
 
     /// The live files of snapshot `index`: empty unless it is shown in detail and all is read.
     pub fn live_files(&self, index: usize) -> Vec<LiveFile<'_>> {
+        if let Some(files) = self.exported_live_files(index) {
+            return files;
+        }
         let Some(list) = self.list_of(index) else { return Vec::new() };
         let mut out = Vec::new();
         for m in list.iter() {
@@ -569,7 +580,8 @@ impl TableHistory {
             })
             .collect();
         manifests.sort_by(|a, b| a.file.cmp(&b.file));
-        lists.into_iter().chain(manifests).collect()
+        let exported = self.exported.iter().flat_map(|x| x.gaps.iter().cloned());
+        lists.into_iter().chain(manifests).chain(exported).collect()
     }
 
     /// Re-derives the delete files per kind along parent chains: a snapshot's kinds are its parent's

@@ -7,6 +7,7 @@ pub mod footers;
 pub mod history;
 pub mod live_rows;
 pub mod reading;
+pub mod spark;
 pub mod time;
 pub mod totals;
 pub mod writer;

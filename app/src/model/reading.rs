@@ -131,6 +131,10 @@ impl TableHistory {
 
     /// Chooses what to read. May be called again: to widen a plan, or after `select`.
     pub fn plan(&mut self, mode: ReadMode) {
+        // Spark read the manifests; the files it read are not here to read again.
+        if self.exported.is_some() {
+            return;
+        }
         let n = self.snapshots.len();
         let mode = match mode {
             ReadMode::Auto if n <= AUTO_ALL_UP_TO => ReadMode::All,
@@ -178,6 +182,9 @@ impl TableHistory {
 
     /// Shows snapshot `index` in detail: its list and manifests are read and kept whole.
     pub fn select(&mut self, index: usize) {
+        if self.exported.is_some() {
+            return;
+        }
         // Whatever it was read for before, its files are now kept whole.
         self.reading.reasons.insert(index, ReadReason::Selected);
         self.want(index, Want::Manifests, true, ReadReason::Selected);

@@ -88,6 +88,16 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
     } else {
         ReadMode::Auto
     };
+    // A folder Spark wrote (`icescope spark-export`): its tables stand in for the manifests.
+    if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && Path::new(t).is_dir()) {
+        let folder = LocalFolder::open(Path::new(t)).map_err(|e| e.to_string())?;
+        use icescope::source::FileSet;
+        if let Some(layout) = icescope::load::spark_export::detect(folder.index()) {
+            let loader = block_on(Loader::open_spark_export(&folder, &layout, a.reads)).map_err(|e| e.to_string())?;
+            let metadata = loader.history.metadata_file.clone();
+            return Ok((Files::Local(folder), loader, metadata, None));
+        }
+    }
     let (files, metadata, pick) = source(a)?;
     let loader = load_files(&files, &metadata, mode, a.reads, select)?;
     Ok((files, loader, metadata, pick))

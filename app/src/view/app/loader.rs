@@ -232,8 +232,11 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     state.progress.set(Progress { loading: true, ..Progress::default() });
     SESSION.with(|c| c.borrow_mut().take());
     CURRENT.with(|c| c.borrow_mut().take());
+    // A folder Spark wrote (`icescope spark-export`): its tables stand in for the manifests.
+    let export = if metadata.is_none() { files.listing().and_then(crate::load::spark_export::detect) } else { None };
     let (metadata, pick) = match (metadata, chosen) {
         (Some(m), pick) => (Some(m), pick),
+        (None, _) if export.is_some() => (export.as_ref().map(|l| format!("{}snapshots", l.root)), None),
         (None, _) => match pick_metadata(&*files).await {
             Some(p) => (Some(p.path.clone()), Some(p)),
             None => (None, None),
@@ -253,7 +256,11 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     if let Some(p) = &pick {
         CURRENT.with(|c| *c.borrow_mut() = Some((name.clone(), files.clone(), p.clone())));
     }
-    let mut loader = match Loader::open(&*files, &metadata, false).await {
+    let opened = match &export {
+        Some(layout) => Loader::open_spark_export(&*files, layout, false).await,
+        None => Loader::open(&*files, &metadata, false).await,
+    };
+    let mut loader = match opened {
         Ok(l) => l,
         Err(e) => {
             state.progress.set(Progress::default());

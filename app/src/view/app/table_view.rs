@@ -122,7 +122,9 @@ fn ReadStatus() -> impl IntoView {
                 if l.unknown > 0 {
                     parts.push(format!("{} unknown", l.unknown));
                 }
-                format!("Snapshots: {}.", parts.join(", "))
+                let by = if l.mode == "spark_export" { "Read by Spark (icescope spark-export): manifest counts from all_manifests, the current snapshot's files from entries. " } else { "" };
+                let hint = l.suggestion.as_ref().map(|s| format!(" {s}")).unwrap_or_default();
+                format!("{by}Snapshots: {}.{hint}", parts.join(", "))
             })
         })
     };

@@ -1,0 +1,139 @@
+//! Spark's metadata tables (`icescope spark-export`, run by real Spark 3.5.7 with Iceberg 1.11.0 in
+//! the lab: tests/lab/run_spark_export.sh) opened in place of the manifests: every series, job and
+//! finding equals what icescope reads from the table's own files, and the current snapshot's rows
+//! equal what Spark counted in the lab.
+
+use std::path::{Path, PathBuf};
+
+use icescope::analysis::findings::TableRef;
+use icescope::analysis::inspect::{inspect, Inspect};
+use icescope::analysis::partitions::partition_stats;
+use icescope::load::{load_table, spark_export, Loader};
+use icescope::model::{ReadMode, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::{newest_metadata, FileSet};
+use serde_json::Value;
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("spark-metadata/export.json").is_file()).collect();
+    v.sort();
+    v
+}
+
+/// A folder holding the export's tables, and the metadata.json Spark read when `with_metadata`:
+/// what a user has after running the script and copying the file it names.
+fn export_folder(fixture: &Path, with_metadata: bool) -> PathBuf {
+    let name = fixture.file_name().unwrap().to_string_lossy().to_string();
+    let dir = std::env::temp_dir().join(format!("icescope-spark-export-{}-{name}-{with_metadata}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = fixture.join("spark-metadata");
+    for t in icescope::analysis::spark_export::FOLDERS {
+        let Ok(parts) = std::fs::read_dir(src.join(t)) else { continue };
+        std::fs::create_dir_all(dir.join(t)).unwrap();
+        for p in parts {
+            let p = p.unwrap().path();
+            std::fs::copy(&p, dir.join(t).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    if with_metadata {
+        let export: Value = serde_json::from_str(&std::fs::read_to_string(src.join("export.json")).unwrap()).unwrap();
+        let registered = export["metadata_file_registered"].as_str().unwrap();
+        let file = registered.rsplit('/').next().unwrap();
+        std::fs::copy(fixture.join("metadata").join(file), dir.join(file)).unwrap();
+    }
+    dir
+}
+
+fn open_export(dir: &Path) -> TableHistory {
+    let folder = LocalFolder::open(dir).unwrap();
+    let layout = spark_export::detect(folder.index()).expect("an export folder");
+    futures::executor::block_on(Loader::open_spark_export(&folder, &layout, false)).unwrap().history
+}
+
+fn raw(fixture: &Path) -> TableHistory {
+    let folder = LocalFolder::open(fixture).unwrap();
+    // The fixture folder holds the export too: it still opens as the table.
+    assert!(spark_export::detect(folder.index()).is_none(), "{}", fixture.display());
+    load_table(&folder, &newest_metadata(&folder).unwrap(), ReadMode::All).unwrap()
+}
+
+fn report(h: &TableHistory) -> Inspect {
+    inspect(h, &TableRef::guess(h, Some("lab")))
+}
+
+/// Per snapshot: the numbers a chart draws (the count source aside).
+fn series(r: &Inspect) -> Vec<Value> {
+    r.snapshots
+        .iter()
+        .map(|s| {
+            let mut v = serde_json::to_value(s).unwrap();
+            for k in ["counts_from", "read"] {
+                v.as_object_mut().unwrap().remove(k);
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn with_the_metadata_json_everything_equals_the_table_read_directly() {
+    let all = fixtures();
+    assert!(all.len() >= 2, "the lab exported {} fixtures", all.len());
+    for fx in all {
+        let name = fx.file_name().unwrap().to_string_lossy().to_string();
+        let (direct, spark) = (raw(&fx), open_export(&export_folder(&fx, true)));
+        let (a, b) = (report(&direct), report(&spark));
+        assert_eq!(b.load.as_ref().map(|l| l.mode), None, "{name}: load is the caller's to set");
+        assert!(b.gaps.is_empty(), "{name}: {:?}", b.gaps);
+        assert_eq!(series(&a), series(&b), "{name}: per-snapshot series");
+        assert_eq!(serde_json::to_value(&a.jobs).unwrap(), serde_json::to_value(&b.jobs).unwrap(), "{name}: jobs");
+        assert_eq!(serde_json::to_value(&a.findings).unwrap(), serde_json::to_value(&b.findings).unwrap(), "{name}: findings");
+        assert_eq!(serde_json::to_value(&a.disagreements).unwrap(), serde_json::to_value(&b.disagreements).unwrap(), "{name}: disagreements");
+        let cur = |h: &TableHistory| h.current_index().unwrap();
+        assert_eq!(direct.counts(cur(&direct)), spark.counts(cur(&spark)), "{name}: the current snapshot's live counts");
+        assert_eq!(format!("{:?}", partition_stats(&direct)), format!("{:?}", partition_stats(&spark)), "{name}: the partitions chart");
+        // Every snapshot Spark's all_manifests knows is counted from its manifest list.
+        let x = spark.exported().unwrap();
+        assert!(x.counted_snapshots > 0 && x.counted_snapshots <= spark.snapshots.len(), "{name}");
+        assert!(spark.has_files(cur(&spark)), "{name}");
+    }
+}
+
+#[test]
+fn the_current_rows_are_sparks_count() {
+    for fx in fixtures() {
+        let name = fx.file_name().unwrap().to_string_lossy().to_string();
+        let facts: Value = serde_json::from_str(&std::fs::read_to_string(fx.join("facts.json")).unwrap()).unwrap();
+        let Some(rows) = facts["final_table"]["rows"].as_u64() else { continue };
+        let h = open_export(&export_folder(&fx, true));
+        let c = h.counts(h.current_index().unwrap()).unwrap();
+        // Rows in live data files minus what live deletes remove is Spark's count where no delete
+        // file is live; with deletes, the data files hold at least that many.
+        if c.position_delete_files + c.equality_delete_files + c.deletion_vectors == 0 {
+            assert_eq!(c.records, rows, "{name}");
+        } else {
+            assert!(c.records >= rows, "{name}");
+        }
+    }
+}
+
+#[test]
+fn without_the_metadata_json_the_series_stand_and_the_gap_says_what_is_missing() {
+    for fx in fixtures() {
+        let name = fx.file_name().unwrap().to_string_lossy().to_string();
+        let (direct, spark) = (raw(&fx), open_export(&export_folder(&fx, false)));
+        let (a, b) = (report(&direct), report(&spark));
+        assert_eq!(b.gaps.len(), 1, "{name}: {:?}", b.gaps);
+        assert!(b.gaps[0].message.contains("no metadata.json"), "{name}");
+        let counts = |r: &Inspect| -> Vec<Value> {
+            r.snapshots.iter().map(|s| serde_json::json!([s.snapshot_id, s.manifests, s.manifest_bytes, s.data_files, s.delete_files, s.records, s.flink_job_id, s.flink_checkpoint_id])).collect()
+        };
+        let mut ca = counts(&a);
+        let mut cb = counts(&b);
+        ca.sort_by_key(|v| v[0].to_string());
+        cb.sort_by_key(|v| v[0].to_string());
+        assert_eq!(ca, cb, "{name}");
+        assert_eq!(a.jobs.len(), b.jobs.len(), "{name}");
+    }
+}
