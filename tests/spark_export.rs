@@ -79,7 +79,7 @@ fn series(r: &Inspect) -> Vec<Value> {
 #[test]
 fn with_the_metadata_json_everything_equals_the_table_read_directly() {
     let all = fixtures();
-    assert!(all.len() >= 2, "the lab exported {} fixtures", all.len());
+    assert!(all.len() >= 12, "the lab exported {} fixtures", all.len());
     for fx in all {
         let name = fx.file_name().unwrap().to_string_lossy().to_string();
         let (direct, spark) = (raw(&fx), open_export(&export_folder(&fx, true)));

@@ -273,10 +273,14 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
         let df_col = c.col("data_file")?;
         let df: &StructArray = df_col.as_struct_opt().ok_or_else(|| mistyped(file, "data_file", df_col.as_ref()))?;
         let f = |name: &str| df.column_by_name(name).ok_or_else(|| DecodeError::new(file, &format!("data_file.{name}"), "the column is missing"));
-        let (content, path, format, spec, partition, records, size) =
-            (f("content")?, f("file_path")?, f("file_format")?, f("spec_id")?, f("partition")?, f("record_count")?, f("file_size_in_bytes")?);
-        let partition: &StructArray = partition.as_struct_opt().ok_or_else(|| mistyped(file, "data_file.partition", partition.as_ref()))?;
-        let names: Vec<Arc<str>> = partition.column_names().iter().map(|n| Arc::from(*n)).collect();
+        let (content, path, format, spec, records, size) = (f("content")?, f("file_path")?, f("file_format")?, f("spec_id")?, f("record_count")?, f("file_size_in_bytes")?);
+        // An unpartitioned table's partition struct has no fields, and Parquet cannot hold an
+        // empty group: Spark leaves the column out.
+        let partition: Option<&StructArray> = match df.column_by_name("partition") {
+            Some(p) => Some(p.as_struct_opt().ok_or_else(|| mistyped(file, "data_file.partition", p.as_ref()))?),
+            None => None,
+        };
+        let names: Vec<Arc<str>> = partition.map(|p| p.column_names().iter().map(|n| Arc::from(*n)).collect()).unwrap_or_default();
         let opt = |name: &str| df.column_by_name(name);
         let mut last_ids: Option<Arc<[i32]>> = None;
         for row in 0..batch.num_rows() {
@@ -323,7 +327,7 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
             let tuple = names
                 .iter()
                 .enumerate()
-                .map(|(i, n)| Ok((n.clone(), partition_value(file, partition.column(i).as_ref(), row)?)))
+                .filter_map(|(i, n)| partition.map(|p| Ok((n.clone(), partition_value(file, p.column(i).as_ref(), row)?))))
                 .collect::<Result<Vec<_>, DecodeError>>()?;
             out.push(EntryRow {
                 spec_id: i32_of(file, "data_file.spec_id", req_int(file, "data_file.spec_id", spec.as_ref(), row)?)?,

@@ -54,3 +54,45 @@ impl<T: FileSet> Fetch for T {
         Some(self.index())
     }
 }
+
+/// A source that cannot list itself (an object store reached by URL), with the keys a listing of
+/// its prefix returned: an export folder on S3 is found by its listing, as a dropped one is.
+pub struct Listed<F> {
+    pub inner: F,
+    pub index: PathIndex,
+    sizes: std::collections::HashMap<String, u64>,
+}
+
+impl<F: Fetch> Listed<F> {
+    pub fn new(inner: F, objects: impl IntoIterator<Item = (String, Option<u64>)>) -> Self {
+        let objects: Vec<(String, Option<u64>)> = objects.into_iter().collect();
+        let sizes = objects.iter().filter_map(|(k, s)| Some((k.clone(), (*s)?))).collect();
+        Listed { inner, index: PathIndex::new(objects.into_iter().map(|(k, _)| k)), sizes }
+    }
+
+    pub fn into_inner(self) -> F {
+        self.inner
+    }
+}
+
+impl<F: Fetch> Fetch for Listed<F> {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        self.inner.fetch(reference).await
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        self.inner.fetch_head(reference, n).await
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        self.inner.fetch_range(reference, range).await
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.sizes.get(reference).copied().or_else(|| self.inner.size_hint(reference))
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        Some(&self.index)
+    }
+}

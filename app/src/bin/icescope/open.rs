@@ -98,6 +98,18 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
             return Ok((Files::Local(folder), loader, metadata, None));
         }
     }
+    // The same, on an object store: `s3://bucket/prefix/` is listed (ListObjectsV2) to find it.
+    if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && t.starts_with("s3") && t.ends_with('/')) {
+        let remote = RemoteFiles::direct(Ureq::default(), a.s3.clone(), t);
+        let objects = block_on(remote.list_prefix(t, a.s3_list_page_size)).map_err(|e| e.to_string())?;
+        let listed = icescope::source::fetch::Listed::new(remote, objects.into_iter().map(|o| (o.key, o.size)));
+        let layout = icescope::load::spark_export::detect(&listed.index).ok_or_else(|| {
+            format!("{t}: no export of Spark's metadata tables here (`snapshots/*.parquet`); name a table's metadata.json to open a table")
+        })?;
+        let loader = block_on(Loader::open_spark_export(&listed, &layout, a.reads)).map_err(|e| e.to_string())?;
+        let metadata = loader.history.metadata_file.clone();
+        return Ok((Files::Remote(Box::new(listed.into_inner())), loader, metadata, None));
+    }
     let (files, metadata, pick) = source(a)?;
     let loader = load_files(&files, &metadata, mode, a.reads, select)?;
     Ok((files, loader, metadata, pick))
