@@ -13,7 +13,7 @@ use crate::model::TableHistory;
 use super::findings::{thousands, Finding, Severity, TableRef};
 use super::markdown::{text as md, visible};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FooterRow {
     pub file_path: String,
     pub content: DataContent,
@@ -35,7 +35,7 @@ pub struct FooterRow {
     pub size_matches: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FooterReport {
     pub snapshot_id: SnapshotId,
     pub files: usize,

@@ -65,7 +65,7 @@ impl Footer {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FooterColumn {
     /// Dotted path of the leaf column (`a.b` in a struct).
     pub path: String,

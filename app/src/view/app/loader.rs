@@ -46,6 +46,8 @@ pub struct Opened {
     pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
     /// The metadata walk at the snapshot and manifest chosen (the current snapshot at first).
     pub walk: Arc<Walk>,
+    /// Manifests against the Parquet footers, once the user asked for them.
+    pub footers: Option<Arc<crate::analysis::footers::FooterReport>>,
 }
 
 /// Reading progress: updated after every batch, without recomputing the report.
@@ -88,6 +90,8 @@ pub(super) struct Session {
     compare: Option<(String, String)>,
     /// Where the walk is: (snapshot, manifest); the current snapshot until one is chosen.
     walk: (Option<usize>, Option<String>),
+    /// The Parquet footers read for a snapshot ("Check footers"): their findings join the report.
+    pub(super) footers: Option<(usize, Vec<crate::model::footers::FileFooter>)>,
 }
 
 thread_local! {
@@ -99,15 +103,17 @@ thread_local! {
 }
 
 /// `in_flight`: reads still out; the plan's queues may be empty while they are.
-fn publish(state: AppState, s: &Session, in_flight: usize) {
+pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
     let history = &s.loader.history;
     let table = TableRef::guess(history, None);
     let mut report = inspect(history, &table);
     let mut load = LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes);
     load.metadata_pick = s.pick.clone();
     report.load = Some(load);
+    let footers = s.footers.as_ref().map(|(i, f)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, &table)));
     if in_flight == 0 {
         report.findings.extend(orphan_finding(s, &table));
+        report.findings.extend(footers.iter().flat_map(|f| f.findings.iter().cloned()));
         // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
         report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
     }
@@ -123,6 +129,7 @@ fn publish(state: AppState, s: &Session, in_flight: usize) {
         markdown: Arc::new(markdown),
         complete: history.is_settled() && in_flight == 0,
         walk: Arc::new(walk(history, s.walk.0.or(history.current_index()).unwrap_or(0), s.walk.1.as_deref(), WALK_ROWS)),
+        footers,
         diff: s.compare.as_ref().map(|(a, b)| {
             Arc::new((|| {
                 let (x, y) = (resolve(history, a)?, resolve(history, b)?);
@@ -289,7 +296,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
         })
         .collect();
     marks::mark("icescope:phase:summaries");
-    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None) };
+    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None), footers: None };
     SESSION.with(|c| *c.borrow_mut() = Some(session));
     drive(state, true).await;
 }

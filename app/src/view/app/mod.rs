@@ -6,6 +6,7 @@ mod compare;
 mod csp;
 mod charts;
 mod data_panel;
+mod footers_panel;
 mod drop;
 mod export_buttons;
 mod fetch;

@@ -96,6 +96,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::walk::WalkPanel opened=o level=walk_level entry=walk_entry open=walk_open/> })}
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::shape_panel::ShapePanel opened=o/> })}
             <super::data_panel::DuplicatesPanel/>
+            <super::footers_panel::FootersPanel/>
             {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
         </section>
     }

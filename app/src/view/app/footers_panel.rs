@@ -1,0 +1,116 @@
+//! "Check Parquet footers": the current snapshot's live Parquet files, each footer read with ranged
+//! reads through the table's own source (`load::data_scan::read_footers`, as `icescope footers`),
+//! checked against its manifest entry (`analysis::footers`). Mismatches join the findings; the
+//! columns the files really carry feed the schema findings.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::analysis::findings::thousands;
+use crate::load::data_scan::read_footers;
+
+use super::loader::{publish, return_session, with_session};
+use super::AppState;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Check {
+    running: bool,
+    done: usize,
+    total: usize,
+    error: Option<String>,
+}
+
+#[component]
+pub fn FootersPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let check = RwSignal::new(Check::default());
+    let cancel = RwSignal::new(false);
+    let start = move |_| {
+        if check.with_untracked(|c| c.running) {
+            return;
+        }
+        cancel.set(false);
+        check.set(Check { running: true, ..Check::default() });
+        spawn_local(async move {
+            let error = run(state, check, cancel).await.err();
+            check.update(|c| {
+                c.running = false;
+                c.error = error;
+            });
+        });
+    };
+    let report = move || state.opened.with(|o| o.as_ref().and_then(|o| o.footers.clone()));
+    view! {
+        <details class="footers" data-testid="footers-panel">
+            <summary>"Parquet footers against the manifests"</summary>
+            <p class="hint">"Reads the footer of every live Parquet file of the current snapshot (ranged reads: the last 8 bytes, then the footer) and checks the manifest's record_count and file_size_in_bytes against it. A mismatch is a finding; the columns the files carry replace the manifests' metric keys in the schema findings."</p>
+            <button data-testid="check-footers" disabled=move || check.with(|c| c.running) on:click=start>"Check footers"</button>
+            {move || check.with(|c| c.running).then(|| view! {
+                <button class="link" data-testid="cancel-footers" on:click=move |_| cancel.set(true)>"cancel"</button>
+                <p class="hint" data-testid="footers-progress">{move || check.with(|c| format!("{} of {} footers read", c.done, c.total))}</p>
+            })}
+            {move || check.with(|c| c.error.clone()).map(|e| view! { <p class="error" data-testid="footers-error">{e}</p> })}
+            {move || report().map(|r| {
+                let head = format!(
+                    "snapshot {}: {} Parquet files, {} footers read, {} record_count mismatches, {} size mismatches, {} unreadable; {} bytes fetched of {} in the files",
+                    r.snapshot_id, thousands(r.files as u64), thousands(r.footers_read as u64), r.record_count_mismatches, r.size_mismatches, r.unreadable,
+                    thousands(r.bytes_fetched), thousands(r.bytes_in_files)
+                );
+                let shown = r.files_checked.len().min(200);
+                view! {
+                    <div data-testid="footers-result" data-files=r.files.to_string() data-footers-read=r.footers_read.to_string()
+                        data-record-mismatches=r.record_count_mismatches.to_string() data-size-mismatches=r.size_mismatches.to_string()
+                        data-unreadable=r.unreadable.to_string() data-bytes-fetched=r.bytes_fetched.to_string() data-bytes-in-files=r.bytes_in_files.to_string()>
+                        <p data-testid="footers-summary">{head}</p>
+                        <table class="footers-table">
+                            <thead><tr><th>"file"</th><th>"rows (manifest)"</th><th>"rows (footer)"</th><th>"bytes (manifest)"</th><th>"bytes (object)"</th><th>"row groups"</th><th>"codecs"</th><th>"created by"</th></tr></thead>
+                            <tbody>{r.files_checked.iter().take(shown).map(|f| {
+                                let bad = f.records_match == Some(false) || f.size_matches == Some(false) || f.error.is_some();
+                                view! {
+                                    <tr data-testid="footer-row" class=if bad { "mismatch" } else { "" } data-path=f.file_path.clone()
+                                        data-manifest-rows=f.manifest_record_count.to_string() data-footer-rows=f.footer_rows.map(|r| r.to_string()).unwrap_or_default()>
+                                        <td class="mono">{f.file_path.rsplit('/').next().unwrap_or_default().to_string()}</td>
+                                        <td class="num">{thousands(f.manifest_record_count.max(0) as u64)}</td>
+                                        <td class="num">{f.footer_rows.map(|r| thousands(r.max(0) as u64)).unwrap_or_else(|| f.error.clone().unwrap_or_default())}</td>
+                                        <td class="num">{thousands(f.manifest_file_size.max(0) as u64)}</td>
+                                        <td class="num">{f.object_size.map(thousands).unwrap_or_default()}</td>
+                                        <td class="num">{f.row_groups.map(|g| g.to_string()).unwrap_or_default()}</td>
+                                        <td>{f.codecs.join(", ")}</td>
+                                        <td class="mono">{f.created_by.clone().unwrap_or_default()}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}</tbody>
+                        </table>
+                        {(r.files_checked.len() > shown).then(|| view! { <p class="hint">{format!("{} more files: export or use `icescope footers` for all", r.files_checked.len() - shown)}</p> })}
+                    </div>
+                }
+            })}
+        </details>
+    }
+}
+
+/// Reads the footers with the loader's session borrowed, then publishes the report with them.
+async fn run(state: AppState, check: RwSignal<Check>, cancel: RwSignal<bool>) -> Result<(), String> {
+    let Some(mut session) = with_session(state) else {
+        return Err("the table is still loading: check once reading has finished".into());
+    };
+    let result = async {
+        let h = &session.loader.history;
+        let index = h.current_index().ok_or("the table has no snapshots")?;
+        if !h.has_files(index) {
+            return Err("the current snapshot's manifests are not all read".to_string());
+        }
+        let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (done, total));
+        let stop = || cancel.get_untracked();
+        let (footers, _) = read_footers(&*session.files, h, index, &mut progress, &stop).await;
+        Ok((index, footers))
+    }
+    .await;
+    if let Ok((index, footers)) = result.as_ref() {
+        session.loader.history.record_footers(footers);
+        session.footers = Some((*index, footers.clone()));
+        publish(state, &session, 0);
+    }
+    return_session(state, session);
+    result.map(|_| ())
+}
