@@ -1,5 +1,6 @@
 //! Spark's metadata tables (`icescope spark-export`, run by real Spark 3.5.7 with Iceberg 1.11.0 in
-//! the lab: tests/lab/run_spark_export.sh) opened in place of the manifests: every series, job and
+//! the lab: tests/lab/run_spark_export.sh, into tests/spark-exports/<fixture>/ with the metadata.json
+//! Spark read) opened in place of the manifests: every series, job and
 //! finding equals what icescope reads from the table's own files, and the current snapshot's rows
 //! equal what Spark counted in the lab.
 
@@ -14,33 +15,39 @@ use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet};
 use serde_json::Value;
 
-fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("spark-metadata/export.json").is_file()).collect();
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// (the fixture's table folder, its export folder), for every fixture the lab exported.
+fn fixtures() -> Vec<(PathBuf, PathBuf)> {
+    let root = repo().join("tests/spark-exports");
+    let mut v: Vec<(PathBuf, PathBuf)> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("export.json").is_file())
+        .map(|p| (repo().join("tests/fixtures").join(p.file_name().unwrap()), p))
+        .collect();
     v.sort();
     v
 }
 
-/// A folder holding the export's tables, and the metadata.json Spark read when `with_metadata`:
-/// what a user has after running the script and copying the file it names.
-fn export_folder(fixture: &Path, with_metadata: bool) -> PathBuf {
-    let name = fixture.file_name().unwrap().to_string_lossy().to_string();
-    let dir = std::env::temp_dir().join(format!("icescope-spark-export-{}-{name}-{with_metadata}", std::process::id()));
+/// The export as the lab left it (with the metadata.json), or a copy of its tables alone: what a
+/// user has who ran the script and did not copy the file it names.
+fn export_folder(export: &Path, with_metadata: bool) -> PathBuf {
+    if with_metadata {
+        return export.to_path_buf();
+    }
+    let name = export.file_name().unwrap().to_string_lossy().to_string();
+    let dir = std::env::temp_dir().join(format!("icescope-spark-export-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let src = fixture.join("spark-metadata");
     for t in icescope::analysis::spark_export::FOLDERS {
-        let Ok(parts) = std::fs::read_dir(src.join(t)) else { continue };
+        let Ok(parts) = std::fs::read_dir(export.join(t)) else { continue };
         std::fs::create_dir_all(dir.join(t)).unwrap();
         for p in parts {
             let p = p.unwrap().path();
             std::fs::copy(&p, dir.join(t).join(p.file_name().unwrap())).unwrap();
         }
-    }
-    if with_metadata {
-        let export: Value = serde_json::from_str(&std::fs::read_to_string(src.join("export.json")).unwrap()).unwrap();
-        let registered = export["metadata_file_registered"].as_str().unwrap();
-        let file = registered.rsplit('/').next().unwrap();
-        std::fs::copy(fixture.join("metadata").join(file), dir.join(file)).unwrap();
     }
     dir
 }
@@ -53,7 +60,6 @@ fn open_export(dir: &Path) -> TableHistory {
 
 fn raw(fixture: &Path) -> TableHistory {
     let folder = LocalFolder::open(fixture).unwrap();
-    // The fixture folder holds the export too: it still opens as the table.
     assert!(spark_export::detect(folder.index()).is_none(), "{}", fixture.display());
     load_table(&folder, &newest_metadata(&folder).unwrap(), ReadMode::All).unwrap()
 }
@@ -79,10 +85,10 @@ fn series(r: &Inspect) -> Vec<Value> {
 #[test]
 fn with_the_metadata_json_everything_equals_the_table_read_directly() {
     let all = fixtures();
-    assert!(all.len() >= 12, "the lab exported {} fixtures", all.len());
-    for fx in all {
+    assert!(all.len() >= 15, "the lab exported {} fixtures", all.len());
+    for (fx, ex) in all {
         let name = fx.file_name().unwrap().to_string_lossy().to_string();
-        let (direct, spark) = (raw(&fx), open_export(&export_folder(&fx, true)));
+        let (direct, spark) = (raw(&fx), open_export(&export_folder(&ex, true)));
         let (a, b) = (report(&direct), report(&spark));
         assert_eq!(b.load.as_ref().map(|l| l.mode), None, "{name}: load is the caller's to set");
         assert!(b.gaps.is_empty(), "{name}: {:?}", b.gaps);
@@ -102,11 +108,11 @@ fn with_the_metadata_json_everything_equals_the_table_read_directly() {
 
 #[test]
 fn the_current_rows_are_sparks_count() {
-    for fx in fixtures() {
+    for (fx, ex) in fixtures() {
         let name = fx.file_name().unwrap().to_string_lossy().to_string();
         let facts: Value = serde_json::from_str(&std::fs::read_to_string(fx.join("facts.json")).unwrap()).unwrap();
         let Some(rows) = facts["final_table"]["rows"].as_u64() else { continue };
-        let h = open_export(&export_folder(&fx, true));
+        let h = open_export(&export_folder(&ex, true));
         let c = h.counts(h.current_index().unwrap()).unwrap();
         // Rows in live data files minus what live deletes remove is Spark's count where no delete
         // file is live; with deletes, the data files hold at least that many.
@@ -120,9 +126,9 @@ fn the_current_rows_are_sparks_count() {
 
 #[test]
 fn without_the_metadata_json_the_series_stand_and_the_gap_says_what_is_missing() {
-    for fx in fixtures() {
+    for (fx, ex) in fixtures() {
         let name = fx.file_name().unwrap().to_string_lossy().to_string();
-        let (direct, spark) = (raw(&fx), open_export(&export_folder(&fx, false)));
+        let (direct, spark) = (raw(&fx), open_export(&export_folder(&ex, false)));
         let (a, b) = (report(&direct), report(&spark));
         assert_eq!(b.gaps.len(), 1, "{name}: {:?}", b.gaps);
         assert!(b.gaps[0].message.contains("no metadata.json"), "{name}");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Real Spark computes Iceberg's metadata tables of the lab's fixture tables and writes them as Parquet
-into tests/fixtures/<scenario>/spark-metadata/<name>/, for icescope's tests of its Spark-export reader.
+into tests/spark-exports/<scenario>/<name>/ (with the metadata.json Spark read copied in), for icescope's tests of its Spark-export reader.
 
     bash tests/lab/run_spark_export.sh [scenario ...]     # the entry point (venv, jars), default: all
 
@@ -33,7 +33,9 @@ from pathlib import Path
 LAB = Path(__file__).resolve().parent
 REPO = LAB.parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-OUT_DIR = "spark-metadata"
+# Beside the fixtures, not inside them: a table folder holds only the table's own objects (its
+# orphan census would count an export inside it).
+EXPORTS = REPO / "tests" / "spark-exports"
 NS_FLAG = "--in-mount-namespace"
 
 sys.path.insert(0, str(LAB))
@@ -206,7 +208,7 @@ def script_text(fx: Fixture, out_uri: str, builtin: bool) -> tuple[dict, str]:
     if p.returncode != 0:
         raise RuntimeError(f"`{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr.strip()}\n"
                            "(run with --builtin-script to use the script the command was specified with)")
-    shown = " ".join(cmd[6:]).replace(out_uri, f"file://<repo>/tests/fixtures/{fx.name}/{OUT_DIR}")
+    shown = " ".join(cmd[6:]).replace(out_uri, f"file://<repo>/tests/spark-exports/{fx.name}")
     return {"source": "icescope spark-export", "command": f"icescope {shown}"}, p.stdout
 
 
@@ -273,10 +275,10 @@ def spark_error(e: Exception) -> str:
 
 def export(spark, fx: Fixture) -> dict:
     t0 = time.time()
-    out = fx.dir / OUT_DIR
+    out = EXPORTS / fx.name
     if out.exists():
         shutil.rmtree(out)
-    out.mkdir()
+    out.mkdir(parents=True)
     out_uri = out.as_uri()
     src, text = fx.script
     stmts = statements(text)
@@ -294,7 +296,7 @@ def export(spark, fx: Fixture) -> dict:
         "table_prefix": fx.prefix,
         "metadata_file_registered": fx.metadata_file,
         "script": {**src,
-                   "statements": [s.replace(out_uri, f"file://<repo>/tests/fixtures/{fx.name}/{OUT_DIR}") for s in stmts]},
+                   "statements": [s.replace(out_uri, f"file://<repo>/tests/spark-exports/{fx.name}") for s in stmts]},
         "folders": {},
         "errors": [],
     }
@@ -423,7 +425,7 @@ def main() -> int:
     failed = []
     for fx in list(fixtures):
         try:
-            fx.script = script_text(fx, (fx.dir / OUT_DIR).as_uri(), args.builtin_script)
+            fx.script = script_text(fx, (EXPORTS / fx.name).as_uri(), args.builtin_script)
         except RuntimeError as e:
             log(f"[{fx.name}] FAILED: {e}")
             failed.append(fx.name)
@@ -477,8 +479,12 @@ def main() -> int:
             r["versions"] = versions
             r["staged"] = staged[fx.name]
             problems = checks(fx, r) + [f"Spark error in: {e['statement'][:80]}" for e in r["errors"]]
-            (fx.dir / OUT_DIR / "export.json").write_text(json.dumps(r, indent=2) + "\n")
-            total = sum(p.stat().st_size for p in (fx.dir / OUT_DIR).rglob("*") if p.is_file())
+            (EXPORTS / fx.name / "export.json").write_text(json.dumps(r, indent=2) + "\n")
+            # The user's step the script's comment asks for: the metadata.json Spark read, beside
+            # its tables (schemas, specs, properties are not in Spark's metadata tables).
+            registered = fx.metadata_file.rsplit("/", 1)[1]
+            shutil.copyfile(fx.dir / "metadata" / registered, EXPORTS / fx.name / registered)
+            total = sum(p.stat().st_size for p in (EXPORTS / fx.name).rglob("*") if p.is_file())
             rows = ", ".join(f"{k} {v['rows']}" for k, v in r["folders"].items())
             log(f"=== {fx.name}: {'ok' if not problems else 'PROBLEMS'} in {r['elapsed_ms'] / 1000:.0f} s, "
                 f"{total} bytes; {rows}")

@@ -1,7 +1,7 @@
 """`icescope inspect s3://bucket/prefix/` on an export of Spark's metadata tables kept in a real S3
 store (SeaweedFS `weed mini`): the prefix is listed with signed ListObjectsV2 requests, the export
 found by its `snapshots/*.parquet`, and the report equals the one from the same export in a local
-folder. The exports were written by real Spark 3.5.7 in the lab (tests/lab/run_spark_export.sh).
+folder. The exports were written by real Spark 3.5.7 in the lab (tests/lab/run_spark_export.sh, into tests/spark-exports/).
 """
 
 from __future__ import annotations
@@ -17,20 +17,23 @@ from catalogkit import REPO
 FOLDERS = ["snapshots", "history", "refs", "metadata_log_entries", "manifests", "all_manifests_by_snapshot", "entries", "partitions"]
 
 
+EXPORTS = REPO / "tests" / "spark-exports"
+
+
 def exported() -> list[str]:
-    return sorted(p.parent.parent.name for p in (REPO / "tests" / "fixtures").glob("*/spark-metadata/export.json"))
+    return sorted(p.parent.name for p in EXPORTS.glob("*/export.json"))
 
 
 def export_files(fixture: str) -> dict[str, Path]:
     """Relative key → file: the tables Spark wrote and the metadata.json it read, as a user's
     folder holds them after the documented steps."""
-    src = REPO / "tests" / "fixtures" / fixture / "spark-metadata"
+    src = EXPORTS / fixture
     out = {}
     for t in FOLDERS:
         for p in sorted((src / t).glob("*.parquet")):
             out[f"{t}/{p.name}"] = p
     registered = json.loads((src / "export.json").read_text())["metadata_file_registered"].rsplit("/", 1)[1]
-    out[registered] = REPO / "tests" / "fixtures" / fixture / "metadata" / registered
+    out[registered] = src / registered
     return out
 
 

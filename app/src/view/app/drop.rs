@@ -133,7 +133,9 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
 /// delete files are read by slices for a data scan; other files are only listed (the orphan census).
 fn add_file(set: &mut PickedFiles, path: String, file: File) {
     let path = path.trim_start_matches('/').to_string();
-    if is_table_metadata(&path) {
+    // Spark's metadata tables (`icescope spark-export`) are the table's metadata in such a folder.
+    let spark_table = || path.ends_with(".parquet") && path.rsplit('/').nth(1).is_some_and(|dir| crate::decode::spark_tables::FOLDERS.contains(&dir));
+    if is_table_metadata(&path) || spark_table() {
         set.insert(path, file);
     } else if [".parquet", ".puffin"].iter().any(|ext| path.to_ascii_lowercase().ends_with(ext)) {
         // Kept as handles only: read (by slices) when the user counts duplicates; listed for the
