@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate tests/spark-exports/<scenario>/ (see tests/lab/README.md, "Spark's metadata tables").
+# Regenerate tests/spark-exports/<scenario>/ (see tests/lab/README.md, "Spark's metadata tables"), with
+# diffs.json: the files Spark's `entries` show added and removed between snapshot pairs (tests/diff.rs).
 #   bash tests/lab/run_spark_export.sh [scenario ...] [--builtin-script]   # default: every stageable fixture
 # Needs Java 17, Maven (Maven Central), PyPI and cargo; root and unshare(1) for v3-deletion-vectors (its
 # file:// paths are shown at their place in a private mount namespace). Starts SeaweedFS and Spark on

@@ -14,6 +14,10 @@ copied to a temporary folder that a private mount namespace shows at the fixture
 an Iceberg JdbcCatalog on in-memory Derby (`mem`: S3FileIO on the SeaweedFS endpoint; `memfs`: HadoopFileIO) and runs
 the script; Spark's _SUCCESS and .crc side files are removed; export.json records the versions, the
 registered metadata file, the rows per folder (counted by Spark) and the last SELECT's answer.
+
+Then diffs.json: for the snapshot pairs first → current, current's parent → current and (several Flink
+jobs) the first job's last snapshot → the last job's, the files live in one and not the other, from
+`<table>.entries VERSION AS OF <id>` (status < 2), cross-checked with the reader's snapshot-id option.
 """
 
 from __future__ import annotations
@@ -393,6 +397,163 @@ def checks(fx: Fixture, r: dict) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- snapshot diffs (diffs.json)
+
+# The live files of one snapshot: its `entries` as of that snapshot, status EXISTING (0) or ADDED (1).
+# Spark 3.5 time-travels a metadata table with `VERSION AS OF <snapshot id>` (Iceberg's SparkCatalog
+# resolves `<table>.entries` at that snapshot); the DataFrame reader's `snapshot-id` option reads the
+# same thing and is run beside it as a cross-check (and is what is used if the SQL form fails).
+LIVE_COLUMNS = ["snapshot_id", "data_file.file_path AS path", "data_file.content AS content",
+                "data_file.file_format AS file_format", "data_file.record_count AS records",
+                "data_file.file_size_in_bytes AS bytes", "data_file.content_offset AS content_offset",
+                "data_file.content_size_in_bytes AS content_size_in_bytes",
+                "data_file.referenced_data_file AS referenced_data_file"]
+LIVE_SQL = "SELECT {cols} FROM {ident}.entries VERSION AS OF {sid} WHERE status < 2"
+LIVE_DF = 'spark.read.format("iceberg").option("snapshot-id", "{sid}").load("{ident}.entries").where("status < 2")'
+
+
+def _partition(p) -> dict:
+    """data_file.partition as {field: string}; a day is its date (2026-11-28); null stays null."""
+    if p is None:
+        return {}
+    return {k: (None if v is None else str(v)) for k, v in p.asDict().items()}
+
+
+def _file(row) -> dict:
+    f = {"path": row["path"], "content": row["content"], "records": row["records"], "bytes": row["bytes"],
+         "partition": _partition(row["partition"]), "file_format": row["file_format"],
+         "added_snapshot_id": str(row["snapshot_id"])}
+    # a deletion vector (v3): one blob of a Puffin file that holds several
+    for k in ("content_offset", "content_size_in_bytes", "referenced_data_file"):
+        if row[k] is not None:
+            f[k] = row[k]
+    return f
+
+
+def _key(f: dict) -> tuple:
+    """A file by path and content; a deletion vector by its Puffin file and the blob's offset."""
+    return (f["path"], f["content"], f.get("content_offset"))
+
+
+def _skey(k: tuple) -> tuple:
+    return (k[0], k[1], -1 if k[2] is None else k[2])
+
+
+def live_files(spark, fx: Fixture, sid: int, has_partition: bool, how: dict) -> list[dict]:
+    cols = LIVE_COLUMNS + ["data_file.partition AS partition" if has_partition else "NULL AS partition"]
+    rows = None
+    if how.get("sql", True):
+        try:
+            rows = spark.sql(LIVE_SQL.format(cols=", ".join(cols), ident=fx.ident, sid=sid)).collect()
+        except Exception as e:  # noqa: BLE001 - fall back to the reader option, and say so
+            how["sql"] = False
+            how["sql_error"] = spark_error(e)
+            log(f"[{fx.name}] VERSION AS OF on entries failed, using the snapshot-id option:\n{how['sql_error']}")
+    df_rows = (spark.read.format("iceberg").option("snapshot-id", str(sid)).load(f"{fx.ident}.entries")
+               .where("status < 2").selectExpr(*cols).collect())
+    files = sorted((_file(r) for r in (rows if rows is not None else df_rows)), key=lambda f: _skey(_key(f)))
+    if rows is not None:
+        other = sorted((_file(r) for r in df_rows), key=lambda f: _skey(_key(f)))
+        how["cross_checked"] = how.get("cross_checked", True) and other == files
+        if other != files:
+            how.setdefault("cross_check_mismatches", []).append(str(sid))
+    return files
+
+
+def snapshot_pairs(spark, fx: Fixture) -> tuple[list[tuple[str, int, int]], list[str], dict]:
+    """(name, A, B): first in commit order → current, current's parent → current, and with several
+    flink.job-id values the first job's last snapshot → the last job's last snapshot (jobs ordered by
+    their first commit). Commit order: the snapshots table by committed_at."""
+    snaps = spark.sql(f"SELECT snapshot_id, parent_id, committed_at, summary FROM {fx.ident}.snapshots "
+                      "ORDER BY committed_at, snapshot_id").collect()
+    notes = []
+    if not snaps:
+        return [], ["no snapshots"], {}
+    times = [s["committed_at"] for s in snaps]
+    if len(set(times)) != len(times):
+        notes.append("two snapshots share a committed_at: commit order among them is by snapshot id")
+    refs = spark.sql(f"SELECT snapshot_id FROM {fx.ident}.refs WHERE name = 'main' AND type = 'BRANCH'").collect()
+    if not refs:
+        return [], notes + ["no main branch"], {}
+    cur = refs[0]["snapshot_id"]
+    by_id = {s["snapshot_id"]: s for s in snaps}
+    pairs = [("first→current", snaps[0]["snapshot_id"], cur)]
+    parent = by_id[cur]["parent_id"] if cur in by_id else None
+    if parent is None:
+        notes.append("the current snapshot has no parent: no parent→current pair")
+    elif parent not in by_id:
+        notes.append(f"the current snapshot's parent {parent} is expired: no parent→current pair")
+    else:
+        pairs.append(("parent→current", parent, cur))
+    jobs: dict[str, list[int]] = {}
+    for s in snaps:
+        j = (s["summary"] or {}).get("flink.job-id")
+        if j:
+            jobs.setdefault(j, []).append(s["snapshot_id"])
+    order = list(jobs)
+    if len(order) > 1:
+        pairs.append(("jobs", jobs[order[0]][-1], jobs[order[-1]][-1]))
+    summaries = {s["snapshot_id"]: dict(s["summary"] or {}) for s in snaps}
+    return pairs, notes, {"jobs": order, "summaries": summaries}
+
+
+def diffs(spark, fx: Fixture) -> tuple[dict, list[str]]:
+    t0 = time.time()
+    problems = []
+    pairs, notes, info = snapshot_pairs(spark, fx)
+    has_partition = "partition" in spark.table(f"{fx.ident}.entries").schema["data_file"].dataType.fieldNames()
+    how: dict = {}
+    live: dict[int, list[dict]] = {}
+    for _, a, b in pairs:
+        for sid in (a, b):
+            if sid not in live:
+                live[sid] = live_files(spark, fx, sid, has_partition, how)
+                seen = {}
+                for f in live[sid]:
+                    if _key(f) in seen:
+                        problems.append(f"snapshot {sid}: {_key(f)} is live twice")
+                    seen[_key(f)] = f
+                # the snapshot's own totals say the same (where its summary has them)
+                summ = info["summaries"].get(sid, {})
+                got = {"total-data-files": sum(f["content"] == 0 for f in live[sid]),
+                       "total-delete-files": sum(f["content"] != 0 for f in live[sid]),
+                       "total-records": sum(f["records"] for f in live[sid] if f["content"] == 0)}
+                for k, v in got.items():
+                    if k in summ and int(summ[k]) != v:
+                        problems.append(f"snapshot {sid}: {v} live per entries, its summary's {k} is {summ[k]}")
+    out_pairs = []
+    for name, a, b in pairs:
+        before = {_key(f): f for f in live[a]}
+        after = {_key(f): f for f in live[b]}
+        out_pairs.append({
+            "name": name, "from": str(a), "to": str(b),
+            "added": [f for k, f in sorted(after.items(), key=lambda x: _skey(x[0])) if k not in before],
+            "removed": [f for k, f in sorted(before.items(), key=lambda x: _skey(x[0])) if k not in after],
+            "live": {"from": len(live[a]), "to": len(live[b])},
+        })
+        log(f"[{fx.name}] diff {name} {a} → {b}: +{len(out_pairs[-1]['added'])} −{len(out_pairs[-1]['removed'])} files")
+    if how.get("sql", True) and how.get("cross_checked") is False:
+        problems.append(f"VERSION AS OF and the snapshot-id option disagree at {how['cross_check_mismatches']}")
+    queried = (LIVE_SQL.format(cols="<columns>", ident=fx.ident, sid="<snapshot id>") if how.get("sql", True)
+               else LIVE_DF.format(sid="<snapshot id>", ident=fx.ident))
+    result = {
+        "generated_by": "tests/lab/run_spark_export.sh",
+        "queried_with": queried,
+        "columns": LIVE_COLUMNS + ["data_file.partition AS partition" if has_partition else "(no data_file.partition: unpartitioned)"],
+        "cross_checked_with": (LIVE_DF.format(sid="<snapshot id>", ident=fx.ident) + ": the same rows"
+                               if how.get("sql", True) and how.get("cross_checked") else None),
+        "sql_error": how.get("sql_error"),
+        "key": "(path, content, content_offset): a deletion vector is one blob of its Puffin file",
+        "commit_order": "the snapshots table by committed_at; jobs ordered by their first commit",
+        "flink_jobs": info.get("jobs", []),
+        "notes": notes,
+        "pairs": out_pairs,
+        "problems": problems,
+        "elapsed_ms": int((time.time() - t0) * 1000),
+    }
+    return result, problems
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -479,6 +640,12 @@ def main() -> int:
             r["versions"] = versions
             r["staged"] = staged[fx.name]
             problems = checks(fx, r) + [f"Spark error in: {e['statement'][:80]}" for e in r["errors"]]
+            try:
+                d, dp = diffs(spark, fx)
+                (EXPORTS / fx.name / "diffs.json").write_text(json.dumps(d, indent=1) + "\n")
+                problems += [f"diffs: {p}" for p in dp]
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"diffs: {spark_error(e)}")
             (EXPORTS / fx.name / "export.json").write_text(json.dumps(r, indent=2) + "\n")
             # The user's step the script's comment asks for: the metadata.json Spark read, beside
             # its tables (schemas, specs, properties are not in Spark's metadata tables).
