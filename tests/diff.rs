@@ -329,18 +329,7 @@ fn live_files_of_each_pair_equal_spark_entries_file_by_file() {
     assert!(checked >= 30, "{checked} pairs");
 }
 
-/// Scenarios where `diff` and Spark disagree, each checked (unchanged, exactly) by an ignored test of
-/// its own until icescope is fixed; then the entry goes and the main test covers it again.
-const DISAGREE: &[(&str, &str)] = &[(
-    "v3-deletion-vectors",
-    "diff keys live files by file_path alone; a Puffin file holds several deletion vectors (the spec \
-     tracks each by file_path and content_offset), so vectors sharing a Puffin file count as one",
-)];
+/// Scenarios where `diff` and Spark disagree (none: the deletion vectors of one Puffin file were
+/// once counted as one file; they are keyed by path and content_offset now, as the spec tracks them).
+const DISAGREE: &[(&str, &str)] = &[];
 
-#[test]
-#[ignore = "icescope's diff counts the deletion vectors of one Puffin file as one file (keyed by path, not path + content_offset); Spark counts each vector"]
-fn v3_deletion_vectors_diff_counts_each_vector_as_spark_does() {
-    let (_, diffs) = scenarios().into_iter().find(|(n, _)| n == "v3-deletion-vectors").expect("tests/spark-exports/v3-deletion-vectors/diffs.json");
-    let wrong = diff_against_spark("v3-deletion-vectors", &diffs);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}

@@ -253,6 +253,46 @@ function assertMatchesPyIceberg(view, t, only = null) {
  * included), other inputs' values, the URL, local/session storage, console messages, request URLs.
  * The field the secret was typed into is the one place it may be.
  */
+/**
+ * Every file the page lets a user save after an OAuth2 + S3-key session — each export table as CSV
+ * and Parquet, the chart as PNG and SVG on every tab, the Markdown summary — holds no secret (nor
+ * the access token the catalog issued, which the page never shows).
+ */
+async function assertNoSecretsInDownloads(page, secret) {
+  const saved = [];
+  const save = async (testid) => {
+    const [d] = await Promise.all([
+      page.waitForEvent('download', { timeout: 15000 }).catch(async (e) => {
+        const alerts = await page.locator('[data-testid="load-error"]').allTextContents().catch(() => []);
+        throw new Error(`${testid}: no download (${e.message.split('\n')[0]}); alerts: ${JSON.stringify(alerts)}`);
+      }),
+      page.locator(`[data-testid="${testid}"]`).first().click(),
+    ]);
+    assert.equal(await d.failure(), null, `${testid}: download failed`);
+    saved.push({ what: `${testid} ${d.suggestedFilename()}`, bytes: fs.readFileSync(await d.path()) });
+    // Chromium drops a download that follows ten others within a few seconds (no error, no
+    // event): spaced out, as a person's clicks are.
+    await page.waitForTimeout(1000);
+  };
+  const exports = await page.locator('[data-testid^="export-"]:not([data-testid="export-format"])').evaluateAll((bs) => bs.map((b) => b.dataset.testid));
+  assert.ok(exports.length >= 3, `export buttons: ${exports}`);
+  for (const format of ['csv', 'parquet']) {
+    await page.locator('[data-testid="export-format"]').selectOption(format);
+    for (const e of exports) await save(e);
+  }
+  // The stamp (table, snapshot, metadata file) is the same on every tab: the growth chart's.
+  await save('save-png');
+  await save('save-svg');
+  const markdown = await page.locator('[data-testid="markdown"]').inputValue();
+  assert.ok(markdown.includes('scope_ns'), 'the Markdown summary names the table');
+  saved.push({ what: 'markdown', bytes: Buffer.from(markdown ?? '') });
+  assert.ok(saved.length >= exports.length * 2 + 2, `${saved.length} files saved`);
+  for (const f of saved) {
+    assert.ok(!f.bytes.includes(Buffer.from(secret)), `a secret is in the saved ${f.what}`);
+    assert.ok(!f.bytes.toString('latin1').toLowerCase().includes('bearer '), `a token is in the saved ${f.what}`);
+  }
+}
+
 async function assertNoSecrets(p, secrets, typedInto = []) {
   const { page } = p;
   const dump = await inPage(page, (typedInto) => ({
@@ -317,6 +357,7 @@ test('OAuth2: the listing equals PyIceberg (nested namespace too) and scope_ns.e
       assert.equal(await page.locator(sel.progress).count(), 0, 'progress still shown when ready');
       assert.deepEqual(errors.all.slice(e0), [], 'page or console errors since Connect');
       await assertNoSecrets(p, [facts.secret], ['catalog-client-secret', 's3-secret-access-key']);
+      await assertNoSecretsInDownloads(page, facts.secret);
 
       // The page now allows connections only to itself, the catalog and the S3 endpoint: the
       // browser refuses any other host, whatever the code asks.

@@ -163,8 +163,14 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
             missing.push(format!("the {which} snapshot's files ({}) were not all read", h.snapshots[i].snapshot.snapshot_id));
         }
     }
-    let before: HashMap<&str, _> = h.live_files(a).into_iter().map(|f| (&*f.file.file_path, f)).collect();
-    let after: HashMap<&str, _> = h.live_files(b).into_iter().map(|f| (&*f.file.file_path, f)).collect();
+    // A file is its path, except a deletion vector: one Puffin file holds many, each its own entry
+    // at its own offset (the spec tracks DVs by file_path and content_offset).
+    let key = |f: &crate::model::LiveFile<'_>| -> (Box<str>, Option<i64>) {
+        let offset = f.file.is_deletion_vector().then(|| f.file.v3.as_ref().and_then(|v| v.content_offset)).flatten();
+        (f.file.file_path.clone(), offset)
+    };
+    let before: HashMap<(Box<str>, Option<i64>), _> = h.live_files(a).into_iter().map(|f| (key(&f), f)).collect();
+    let after: HashMap<(Box<str>, Option<i64>), _> = h.live_files(b).into_iter().map(|f| (key(&f), f)).collect();
     let mut totals = Changes::default();
     let mut by: BTreeMap<String, Changes> = BTreeMap::new();
     for (set, other, added) in [(&after, &before, true), (&before, &after, false)] {
