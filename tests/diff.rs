@@ -333,3 +333,19 @@ fn live_files_of_each_pair_equal_spark_entries_file_by_file() {
 /// once counted as one file; they are keyed by path and content_offset now, as the spec tracks them).
 const DISAGREE: &[(&str, &str)] = &[];
 
+
+#[test]
+fn walk_shows_what_a_null_sequence_number_inherits() {
+    // Flink writes added entries without sequence numbers; they inherit the manifest list's, which
+    // for a manifest added by the snapshot is that snapshot's own sequence number (metadata.json).
+    let (h, _) = fixture("savepoint-twice");
+    let i = resolve(&h, "current").unwrap();
+    let first = h.list_of(i).unwrap().iter().find(|m| m.added_snapshot_id == Some(h.snapshots[i].snapshot.snapshot_id.0 as i64)).unwrap().manifest_path.clone();
+    let w = icescope::analysis::walk::walk(&h, i, Some(&first), 10);
+    let entry = &w.manifest.unwrap().entries[0];
+    let field = |n: &str| entry.iter().find(|f| f.name == n).unwrap().value.clone();
+    let seq = h.snapshots[i].snapshot.sequence_number;
+    assert_eq!(field("status"), "1 (added)");
+    assert_eq!(field("sequence_number"), format!("null → {seq} (inherited from the manifest list's sequence_number)"));
+    assert_eq!(field("file_sequence_number"), format!("null → {seq} (inherited from the manifest list's sequence_number)"));
+}

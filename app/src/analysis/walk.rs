@@ -106,14 +106,27 @@ pub fn list_row(m: &ManifestFile) -> Vec<Field> {
     ]
 }
 
-/// A `manifest_entry` (fields 0–4) and its `data_file` (100–145).
-fn entry_row(e: &crate::decode::ManifestEntry) -> Vec<Field> {
+/// A value the writer left null for a reader to inherit (spec: "Sequence Number Inheritance" and
+/// "Snapshot ID Inheritance"): from the manifest list's row, for an ADDED entry of a v2+ table.
+fn inherited(name: &'static str, id: i32, value: Option<i64>, from: Option<(i64, &'static str)>, added: bool) -> Field {
+    match (value, from) {
+        (Some(v), _) => f(name, Some(id), v),
+        (None, Some((v, source))) if added => f(name, Some(id), format!("null → {v} (inherited from the manifest list's {source})")),
+        (None, _) => f(name, Some(id), "null"),
+    }
+}
+
+/// A `manifest_entry` (fields 0–4) and its `data_file` (100–145); `row` is the manifest list's row
+/// for its manifest (what null ids and sequence numbers inherit), `v2` whether they inherit at all.
+fn entry_row(e: &crate::decode::ManifestEntry, row: Option<&ManifestFile>, v2: bool) -> Vec<Field> {
     let d = &e.data_file;
+    let added = e.status == ManifestStatus::Added;
+    let seq = row.filter(|_| v2).map(|m| (m.sequence_number, "sequence_number"));
     let mut out = vec![
         f("status", Some(0), match e.status { ManifestStatus::Existing => "0 (existing)", ManifestStatus::Added => "1 (added)", ManifestStatus::Deleted => "2 (deleted)" }),
-        o("snapshot_id", 1, e.snapshot_id),
-        o("sequence_number", 3, e.sequence_number),
-        o("file_sequence_number", 4, e.file_sequence_number),
+        inherited("snapshot_id", 1, e.snapshot_id, row.and_then(|m| Some((m.added_snapshot_id?, "added_snapshot_id"))), added),
+        inherited("sequence_number", 3, e.sequence_number, seq, added),
+        inherited("file_sequence_number", 4, e.file_sequence_number, seq, added),
         f("data_file.content", Some(134), match d.content { DataContent::Data => "0 (data)".to_string(), DataContent::PositionDeletes => "1 (position deletes)".to_string(), DataContent::EqualityDeletes => "2 (equality deletes)".to_string(), DataContent::Unknown(v) => format!("{v} (unknown)") }),
         f("data_file.file_path", Some(100), &d.file_path),
         f("data_file.file_format", Some(101), &d.file_format),
@@ -148,7 +161,9 @@ pub fn walk(h: &TableHistory, snapshot: usize, manifest: Option<&str>, max_rows:
             f("partition-spec-id (Avro header)", None, m.partition_spec_id.map(|v| v.to_string()).unwrap_or_else(|| "not recorded".into())),
             f("format-version (Avro header)", None, m.format_version.map(|v| v.to_string()).unwrap_or_else(|| "not recorded".into())),
         ];
-        Some(ManifestLevel { path: p.to_string(), header, entries: m.entries.iter().take(max_rows).map(entry_row).collect(), total_entries: m.entries.len() })
+        let row = list.and_then(|l| l.iter().find(|r| r.manifest_path == p));
+        let v2 = h.metadata.format_version >= 2;
+        Some(ManifestLevel { path: p.to_string(), header, entries: m.entries.iter().take(max_rows).map(|e| entry_row(e, row, v2)).collect(), total_entries: m.entries.len() })
     });
     Walk {
         metadata_file: h.metadata_file.clone(),
