@@ -143,3 +143,22 @@ fn without_the_metadata_json_the_series_stand_and_the_gap_says_what_is_missing()
         assert_eq!(a.jobs.len(), b.jobs.len(), "{name}");
     }
 }
+
+#[test]
+fn a_page_declaring_a_gigabyte_is_refused_before_anything_is_inflated() {
+    // Spark's own snapshots table, its first page header replaced by one declaring 2^30
+    // uncompressed bytes for 1 compressed byte: the decoder would allocate a gigabyte for it.
+    let dir = repo().join("tests/spark-exports/savepoint-twice/snapshots");
+    let path = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "parquet")).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new().parse_and_finish(&bytes::Bytes::from(bytes.clone())).unwrap();
+    let (start, len) = meta.row_group(0).column(0).byte_range();
+    let header = [0x15, 0x00, 0x15, 0x80, 0x80, 0x80, 0x80, 0x08, 0x15, 0x02, 0x00];
+    assert!(len as usize > header.len() + 1);
+    bytes[start as usize..start as usize + header.len()].copy_from_slice(&header);
+    let name = path.to_string_lossy().to_string();
+    let e = icescope::decode::spark_tables::snapshots(&name, &bytes).unwrap_err().to_string();
+    assert!(e.contains(&name) && e.contains("page_header") && e.contains("1073741824 uncompressed bytes"), "{e}");
+    // The unchanged file decodes: the walk accepts what Spark wrote.
+    assert_eq!(icescope::decode::spark_tables::snapshots(&name, &std::fs::read(&path).unwrap()).unwrap().len(), 21);
+}

@@ -71,3 +71,16 @@ async fn growth_chart_paints_a_canvas() {
     // Lines, markers, axes and text: well over 1% of the canvas is not white.
     assert!(ink > 1280 * 560 / 100, "only {ink} inked pixels");
 }
+
+#[wasm_bindgen_test]
+fn after_a_panic_a_banner_says_the_app_stopped_and_shows_the_message_as_text() {
+    // What the panic hook writes (a real panic would end this test runner too): text, never markup.
+    icescope::view::app::stopped_banner("decode <b>x.parquet</b>: index out of bounds");
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let banner = doc.query_selector("[data-testid=stopped-banner]").unwrap().expect("banner");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    let text = banner.text_content().unwrap();
+    assert!(text.starts_with("icescope stopped: an internal error ended the app"), "{text}");
+    assert!(text.ends_with("decode <b>x.parquet</b>: index out of bounds"), "{text}");
+    assert_eq!(banner.child_element_count(), 0, "the message is not parsed as HTML");
+}

@@ -80,6 +80,9 @@ def main():
         }
         put("rest_load_table", json.dumps(response).encode())
         put("rest_load_table", json.dumps({"metadata-location": response["metadata-location"]}).encode())
+    # Spark's metadata tables as the lab's real Spark wrote them (tests/spark-exports/).
+    for part in sorted((HERE.parent / "spark-exports").glob("*/*/*.parquet")):
+        put("spark_tables", part.read_bytes())
     for target in sorted(p.name for p in CORPUS.iterdir()):
         files = list((CORPUS / target).iterdir())
         print(f"{target}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")

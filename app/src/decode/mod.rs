@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod manifest_list;
 pub mod parquet_columns;
 pub mod parquet_footer;
+pub mod parquet_pages;
 pub mod schema;
 pub mod snapshot;
 pub mod spark_tables;

@@ -80,6 +80,14 @@ impl SparseFile {
         SparseFile { size, ranges: ranges.into_iter().map(|(o, b)| (o, Bytes::from(b))).collect() }
     }
 
+    /// The fetched bytes `start..start+len`, where one range holds them.
+    fn bytes(&self, start: u64, len: u64) -> Option<&[u8]> {
+        self.ranges.iter().find_map(|(o, b)| {
+            let from = usize::try_from(start.checked_sub(*o)?).ok()?;
+            b.get(from..from.checked_add(usize::try_from(len).ok()?)?)
+        })
+    }
+
     fn slice(&self, start: u64, len: usize) -> parquet::errors::Result<Bytes> {
         for (o, b) in &self.ranges {
             if start >= *o {
@@ -124,6 +132,7 @@ pub fn read_columns(file: &str, metadata: Arc<ParquetMetaData>, data: SparseFile
     let schema = metadata.file_metadata().schema_descr_ptr();
     let names: Vec<String> = leaves.iter().map(|&l| schema.column(l).path().string()).collect();
     let mask = ProjectionMask::leaves(&schema, leaves.iter().copied());
+    super::parquet_pages::check_pages(file, &metadata, Some(leaves), |s, l| data.bytes(s, l))?;
     let arrow = ArrowReaderMetadata::try_new(metadata, ArrowReaderOptions::new()).map_err(|e| err(format!("no arrow schema for it: {e}")))?;
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(data, arrow)
         .with_projection(mask)

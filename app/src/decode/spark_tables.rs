@@ -31,12 +31,26 @@ pub fn batches(file: &str, bytes: &[u8]) -> Result<Vec<RecordBatch>, DecodeError
     let footer_bytes = usize::try_from(offset).ok().and_then(|o| bytes.get(o..o.checked_add(usize::try_from(len).ok()?)?));
     let footer = decode_footer(file, footer_bytes.ok_or_else(|| DecodeError::new(file, "footer", "the footer lies outside the file"))?)?;
     let err = |m: String| DecodeError::new(file, "", m);
+    super::parquet_pages::check_pages(file, &footer.metadata, None, |s, l| bytes.get(usize::try_from(s).ok()?..usize::try_from(s.checked_add(l)?).ok()?))?;
     let arrow = ArrowReaderMetadata::try_new(footer.metadata.clone(), ArrowReaderOptions::new()).map_err(|e| err(format!("no arrow schema for it: {e}")))?;
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(Bytes::copy_from_slice(bytes), arrow)
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| err(e.to_string()))?;
-    reader.map(|b| b.map_err(|e| err(e.to_string()))).collect()
+    decode_guarded(|| reader.map(|b| b.map_err(|e| err(e.to_string()))).collect()).unwrap_or_else(|| Err(err("the Parquet decoder failed on it (a malformed page)".into())))
+}
+
+/// Natively a panic inside the `parquet` crate becomes an error naming the file (the CLI goes on);
+/// in wasm a panic aborts, and under the fuzzer the guard is off so that panics are found.
+fn decode_guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
+    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
+    }
+    #[cfg(any(target_arch = "wasm32", fuzzing))]
+    {
+        Some(f())
+    }
 }
 
 /// One batch's columns, by the names Spark gives them, with errors naming file and column.

@@ -114,9 +114,44 @@ pub fn check_struct(bytes: &[u8]) -> Result<(), String> {
     Walk { b: bytes, pos: 0 }.fields(0)
 }
 
+/// A Parquet `PageHeader` at the start of `bytes`: (its length in bytes, uncompressed_page_size
+/// (field 2), compressed_page_size (field 3)); the rest of the header walked as `check_struct` does.
+pub fn page_header(bytes: &[u8]) -> Result<(usize, i64, i64), String> {
+    let mut w = Walk { b: bytes, pos: 0 };
+    let (mut id, mut uncompressed, mut compressed) = (0i64, None, None);
+    loop {
+        let h = w.byte()?;
+        if h == 0 {
+            break;
+        }
+        id = if h >> 4 == 0 { zigzag(w.varint()?) } else { id + i64::from(h >> 4) };
+        match (id, h & 0x0f) {
+            (2, 5) => uncompressed = Some(zigzag(w.varint()?)),
+            (3, 5) => compressed = Some(zigzag(w.varint()?)),
+            (_, ty) => w.value(ty, 1, false)?,
+        }
+    }
+    match (uncompressed, compressed) {
+        (Some(u), Some(c)) => Ok((w.pos, u, c)),
+        _ => Err("a page header without its sizes (fields 2 and 3)".into()),
+    }
+}
+
+fn zigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::check_struct;
+
+    #[test]
+    fn a_page_header_gives_its_sizes() {
+        // type 0 (i32 0), uncompressed 300 (zigzag 600), compressed 7 (zigzag 14), crc, stop.
+        let h = [0x15, 0x00, 0x15, 0xd8, 0x04, 0x15, 0x0e, 0x15, 0x02, 0x00, 0xff];
+        assert_eq!(super::page_header(&h), Ok((10, 300, 7)));
+        assert!(super::page_header(&[0x15, 0x00, 0x00]).is_err());
+    }
 
     #[test]
     fn sizes_past_the_bytes_and_deep_nesting_are_refused() {

@@ -118,6 +118,25 @@ fn Errors() -> impl IntoView {
 }
 
 pub fn mount() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        stopped_banner(&info.to_string());
+    }));
     leptos::mount::mount_to_body(App);
+}
+
+/// After a panic the wasm instance is gone and the page would freeze silently: a banner, written
+/// with the DOM API alone (no Leptos, no state), says so and what to do. The message is text.
+pub fn stopped_banner(message: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Ok(banner) = doc.create_element("div") else { return };
+    banner.set_class_name("stopped-banner");
+    let _ = banner.set_attribute("role", "alert");
+    let _ = banner.set_attribute("data-testid", "stopped-banner");
+    banner.set_text_content(Some(&format!(
+        "icescope stopped: an internal error ended the app while it was working (nothing was sent anywhere). Reload the page to start again; if a file caused it, please report it with this message: {message}"
+    )));
+    if let Some(body) = doc.body() {
+        let _ = body.prepend_with_node_1(&banner);
+    }
 }
