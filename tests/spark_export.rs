@@ -162,3 +162,15 @@ fn a_page_declaring_a_gigabyte_is_refused_before_anything_is_inflated() {
     // The unchanged file decodes: the walk accepts what Spark wrote.
     assert_eq!(icescope::decode::spark_tables::snapshots(&name, &std::fs::read(&path).unwrap()).unwrap().len(), 21);
 }
+
+#[test]
+fn the_page_that_panics_the_parquet_decoder_is_an_error_naming_the_file() {
+    // Found by the `spark_tables` fuzz target (2026-12-01, 2,940 runs): a mutated export of Spark's
+    // snapshots table whose definition levels make parquet 60.1 / arrow-buffer panic ("offset + len
+    // out of bounds" in BooleanBufferBuilder::append_packed_range). Natively the panic is caught and
+    // named; in the browser it would abort the app (which then shows its stopped banner).
+    let path = repo().join("tests/fuzz/known/parquet-definition-levels-panic.parquet");
+    let bytes = std::fs::read(&path).unwrap();
+    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("x/snapshots/part-0.parquet: ") && e.contains("the Parquet decoder failed on it"), "{e}");
+}
