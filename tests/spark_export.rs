@@ -164,7 +164,22 @@ fn a_page_declaring_a_gigabyte_is_refused_before_anything_is_inflated() {
 }
 
 #[test]
+fn a_footer_with_a_negative_chunk_offset_is_refused_before_the_crate_asserts_on_it() {
+    // Found by the `spark_tables` fuzz target: parquet 60.1's `ColumnChunkMetaData::byte_range`
+    // asserts "column start and length should not be negative" (a panic) on such a footer.
+    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-negative-chunk-offset.parquet")).unwrap();
+    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("x/snapshots/part-0.parquet: field `row_groups.columns.meta_data`: row group 0 column "), "{e}");
+    assert!(e.contains("negative or overflows"), "{e}");
+}
+
+#[test]
 fn the_page_that_panics_the_parquet_decoder_is_an_error_naming_the_file() {
+    // Also found by it: a v1 data page whose level length runs past the page ("range end out of
+    // bounds" in parquet's `parse_v1_level`): the same catch natively, the banner in the browser.
+    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-v1-levels-panic.parquet")).unwrap();
+    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("x/snapshots/part-0.parquet: ") && e.contains("the Parquet decoder failed on it"), "{e}");
     // Found by the `spark_tables` fuzz target (2026-12-01, 2,940 runs): a mutated export of Spark's
     // snapshots table whose definition levels make parquet 60.1 / arrow-buffer panic ("offset + len
     // out of bounds" in BooleanBufferBuilder::append_packed_range). Natively the panic is caught and

@@ -84,6 +84,19 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
     let err = |field: &str, m: String| DecodeError::new(file, field, m);
     super::thrift_check::check_struct(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
     let metadata = decode_guarded(bytes).map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
+    // The crate asserts these are not negative wherever it locates a chunk (`byte_range`): a
+    // footer that says otherwise is refused here, as an error, before anything asks.
+    for (g, rg) in metadata.row_groups().iter().enumerate() {
+        for (c, chunk) in rg.columns().iter().enumerate() {
+            let negative = chunk.data_page_offset() < 0 || chunk.compressed_size() < 0 || chunk.dictionary_page_offset().is_some_and(|o| o < 0);
+            if negative || chunk.data_page_offset().checked_add(chunk.compressed_size()).is_none() {
+                return Err(err(
+                    "row_groups.columns.meta_data",
+                    format!("row group {g} column {c}: data_page_offset {}, dictionary_page_offset {:?}, total_compressed_size {}: an offset or size is negative or overflows", chunk.data_page_offset(), chunk.dictionary_page_offset(), chunk.compressed_size()),
+                ));
+            }
+        }
+    }
     let fm = metadata.file_metadata();
     let schema = fm.schema_descr();
     let mut columns: Vec<FooterColumn> = (0..schema.num_columns())
