@@ -25,6 +25,7 @@ struct Scan {
 #[component]
 pub fn DuplicatesPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let exported = move || state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == "spark_export"));
     let keys = RwSignal::new(String::new());
     let scan = RwSignal::new(Scan::default());
     let cancel = RwSignal::new(false);
@@ -52,7 +53,8 @@ pub fn DuplicatesPanel() -> impl IntoView {
                     prop:value=move || keys.get() on:input=move |ev| keys.set(event_target_value(&ev))/>
             </label>
             " "
-            <button data-testid="count-duplicates" disabled=move || scan.with(|s| s.running) on:click=start>"Count duplicates"</button>
+            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">"Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them."</p> })}
+            <button data-testid="count-duplicates" disabled=move || exported() || scan.with(|s| s.running) on:click=start>"Count duplicates"</button>
             {move || scan.with(|s| s.running).then(|| view! {
                 <button class="link" data-testid="cancel-duplicates" on:click=move |_| cancel.set(true)>"cancel"</button>
             })}

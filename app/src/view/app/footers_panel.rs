@@ -23,6 +23,7 @@ struct Check {
 #[component]
 pub fn FootersPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let exported = move || state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == "spark_export"));
     let check = RwSignal::new(Check::default());
     let cancel = RwSignal::new(false);
     let start = move |_| {
@@ -44,7 +45,8 @@ pub fn FootersPanel() -> impl IntoView {
         <details class="footers" data-testid="footers-panel">
             <summary>"Parquet footers against the manifests"</summary>
             <p class="hint">"Reads the footer of every live Parquet file of the current snapshot (ranged reads: the last 8 bytes, then the footer) and checks the manifest's record_count and file_size_in_bytes against it. A mismatch is a finding; the columns the files carry replace the manifests' metric keys in the schema findings."</p>
-            <button data-testid="check-footers" disabled=move || check.with(|c| c.running) on:click=start>"Check footers"</button>
+            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">"Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them."</p> })}
+            <button data-testid="check-footers" disabled=move || exported() || check.with(|c| c.running) on:click=start>"Check footers"</button>
             {move || check.with(|c| c.running).then(|| view! {
                 <button class="link" data-testid="cancel-footers" on:click=move |_| cancel.set(true)>"cancel"</button>
                 <p class="hint" data-testid="footers-progress">{move || check.with(|c| format!("{} of {} footers read", c.done, c.total))}</p>
