@@ -189,3 +189,16 @@ fn the_page_that_panics_the_parquet_decoder_is_an_error_naming_the_file() {
     let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
     assert!(e.starts_with("x/snapshots/part-0.parquet: ") && e.contains("the Parquet decoder failed on it"), "{e}");
 }
+
+#[test]
+fn a_diff_on_an_export_is_marked_not_exact_and_keeps_the_counts_spark_summed() {
+    // Only the current snapshot's files are in an export: the parent's side shows Spark's sums.
+    let (fx, ex) = fixtures().into_iter().find(|(f, _)| f.ends_with("savepoint-twice")).unwrap();
+    let (direct, spark) = (raw(&fx), open_export(&ex));
+    let at = |h: &TableHistory| (icescope::analysis::diff::resolve(h, "parent").unwrap(), icescope::analysis::diff::resolve(h, "current").unwrap());
+    let ((a, b), (x, y)) = (at(&direct), at(&spark));
+    let (exact, partial) = (icescope::analysis::diff::diff(&direct, a, b), icescope::analysis::diff::diff(&spark, x, y));
+    assert!(exact.exact && !partial.exact);
+    assert_eq!((partial.from.data_files, partial.from.records), (exact.from.data_files, exact.from.records));
+    assert_eq!((partial.to.data_files, partial.to.records), (exact.to.data_files, exact.to.records));
+}

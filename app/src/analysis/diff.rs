@@ -99,9 +99,11 @@ fn side(h: &TableHistory, i: usize) -> SnapshotSide {
         schema_id: s.snapshot.schema_id,
         flink_job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
         checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
-        data_files: c.as_ref().map(|c| c.data_files).unwrap_or(0),
-        delete_files: c.as_ref().map(|c| c.delete_files()).unwrap_or(0),
-        records: c.as_ref().map(|c| c.records).unwrap_or(0),
+        // Counted from the files where they were read; else the best the history knows (a list's
+        // counts, Spark's sums, the summary) — the diff is then marked not exact.
+        data_files: c.as_ref().map(|c| c.data_files).or_else(|| h.totals(i).data_files).unwrap_or(0),
+        delete_files: c.as_ref().map(|c| c.delete_files()).or_else(|| h.totals(i).delete_files).unwrap_or(0),
+        records: c.as_ref().map(|c| c.records).or_else(|| h.totals(i).records).unwrap_or(0),
     }
 }
 
