@@ -21,6 +21,25 @@ pub mod table_metadata;
 mod thrift_check;
 
 pub use error::DecodeError;
+
+thread_local! {
+    /// The file a third-party decoder (the `parquet` crate) is working on: if it panics in the
+    /// browser, where a panic ends the app, the message can still name the file.
+    static DECODING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `file` recorded as the one being decoded.
+pub(crate) fn decoding<T>(file: &str, f: impl FnOnce() -> T) -> T {
+    DECODING.with(|d| *d.borrow_mut() = Some(file.to_string()));
+    let out = f();
+    DECODING.with(|d| *d.borrow_mut() = None);
+    out
+}
+
+/// The file being decoded when a panic struck, if a decoder had named one.
+pub fn decoding_file() -> Option<String> {
+    DECODING.with(|d| d.try_borrow().ok().and_then(|d| d.clone()))
+}
 pub use manifest::{DataContent, DataFile, FileFormat, Manifest, ManifestEntry, ManifestStatus, PartitionValue};
 pub use manifest_list::{ManifestContent, ManifestFile, ManifestList};
 pub use schema::{NestedField, PartitionField, PartitionSpec, Schema, SortOrder, Transform, Type};

@@ -140,7 +140,8 @@ pub fn read_columns(file: &str, metadata: Arc<ParquetMetaData>, data: SparseFile
         .build()
         .map_err(|e| err(e.to_string()))?;
     let mut out = Vec::new();
-    for batch in reader {
+    let mut reader = reader;
+    while let Some(batch) = super::decoding(file, || reader.next()) {
         let batch: RecordBatch = batch.map_err(|e| err(e.to_string()))?;
         let cols = names
             .iter()

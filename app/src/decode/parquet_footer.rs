@@ -83,7 +83,7 @@ pub struct FooterColumn {
 pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
     let err = |field: &str, m: String| DecodeError::new(file, field, m);
     super::thrift_check::check_struct(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
-    let metadata = decode_guarded(bytes).map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
+    let metadata = super::decoding(file, || decode_guarded(bytes)).map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
     // The crate asserts these are not negative wherever it locates a chunk (`byte_range`): a
     // footer that says otherwise is refused here, as an error, before anything asks.
     for (g, rg) in metadata.row_groups().iter().enumerate() {

@@ -37,7 +37,8 @@ pub fn batches(file: &str, bytes: &[u8]) -> Result<Vec<RecordBatch>, DecodeError
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| err(e.to_string()))?;
-    decode_guarded(|| reader.map(|b| b.map_err(|e| err(e.to_string()))).collect()).unwrap_or_else(|| Err(err("the Parquet decoder failed on it (a malformed page)".into())))
+    super::decoding(file, || decode_guarded(|| reader.map(|b| b.map_err(|e| err(e.to_string()))).collect()))
+        .unwrap_or_else(|| Err(err("the Parquet decoder failed on it (a malformed page)".into())))
 }
 
 /// Natively a panic inside the `parquet` crate becomes an error naming the file (the CLI goes on);

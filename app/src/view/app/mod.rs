@@ -120,7 +120,8 @@ fn Errors() -> impl IntoView {
 pub fn mount() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        stopped_banner(&info.to_string());
+        let file = crate::decode::decoding_file().map(|f| format!("while reading {f}: ")).unwrap_or_default();
+        stopped_banner(&format!("{file}{info}"));
     }));
     leptos::mount::mount_to_body(App);
 }
