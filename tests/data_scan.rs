@@ -296,3 +296,15 @@ fn the_footer_that_hung_the_decoder_is_refused_at_once() {
     // Not a timing assertion on speed: a guard against the hang coming back (it took > 10 s).
     assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
 }
+
+#[test]
+fn a_footer_with_a_field_id_wider_than_an_i16_is_refused_at_once() {
+    // Fuzzing (data_files, 2026-12-01): 149 bytes whose first field id is a 4-byte varint. The
+    // walker read it as the compact protocol allows; parquet 60.1 reads an i16 at most 3 bytes wide,
+    // parsed the rest differently and skipped for 67 s. Each varint is now held to its type's width.
+    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/known/parquet-footer-wide-varint-timeout.bin")).unwrap();
+    let t = std::time::Instant::now();
+    let e = icescope::decode::parquet_footer::decode_footer("x.parquet", &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("x.parquet: field `footer`: the Parquet footer is not well-formed Thrift: a varint longer than 3 bytes at byte 2"), "{e}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -23,8 +23,19 @@ impl Walk<'_> {
     }
 
     fn varint(&mut self) -> Result<u64, String> {
+        self.varint_of(10)
+    }
+
+    /// A varint of at most `bytes` bytes: an i16 takes at most 3, an i32 5. The `parquet` crate
+    /// reads each at its width, so a longer one would be read differently there than here (a
+    /// fuzzed 149-byte footer whose 4-byte field id this walker accepted kept the crate busy 67 s).
+    fn varint_of(&mut self, bytes: usize) -> Result<u64, String> {
+        let at = self.pos;
         let mut v = 0u64;
-        for shift in (0..70).step_by(7) {
+        for (i, shift) in (0..70).step_by(7).enumerate() {
+            if i == bytes {
+                return Err(format!("a varint longer than {bytes} bytes at byte {at}"));
+            }
             let b = self.byte()?;
             v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
             if b & 0x80 == 0 {
@@ -61,22 +72,24 @@ impl Walk<'_> {
                 Ok(())
             }
             3 => self.byte().map(|_| ()),
-            4..=6 => self.varint().map(|_| ()),
+            4 => self.varint_of(3).map(|_| ()),
+            5 => self.varint_of(5).map(|_| ()),
+            6 => self.varint().map(|_| ()),
             7 => self.advance(8, "a double"),
             8 => {
-                let n = self.varint()?;
+                let n = self.varint_of(5)?;
                 self.advance(n, "a binary")
             }
             9 | 10 => {
                 let h = self.byte()?;
-                let n = if h >> 4 == 15 { self.varint()? } else { u64::from(h >> 4) };
+                let n = if h >> 4 == 15 { self.varint_of(5)? } else { u64::from(h >> 4) };
                 for _ in 0..self.count(n, "list")? {
                     self.value(h & 0x0f, depth + 1, true)?;
                 }
                 Ok(())
             }
             11 => {
-                let n = self.varint()?;
+                let n = self.varint_of(5)?;
                 if n == 0 {
                     return Ok(());
                 }
@@ -102,7 +115,7 @@ impl Walk<'_> {
                 return Ok(());
             }
             if h >> 4 == 0 {
-                self.varint()?; // a field id given in full (zigzag i16)
+                self.varint_of(3)?; // a field id given in full (zigzag i16)
             }
             self.value(h & 0x0f, depth, false)?;
         }
@@ -124,10 +137,10 @@ pub fn page_header(bytes: &[u8]) -> Result<(usize, i64, i64), String> {
         if h == 0 {
             break;
         }
-        id = if h >> 4 == 0 { zigzag(w.varint()?) } else { id + i64::from(h >> 4) };
+        id = if h >> 4 == 0 { zigzag(w.varint_of(3)?) } else { id + i64::from(h >> 4) };
         match (id, h & 0x0f) {
-            (2, 5) => uncompressed = Some(zigzag(w.varint()?)),
-            (3, 5) => compressed = Some(zigzag(w.varint()?)),
+            (2, 5) => uncompressed = Some(zigzag(w.varint_of(5)?)),
+            (3, 5) => compressed = Some(zigzag(w.varint_of(5)?)),
             (_, ty) => w.value(ty, 1, false)?,
         }
     }
