@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure, download } from './lib/harness.mjs';
 
 const NAME = 'taskmanager-kill';
 const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
@@ -25,11 +25,6 @@ after(async () => {
   await target?.close();
 });
 
-async function download(page, testid) {
-  const [d] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid="${testid}"]`).click()]);
-  assert.equal(await d.failure(), null, 'download failed');
-  return { name: d.suggestedFilename(), bytes: fs.readFileSync(await d.path()) };
-}
 
 test('taskmanager-kill: orphan finding from the census, Parquet and CSV exports', { timeout: 120000 }, async () => {
   const { context, page, errors } = await newPage(browser);

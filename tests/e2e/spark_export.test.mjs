@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure, download } from './lib/harness.mjs';
 
 const NAME = 'savepoint-twice';
 const DIR = path.join(REPO, 'tests', 'spark-exports', NAME);
@@ -25,11 +25,6 @@ after(async () => {
   await target?.close();
 });
 
-async function download(page, testid) {
-  const [d] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid="${testid}"]`).click()]);
-  assert.equal(await d.failure(), null, 'download failed');
-  return fs.readFileSync(await d.path(), 'utf8');
-}
 
 /** The CSV's rows as objects, without the column that says where counts came from. */
 function rows(csv) {
@@ -40,7 +35,7 @@ function rows(csv) {
 
 async function exports(page) {
   await page.locator('[data-testid="catalog-name"]').fill('lab');
-  return { snapshots: await download(page, 'export-snapshots'), findings: await download(page, 'export-findings') };
+  return { snapshots: (await download(page, 'export-snapshots')).bytes.toString('utf8'), findings: (await download(page, 'export-findings')).bytes.toString('utf8') };
 }
 
 test(`${NAME}: Spark's metadata tables picked as a folder chart the table as its own files do`, { timeout: 180000 }, async () => {

@@ -28,10 +28,16 @@ thread_local! {
     static DECODING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Runs `f` with `file` recorded as the one being decoded.
-pub(crate) fn decoding<T>(file: &str, f: impl FnOnce() -> T) -> T {
+/// Runs the `parquet` crate's decoding of `file` in `f`: natively a panic inside it is caught (None),
+/// so that one hostile file is a message naming it, never the end of the run. In wasm a panic aborts
+/// (no unwinding): the file is recorded for the app's panic hook to name. Under the fuzzer the guard
+/// is off so that panics are found.
+pub(crate) fn decoding<T>(file: &str, f: impl FnOnce() -> T) -> Option<T> {
     DECODING.with(|d| *d.borrow_mut() = Some(file.to_string()));
-    let out = f();
+    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok();
+    #[cfg(any(target_arch = "wasm32", fuzzing))]
+    let out = Some(f());
     DECODING.with(|d| *d.borrow_mut() = None);
     out
 }

@@ -141,7 +141,8 @@ pub fn read_columns(file: &str, metadata: Arc<ParquetMetaData>, data: SparseFile
         .map_err(|e| err(e.to_string()))?;
     let mut out = Vec::new();
     let mut reader = reader;
-    while let Some(batch) = super::decoding(file, || reader.next()) {
+    // A panic inside the crate (natively caught) ends the reading as an error naming the file.
+    while let Some(batch) = super::decoding(file, || reader.next()).ok_or_else(|| err("the Parquet decoder failed on it (a malformed page)".into()))? {
         let batch: RecordBatch = batch.map_err(|e| err(e.to_string()))?;
         let cols = names
             .iter()

@@ -83,7 +83,9 @@ pub struct FooterColumn {
 pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
     let err = |field: &str, m: String| DecodeError::new(file, field, m);
     super::thrift_check::check_struct(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
-    let metadata = super::decoding(file, || decode_guarded(bytes)).map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
+    let metadata = super::decoding(file, || ParquetMetaDataReader::decode_metadata(bytes).map_err(|e| e.to_string()))
+        .unwrap_or_else(|| Err("the Parquet decoder failed on it (a malformed footer)".into()))
+        .map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
     // The crate asserts these are not negative wherever it locates a chunk (`byte_range`): a
     // footer that says otherwise is refused here, as an error, before anything asks.
     for (g, rg) in metadata.row_groups().iter().enumerate() {
@@ -161,23 +163,6 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
         columns,
         metadata: Arc::new(metadata),
     })
-}
-
-/// The `parquet` crate returns errors for malformed footers; natively a panic inside it is caught
-/// too, so that one hostile file is a message naming it, never the end of the run. In wasm a panic
-/// aborts (no unwinding), and under the fuzzer the guard is off so that panics are found.
-fn decode_guarded(bytes: &[u8]) -> Result<ParquetMetaData, String> {
-    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
-    {
-        match std::panic::catch_unwind(|| ParquetMetaDataReader::decode_metadata(bytes)) {
-            Ok(r) => r.map_err(|e| e.to_string()),
-            Err(_) => Err("the Parquet decoder failed on it (a malformed footer)".into()),
-        }
-    }
-    #[cfg(any(target_arch = "wasm32", fuzzing))]
-    {
-        ParquetMetaDataReader::decode_metadata(bytes).map_err(|e| e.to_string())
-    }
 }
 
 /// A statistic value, comparable across row groups of one column.

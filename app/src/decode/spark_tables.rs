@@ -37,21 +37,8 @@ pub fn batches(file: &str, bytes: &[u8]) -> Result<Vec<RecordBatch>, DecodeError
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| err(e.to_string()))?;
-    super::decoding(file, || decode_guarded(|| reader.map(|b| b.map_err(|e| err(e.to_string()))).collect()))
+    super::decoding(file, || reader.map(|b| b.map_err(|e| err(e.to_string()))).collect())
         .unwrap_or_else(|| Err(err("the Parquet decoder failed on it (a malformed page)".into())))
-}
-
-/// Natively a panic inside the `parquet` crate becomes an error naming the file (the CLI goes on);
-/// in wasm a panic aborts, and under the fuzzer the guard is off so that panics are found.
-fn decode_guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
-    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
-    {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
-    }
-    #[cfg(any(target_arch = "wasm32", fuzzing))]
-    {
-        Some(f())
-    }
 }
 
 /// One batch's columns, by the names Spark gives them, with errors naming file and column.

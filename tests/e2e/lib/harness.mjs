@@ -389,3 +389,10 @@ export function inspectPng(buf) {
   if (!sawEnd) throw new Error('PNG without IEND');
   return { ...ihdr, idat: Buffer.concat(idat) };
 }
+
+/** Clicks the `data-testid` button and returns the file it downloads: { name, bytes }. */
+export async function download(page, testid) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.locator(`[data-testid="${testid}"]`).click()]);
+  if (await d.failure()) throw new Error(`${testid}: download failed: ${await d.failure()}`);
+  return { name: d.suggestedFilename(), bytes: fs.readFileSync(await d.path()) };
+}
