@@ -86,6 +86,9 @@ pub(crate) struct ReadState {
     list_rows_read: u64,
     /// Delete kinds along the parent chains need re-deriving (done once per batch, not per file).
     pub(crate) kinds_stale: bool,
+    /// Counts once each time a list's counts become known or unavailable: what a report shows
+    /// changes only then, so a view need not be redrawn between two of them.
+    revision: u64,
     pub(crate) expected_bytes: u64,
     /// Lists whose rows contradict the manifests they name → what each says.
     pub(crate) list_warnings: std::collections::BTreeMap<String, Vec<String>>,
@@ -284,6 +287,11 @@ impl TableHistory {
         }
     }
 
+    /// Changes whenever a report of the history could differ from the last one made.
+    pub fn revision(&self) -> u64 {
+        self.reading.revision
+    }
+
     pub fn is_settled(&self) -> bool {
         self.reading.hi.is_empty() && self.reading.lo.is_empty()
     }
@@ -321,6 +329,7 @@ impl TableHistory {
             Ok(l) => Arc::new(l),
             Err(Fault { kind, message }) => {
                 self.lists.insert(path.to_string(), ListSlot::Unavailable(Gap { file: path.to_string(), kind, message, snapshot_ids: Vec::new() }));
+                self.reading.revision = self.reading.revision.wrapping_add(1);
                 return;
             }
         };
@@ -335,6 +344,7 @@ impl TableHistory {
         self.lists.insert(path.to_string(), ListSlot::Loaded(list.clone()));
         self.want_manifests(path, &list);
         self.reading.kinds_stale = true;
+        self.reading.revision = self.reading.revision.wrapping_add(1);
     }
 
     /// Queues the manifests a loaded list names, if any of its snapshots wants them.
@@ -473,6 +483,7 @@ impl TableHistory {
                 let gap = Gap { file: path.to_string(), kind: GapKind::Inconsistent, message: format!("{path}: {why}"), snapshot_ids: Vec::new() };
                 self.lists.insert(path.to_string(), ListSlot::Unavailable(gap));
                 self.reading.kinds_stale = true;
+                self.reading.revision = self.reading.revision.wrapping_add(1);
                 return;
             }
         };
@@ -484,6 +495,7 @@ impl TableHistory {
             self.snapshots[i].counted = counts.clone().map(Box::new);
         }
         self.reading.kinds_stale = true;
+        self.reading.revision = self.reading.revision.wrapping_add(1);
         self.release_if_done(path);
     }
 

@@ -362,6 +362,8 @@ async fn drive(state: AppState, first: bool) {
         yield_to_page().await;
     }
     let mut delivered = 0usize;
+    let mut published_revision = s.loader.history.revision();
+    let mut asked = false;
     loop {
         if state.generation.get_untracked() != s.generation {
             return; // another table was opened: this one is no longer shown
@@ -370,7 +372,10 @@ async fn drive(state: AppState, first: bool) {
             stopped = Some("cancelled: what was read until then is shown".to_string());
             break;
         }
-        for r in state.requests.try_update(std::mem::take).unwrap_or_default() {
+        let requests = state.requests.try_update(std::mem::take).unwrap_or_default();
+        // A walk, comparison or selection asked for is shown at the next publish, changed or not.
+        asked |= !requests.is_empty();
+        for r in requests {
             match r {
                 LoadRequest::AllSnapshots => s.loader.history.plan(ReadMode::All),
                 LoadRequest::Select(i) => s.loader.history.select(i),
@@ -408,10 +413,15 @@ async fn drive(state: AppState, first: bool) {
             last_progress = now;
         }
         let detail_done = current.is_some_and(|c| s.loader.history.counts(c).is_some());
-        if (detail_done && !detail_published) || now - last_publish > publish_every {
+        // Between two completed lists a report says what the last one said: redrawing every view
+        // for it cost a 17,280-manifest read seconds and showed nothing new.
+        let changed = asked || s.loader.history.revision() != published_revision;
+        if changed && ((detail_done && !detail_published) || now - last_publish > publish_every) {
             detail_published |= detail_done;
             s.loader.history.settle_batch();
             publish(state, &s, pump.in_flight());
+            published_revision = s.loader.history.revision();
+            asked = false;
             last_publish = marks::now_ms();
             // Re-rendering every view costs more as the table grows: keep it under a tenth of the time.
             publish_every = ((last_publish - now) * 10.0).max(3_000.0);

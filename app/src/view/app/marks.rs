@@ -6,8 +6,13 @@ pub const METADATA_READ: &str = "icescope:metadata-read";
 pub const FIRST_CHART: &str = "icescope:first-chart";
 pub const ALL_CHARTS: &str = "icescope:all-charts";
 
+thread_local! {
+    // Asked thousands of times per load (a clock per file read): looked up once.
+    static PERFORMANCE: Option<web_sys::Performance> = web_sys::window().and_then(|w| w.performance());
+}
+
 fn performance() -> Option<web_sys::Performance> {
-    web_sys::window()?.performance()
+    PERFORMANCE.with(|p| p.clone())
 }
 
 pub fn mark(name: &str) {
@@ -31,5 +36,5 @@ pub fn has(name: &str) -> bool {
 }
 
 pub fn now_ms() -> f64 {
-    performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    PERFORMANCE.with(|p| p.as_ref().map(|p| p.now())).unwrap_or_else(js_sys::Date::now)
 }
