@@ -19,6 +19,11 @@
 // renderer (the page's; wasm memory is inside its RSS), of all renderers summed and of all Chromium
 // processes summed, and the page renderer's RSS just before the folder is set (app idle on its start page).
 //
+// --floor-list FILE (a JSON array of the absolute paths icescope reads, one table only): also the
+// browser's own floor, in the same Chromium build: the folder holding those files set on a bare
+// webkitdirectory input, then each of them read with File.arrayBuffer(), as many in flight as the
+// app keeps (24), nothing decoded or drawn. Median of up to 3 runs.
+//
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
 import fs from 'node:fs';
@@ -53,13 +58,14 @@ const SEL = {
 const MARKS = { chosen: 'icescope:files-chosen', metadata: 'icescope:metadata-read', first: 'icescope:first-chart', all: 'icescope:all-charts' };
 
 function parseArgs(argv) {
-  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [] };
+  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [], floorList: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--runs') a.runs = Number(argv[++i]);
     else if (v === '--timeout-ms') a.timeoutMs = Number(argv[++i]);
     else if (v === '--dist') a.dist = path.resolve(argv[++i]);
     else if (v === '--url') a.url = argv[++i];
+    else if (v === '--floor-list') a.floorList = path.resolve(argv[++i]);
     else if (v === '-h' || v === '--help') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n'));
       process.exit(0);
@@ -255,6 +261,38 @@ async function oneRun(url, table, timeoutMs) {
   }
 }
 
+/** Seconds for Chromium alone to read `files` (absolute paths) from a picked folder: no app. */
+async function floorRun(files, timeoutMs) {
+  const top = files.map((f) => path.dirname(f)).reduce((a, b) => {
+    while (!(b + path.sep).startsWith(a + path.sep)) a = path.dirname(a);
+    return a;
+  });
+  const wanted = files.map((f) => path.relative(path.dirname(top), f).split(path.sep).join('/'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
+  try {
+    const page = await browser.newPage();
+    await page.setContent('<input type=file webkitdirectory id=f>');
+    await page.locator('#f').setInputFiles(top, { timeout: timeoutMs });
+    return await page.evaluate(async (wanted) => {
+      const byPath = new Map([...document.getElementById('f').files].map((f) => [f.webkitRelativePath, f]));
+      const files = wanted.map((w) => byPath.get(w)).filter(Boolean);
+      const t = performance.now();
+      let i = 0;
+      let bytes = 0;
+      const reader = async () => {
+        while (i < files.length) {
+          const b = await files[i++].arrayBuffer();
+          bytes += new Uint8Array(b).length;
+        }
+      };
+      await Promise.all(Array.from({ length: 24 }, reader));
+      return { seconds: (performance.now() - t) / 1000, files: files.length, missing: wanted.length - files.length, bytes };
+    }, wanted);
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
 function median(xs) {
   const v = xs.filter((x) => x != null && Number.isFinite(x)).sort((a, b) => a - b);
   if (v.length === 0) return null;
@@ -305,7 +343,22 @@ async function main() {
       med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
       med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;
       med.renderer_rss_before_mib = median(ok.map((r) => r.renderer_rss_before_mib));
-      out.push({ table: path.basename(table), folder: table, runs, median: med, error: ok.length ? null : runs[0]?.error ?? 'no run' });
+      let floor = null;
+      if (a.floorList) {
+        const files = JSON.parse(fs.readFileSync(a.floorList, 'utf8')).filter((f) => f.startsWith(table + path.sep));
+        const f = [];
+        for (let i = 0; i < Math.min(3, a.runs) && files.length; i++) {
+          try {
+            f.push(await floorRun(files, a.timeoutMs));
+          } catch (e) {
+            f.push({ error: String(e?.message || e).split('\n')[0].slice(0, 200) });
+          }
+          console.error(`${path.basename(table)} browser read floor ${i + 1}: ${JSON.stringify(f[f.length - 1])}`);
+        }
+        floor = { runs: f, seconds: median(f.map((r) => r.seconds)), files: f.find((r) => r.files != null)?.files ?? null };
+        med.read_floor_s = floor.seconds;
+      }
+      out.push({ table: path.basename(table), folder: table, runs, median: med, floor, error: ok.length ? null : runs[0]?.error ?? 'no run' });
     }
   } finally {
     await srv?.close();
