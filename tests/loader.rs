@@ -339,3 +339,35 @@ fn the_metadata_file_is_picked_by_content_not_by_its_name() {
     // The synchronous pick (CLI, tests) agrees.
     assert_eq!(newest_metadata(&m).unwrap(), "metadata/v8.metadata.json");
 }
+
+#[test]
+fn a_folder_lists_its_data_files_only_when_something_reads_one() {
+    // `inspect` never opens a data file, and a day of 5 s commits leaves 52,000 of them under data/.
+    let root = fixture("late-data");
+    let on_disk = |under: &str| -> BTreeSet<String> {
+        fn walk(dir: &Path, root: &Path, out: &mut BTreeSet<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() { walk(&p, root, out) } else { out.insert(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/")); }
+            }
+        }
+        let mut out = BTreeSet::new();
+        walk(&root.join(under), &root, &mut out);
+        out
+    };
+    let (data, all) = (on_disk("data"), on_disk(""));
+    assert_eq!(data.len(), 5);
+    let (f, metadata) = folder("late-data");
+    let listed = |i: &icescope::source::PathIndex| i.paths().map(str::to_string).collect::<BTreeSet<String>>();
+    assert_eq!(listed(f.metadata_index()), all.difference(&data).cloned().collect::<BTreeSet<_>>());
+    // The loader's listing is the metadata's: the table loads, the same as from memory.
+    let l = load(&f, &metadata, ReadMode::All);
+    assert_eq!(rows(&l.history), rows(&load(&in_memory(&f), &metadata, ReadMode::All).history));
+    // A data file named by a manifest is still found (footers, duplicates), and then every file is listed.
+    let live = l.history.live_files(l.history.current_index().unwrap());
+    let entry = live.first().expect("live files").file;
+    let bytes = futures::executor::block_on(icescope::source::Fetch::fetch(&f, &entry.file_path)).unwrap();
+    assert_eq!(bytes.len() as i64, entry.file_size_in_bytes);
+    assert_eq!(listed(f.complete_index().unwrap()), all);
+    assert_eq!(listed(f.index()), all);
+}

@@ -107,13 +107,13 @@ const SPARE_KEPT_ENTRIES: usize = 25_000;
 
 /// A manifest's path with the S3 scheme spellings made one: `s3a://b/x` and `s3://b/x` are the
 /// same object, and a list naming both counts it twice.
-fn same_object(path: &str) -> String {
+fn same_object(path: &str) -> std::borrow::Cow<'_, str> {
     for p in ["s3a://", "s3n://"] {
         if let Some(rest) = path.strip_prefix(p) {
-            return format!("s3://{rest}");
+            return format!("s3://{rest}").into();
         }
     }
-    path.to_string()
+    path.into()
 }
 
 impl TableHistory {

@@ -37,21 +37,22 @@ impl<T: FileSet> Fetch for T {
     }
 
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
-        let path = self.index().resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
+        let path = FileSet::resolve(self, reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
         self.read_head(&path, n)
     }
 
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
-        let path = self.index().resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
+        let path = FileSet::resolve(self, reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
         self.read_range(&path, range)
     }
 
     fn size_hint(&self, reference: &str) -> Option<u64> {
-        self.size_of(self.index().resolve(reference)?)
+        self.size_of(FileSet::resolve(self, reference)?)
     }
 
+    /// What the loader looks for metadata among (the browser's picked files list the same way).
     fn listing(&self) -> Option<&PathIndex> {
-        Some(self.index())
+        Some(self.metadata_index())
     }
 }
 

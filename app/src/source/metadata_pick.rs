@@ -122,7 +122,7 @@ fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Opt
 
 /// The newest metadata file of a synchronous file set, by content (see `choose_by_content`).
 pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
-    let (dir, candidates) = candidates(files.index())?;
+    let (dir, candidates) = candidates(files.metadata_index())?;
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
     let hint = files.read_path(&hint_path).ok();
     let versions: Vec<MetadataVersion> = candidates

@@ -92,7 +92,7 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
     if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && Path::new(t).is_dir()) {
         let folder = LocalFolder::open(Path::new(t)).map_err(|e| e.to_string())?;
         use icescope::source::FileSet;
-        if let Some(layout) = icescope::load::spark_export::detect(folder.index()) {
+        if let Some(layout) = icescope::load::spark_export::detect(folder.metadata_index()) {
             let loader = block_on(Loader::open_spark_export(&folder, &layout, a.reads)).map_err(|e| e.to_string())?;
             let metadata = loader.history.metadata_file.clone();
             return Ok((Files::Local(folder), loader, metadata, None));
@@ -136,14 +136,13 @@ pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Lo
             let s3 = a.catalog.is_some() || icescope::source::s3::parse_s3(&metadata).is_some();
             if all && list_store && s3 { Some(store_listing(a, remote, &loader)?) } else { None }
         }
-        Files::Local(folder) => all
-            .then(|| {
-                use icescope::source::FileSet;
-                let root = icescope::analysis::orphans::table_root(&metadata)?;
-                let files = icescope::analysis::orphans::listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p));
-                Some((files, root))
-            })
-            .flatten(),
+        Files::Local(folder) if all => {
+            use icescope::source::FileSet;
+            // A census from a partial listing would call every unlisted file missing: refused instead.
+            let index = folder.complete_index().map_err(|e| e.to_string())?;
+            icescope::analysis::orphans::table_root(&metadata).map(|root| (icescope::analysis::orphans::listed_files(index, |p| folder.size_of(p), |p| folder.modified_ms(p)), root))
+        }
+        Files::Local(_) => None,
     };
     Ok((loader, pick, listing))
 }
