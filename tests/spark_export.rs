@@ -174,20 +174,19 @@ fn a_footer_with_a_negative_chunk_offset_is_refused_before_the_crate_asserts_on_
 }
 
 #[test]
-fn the_page_that_panics_the_parquet_decoder_is_an_error_naming_the_file() {
-    // Also found by it: a v1 data page whose level length runs past the page ("range end out of
-    // bounds" in parquet's `parse_v1_level`): the same catch natively, the banner in the browser.
+fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them() {
+    // Found by the `spark_tables` fuzz target: a v1 data page whose BIT_PACKED level block runs
+    // past the page ("range end out of bounds" in parquet 60.1's `parse_v1_level`) and (2,940 runs)
+    // a mutated export of Spark's snapshots table whose definition levels declare a bit-packed run
+    // longer than its bytes ("offset + len out of bounds" in arrow-buffer's
+    // `BooleanBufferBuilder::append_packed_range`). Both were panics: caught natively, the end of
+    // the app in wasm. decode/parquet_levels.rs now walks every level block first.
     let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-v1-levels-panic.parquet")).unwrap();
     let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert!(e.starts_with("x/snapshots/part-0.parquet: ") && e.contains("the Parquet decoder failed on it"), "{e}");
-    // Found by the `spark_tables` fuzz target (2026-12-01, 2,940 runs): a mutated export of Spark's
-    // snapshots table whose definition levels make parquet 60.1 / arrow-buffer panic ("offset + len
-    // out of bounds" in BooleanBufferBuilder::append_packed_range). Natively the panic is caught and
-    // named; in the browser it would abort the app (which then shows its stopped banner).
-    let path = repo().join("tests/fuzz/known/parquet-definition-levels-panic.parquet");
-    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `deleted_data_files_count`: page 1 at byte 1020: definition levels: 12 bit-packed values need 2 bytes with 0 left in the page");
+    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-definition-levels-panic.parquet")).unwrap();
     let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert!(e.starts_with("x/snapshots/part-0.parquet: ") && e.contains("the Parquet decoder failed on it"), "{e}");
+    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `existing_data_files`: page 1 at byte 530: definition levels: a bit-packed run at byte 0 holds 14 values in 2 bytes with 0 left");
 }
 
 #[test]

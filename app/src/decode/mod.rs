@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod manifest_list;
 pub mod parquet_columns;
 pub mod parquet_footer;
+mod parquet_levels;
 pub mod parquet_pages;
 pub mod schema;
 pub mod snapshot;

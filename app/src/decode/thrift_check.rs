@@ -127,10 +127,39 @@ pub fn check_struct(bytes: &[u8]) -> Result<(), String> {
     Walk { b: bytes, pos: 0 }.fields(0)
 }
 
-/// A Parquet `PageHeader` at the start of `bytes`: (its length in bytes, uncompressed_page_size
-/// (field 2), compressed_page_size (field 3)); the rest of the header walked as `check_struct` does.
-pub fn page_header(bytes: &[u8]) -> Result<(usize, i64, i64), String> {
+/// What a Parquet `PageHeader` says that decides how its body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PageHeader {
+    /// Its own length in bytes.
+    pub len: usize,
+    /// `type` (field 1): 0 data page, 2 dictionary page, 3 data page v2.
+    pub page_type: i64,
+    pub uncompressed: i64,
+    pub compressed: i64,
+    /// A v1 data page (field 5): num_values, definition and repetition level encodings.
+    pub v1: Option<DataPageV1>,
+    /// A v2 data page (field 8).
+    pub v2: Option<DataPageV2>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataPageV1 {
+    pub num_values: i64,
+    pub def_encoding: i64,
+    pub rep_encoding: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataPageV2 {
+    pub num_values: i64,
+    pub def_len: i64,
+    pub rep_len: i64,
+}
+
+/// A Parquet `PageHeader` at the start of `bytes`, the rest of it walked as `check_struct` does.
+pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
     let mut w = Walk { b: bytes, pos: 0 };
+    let mut out = PageHeader::default();
     let (mut id, mut uncompressed, mut compressed) = (0i64, None, None);
     loop {
         let h = w.byte()?;
@@ -139,14 +168,44 @@ pub fn page_header(bytes: &[u8]) -> Result<(usize, i64, i64), String> {
         }
         id = if h >> 4 == 0 { zigzag(w.varint_of(3)?) } else { id + i64::from(h >> 4) };
         match (id, h & 0x0f) {
+            (1, 5) => out.page_type = zigzag(w.varint_of(5)?),
             (2, 5) => uncompressed = Some(zigzag(w.varint_of(5)?)),
             (3, 5) => compressed = Some(zigzag(w.varint_of(5)?)),
+            (5, 12) => {
+                let f = w.i32_fields()?;
+                let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
+                out.v1 = Some(DataPageV1 { num_values: at(1).unwrap_or(-1), def_encoding: at(3).unwrap_or(-1), rep_encoding: at(4).unwrap_or(-1) });
+            }
+            (8, 12) => {
+                let f = w.i32_fields()?;
+                let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
+                out.v2 = Some(DataPageV2 { num_values: at(1).unwrap_or(-1), def_len: at(5).unwrap_or(-1), rep_len: at(6).unwrap_or(-1) });
+            }
             (_, ty) => w.value(ty, 1, false)?,
         }
     }
     match (uncompressed, compressed) {
-        (Some(u), Some(c)) => Ok((w.pos, u, c)),
+        (Some(u), Some(c)) => Ok(PageHeader { len: w.pos, uncompressed: u, compressed: c, ..out }),
         _ => Err("a page header without its sizes (fields 2 and 3)".into()),
+    }
+}
+
+impl Walk<'_> {
+    /// The i32 fields of a struct (id, value); every other field walked and left.
+    fn i32_fields(&mut self) -> Result<Vec<(i64, i64)>, String> {
+        let mut out = Vec::new();
+        let mut id = 0i64;
+        loop {
+            let h = self.byte()?;
+            if h == 0 {
+                return Ok(out);
+            }
+            id = if h >> 4 == 0 { zigzag(self.varint_of(3)?) } else { id + i64::from(h >> 4) };
+            match h & 0x0f {
+                5 => out.push((id, zigzag(self.varint_of(5)?))),
+                ty => self.value(ty, 2, false)?,
+            }
+        }
     }
 }
 
@@ -162,7 +221,8 @@ mod tests {
     fn a_page_header_gives_its_sizes() {
         // type 0 (i32 0), uncompressed 300 (zigzag 600), compressed 7 (zigzag 14), crc, stop.
         let h = [0x15, 0x00, 0x15, 0xd8, 0x04, 0x15, 0x0e, 0x15, 0x02, 0x00, 0xff];
-        assert_eq!(super::page_header(&h), Ok((10, 300, 7)));
+        let p = super::page_header(&h).unwrap();
+        assert_eq!((p.len, p.page_type, p.uncompressed, p.compressed, p.v1, p.v2), (10, 0, 300, 7, None, None));
         assert!(super::page_header(&[0x15, 0x00, 0x00]).is_err());
     }
 
