@@ -187,6 +187,12 @@ fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them
     let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-definition-levels-panic.parquet")).unwrap();
     let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
     assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `existing_data_files`: page 1 at byte 530: definition levels: a bit-packed run at byte 0 holds 14 values in 2 bytes with 0 left");
+    // Found by it on 2026-12-02 (12,600 runs): an entries table whose `lower_bounds` map's keys
+    // and values describe different entries; parquet 60.1's `MapArrayReader::consume_batch` unwraps
+    // "Not all children array length are the same!". The two columns' levels are now compared.
+    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-map-children-panic.parquet")).unwrap();
+    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
+    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0: columns `data_file.lower_bounds.key_value.key` and `data_file.lower_bounds.key_value.value` under the repeated group `data_file.lower_bounds.key_value` disagree on their levels (different entries at the same count): they would not describe the same entries");
 }
 
 #[test]

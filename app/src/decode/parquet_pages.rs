@@ -4,9 +4,13 @@
 //! levels they declare (`parquet_levels`). A page header of a few bytes can otherwise declare
 //! gigabytes, and a level run longer than its bytes panics inside the crate.
 
-use parquet::file::metadata::ParquetMetaData;
+use std::collections::BTreeMap;
 
-use super::parquet_levels::{check_page, Leaf};
+use parquet::basic::Repetition;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::schema::types::SchemaDescriptor;
+
+use super::parquet_levels::{check_page, Leaf, Track};
 use super::thrift_check::page_header;
 use super::DecodeError;
 
@@ -18,14 +22,26 @@ const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// Checks every page of the given leaf columns (all with `None`) in every row group; `bytes(start,
 /// len)` gives the fetched bytes of a chunk (None where they were not fetched: not checked then,
-/// and not decoded either).
+/// and not decoded either). Leaves read together under one repeated group (a map's key and value,
+/// a list of structs' fields) must describe the same entries in every row group.
 pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[usize]>, bytes: impl Fn(u64, u64) -> Option<&'a [u8]>) -> Result<(), DecodeError> {
+    let schema = metadata.file_metadata().schema_descr();
+    let all: Vec<usize> = match leaves {
+        Some(l) => l.to_vec(),
+        None => (0..schema.num_columns()).collect(),
+    };
+    // Leaf → (its repeated group's path, that group's definition level), where a sibling is read too.
+    let mut groups: BTreeMap<Vec<String>, Vec<(usize, i16)>> = BTreeMap::new();
+    for &c in &all {
+        if let Some((path, def)) = repeated_group(schema, c) {
+            groups.entry(path).or_default().push((c, def));
+        }
+    }
+    let tracked: BTreeMap<usize, (Vec<String>, i16)> =
+        groups.iter().filter(|(_, l)| l.len() > 1).flat_map(|(p, l)| l.iter().map(move |&(c, d)| (c, (p.clone(), d)))).collect();
     for (g, rg) in metadata.row_groups().iter().enumerate() {
-        let columns: Vec<usize> = match leaves {
-            Some(l) => l.to_vec(),
-            None => (0..rg.num_columns()).collect(),
-        };
-        for c in columns {
+        let mut digests: BTreeMap<&[String], Vec<(String, (u64, u64, u64))>> = BTreeMap::new();
+        for &c in &all {
             let Some(chunk) = rg.columns().get(c) else { continue };
             let (start, len) = chunk.byte_range();
             let Some(b) = bytes(start, len) else { continue };
@@ -33,6 +49,7 @@ pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[
             let descr = chunk.column_descr();
             let leaf = Leaf { max_rep: descr.max_rep_level(), max_def: descr.max_def_level(), codec: chunk.compression() };
             let err = |m: String| DecodeError::new(file, "page_header", format!("row group {g} column `{name}`: {m}"));
+            let mut track = tracked.get(&c).map(|(_, def)| Track::new(*def));
             let mut pos = 0usize;
             let mut pages = 0u64;
             while pos < b.len() {
@@ -47,13 +64,52 @@ pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[
                     return Err(err(format!("page {pages} declares {uncompressed} uncompressed bytes (icescope inflates at most {MAX_PAGE_BYTES})")));
                 }
                 let body = &rest[header..header + compressed as usize];
-                super::decoding(file, || check_page(&h, body, leaf))
+                super::decoding(file, || check_page(&h, body, leaf, track.as_mut()))
                     .unwrap_or_else(|| Err("its codec failed on it".into()))
                     .map_err(|m| err(format!("page {pages} at byte {}: {m}", start + pos as u64)))?;
                 pos += header + compressed as usize;
                 pages += 1;
             }
+            if let (Some(t), Some((path, _))) = (track, tracked.get(&c)) {
+                digests.entry(path.as_slice()).or_default().push((name.clone(), t.finish()));
+            }
+        }
+        for (path, leaves) in digests {
+            let Some((first, want)) = leaves.first() else { continue };
+            if let Some((other, got)) = leaves.iter().find(|(_, d)| d != want) {
+                let what = if got.0 != want.0 { format!("{} levels against {}", got.0, want.0) } else { "different entries at the same count".to_string() };
+                return Err(DecodeError::new(
+                    file,
+                    "page_header",
+                    format!("row group {g}: columns `{first}` and `{other}` under the repeated group `{}` disagree on their levels ({what}): they would not describe the same entries", path.join(".")),
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// The deepest repeated group above a leaf that is not itself repeated: its path and definition
+/// level (the definition level at which one of its entries is present). None without one.
+fn repeated_group(schema: &SchemaDescriptor, c: usize) -> Option<(Vec<String>, i16)> {
+    let parts = schema.column(c).path().parts().to_vec();
+    let mut node = schema.get_column_root(c);
+    let (mut def, mut found) = (0i16, None);
+    for (depth, name) in parts.iter().enumerate() {
+        if depth > 0 {
+            node = node.get_fields().iter().find(|f| f.name() == name)?;
+        }
+        let info = node.get_basic_info();
+        let repetition = if info.has_repetition() { info.repetition() } else { Repetition::REQUIRED };
+        if repetition != Repetition::REQUIRED {
+            def = def.checked_add(1)?;
+        }
+        if repetition == Repetition::REPEATED {
+            if depth + 1 == parts.len() {
+                return None;
+            }
+            found = Some((parts[..=depth].to_vec(), def));
+        }
+    }
+    found
 }
