@@ -340,6 +340,54 @@ fn the_metadata_file_is_picked_by_content_not_by_its_name() {
     assert_eq!(newest_metadata(&m).unwrap(), "metadata/v8.metadata.json");
 }
 
+/// Counts the metadata heads a pick opens.
+struct CountingHeads {
+    inner: MemoryFiles,
+    heads: std::cell::Cell<usize>,
+}
+
+impl icescope::source::Fetch for CountingHeads {
+    async fn fetch(&self, r: &str) -> Result<Vec<u8>, icescope::source::SourceError> {
+        icescope::source::Fetch::fetch(&self.inner, r).await
+    }
+    async fn fetch_head(&self, r: &str, n: usize) -> Result<Vec<u8>, icescope::source::SourceError> {
+        self.heads.set(self.heads.get() + 1);
+        icescope::source::Fetch::fetch_head(&self.inner, r, n).await
+    }
+    async fn fetch_range(&self, r: &str, range: icescope::source::range::ByteRange) -> Result<icescope::source::range::RangeRead, icescope::source::SourceError> {
+        icescope::source::Fetch::fetch_range(&self.inner, r, range).await
+    }
+    fn size_hint(&self, r: &str) -> Option<u64> {
+        icescope::source::Fetch::size_hint(&self.inner, r)
+    }
+    fn listing(&self) -> Option<&icescope::source::PathIndex> {
+        icescope::source::Fetch::listing(&self.inner)
+    }
+}
+
+/// A day of commits leaves a hundred metadata files, and each head read is a round trip (a
+/// millisecond a `File` in Chromium, a request on S3): the ones the newest-named file's
+/// `metadata-log` names are older than it and are not opened, and the pick is the same.
+#[test]
+fn the_files_the_newest_logs_are_not_opened_to_pick_it() {
+    let f = LocalFolder::open(&fixture("v3-deletion-vectors")).unwrap();
+    let files = CountingHeads { inner: in_memory(&f), heads: Default::default() };
+    let pick = futures::executor::block_on(icescope::load::pick_metadata(&files)).unwrap();
+    assert_eq!(pick.path, "metadata/v8.metadata.json");
+    assert_eq!(files.heads.get(), 1, "only v8's head: v1..v7 are in its metadata-log");
+    let newest = TableMetadata::from_bytes("v8", &f.read_path("metadata/v8.metadata.json").unwrap()).unwrap();
+    let names: Vec<&str> = pick.versions.iter().map(|v| v.path.as_str()).collect();
+    assert_eq!(names, (1..=8).map(|i| format!("metadata/v{i}.metadata.json")).collect::<Vec<_>>(), "oldest first");
+    // Each older file carries the time its log entry gives, which is its own last-updated-ms.
+    for (v, logged) in pick.versions.iter().zip(&newest.metadata_log) {
+        let own = TableMetadata::from_bytes(&v.path, &f.read_path(&v.path).unwrap()).unwrap();
+        assert_eq!((v.last_updated_ms, v.last_sequence_number), (Some(logged.timestamp_ms), None));
+        assert_eq!(own.last_updated_ms, logged.timestamp_ms, "{}", v.path);
+    }
+    assert_eq!(pick.versions[7].last_sequence_number, Some(newest.last_sequence_number));
+    assert!(pick.why.starts_with("the newest of 8 metadata files by content (last-sequence-number 7,"), "{}", pick.why);
+}
+
 #[test]
 fn a_folder_lists_its_data_files_only_when_something_reads_one() {
     // `inspect` never opens a data file, and a day of 5 s commits leaves 52,000 of them under data/.

@@ -137,22 +137,37 @@ impl Loader {
     }
 }
 
-/// The table's current metadata file among the files a source lists.
+/// The table's current metadata file among the files a source lists: the newest by content. The
+/// candidates the newest-named one's `metadata-log` names are older than it and are not opened.
 pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadata_pick::MetadataPick> {
-    use crate::source::metadata_pick::{choose_by_content, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES};
+    use crate::source::metadata_pick::{choose_by_content, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES};
+    use crate::source::range::ByteRange;
+    use crate::source::resolve::last_component;
     let index = files.listing()?;
     let (dir, candidates) = crate::source::metadata_pick::candidates(index)?;
     let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
     let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
+    let top = candidates.iter().max_by_key(|p| (metadata_version(p), p.as_str())).cloned();
+    let logged: std::collections::HashMap<String, i64> = match &top {
+        Some(t) if candidates.len() > 2 => files.fetch_range(t, ByteRange::Tail { len: TAIL_BYTES }).await.map(|r| logged_in_tail(&r.bytes)).unwrap_or_default().into_iter().collect(),
+        _ => Default::default(),
+    };
     let heads = stream::iter(candidates)
-        .map(|path| async move {
-            let (seq, updated) = files.fetch_head(&path, HEAD_BYTES).await.map(|h| peek(&h)).unwrap_or((None, None));
-            MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: seq, last_updated_ms: updated }
+        .map(|path| {
+            let known = (Some(&path) != top.as_ref()).then(|| last_component(&path).and_then(|n| logged.get(n).copied())).flatten();
+            async move {
+                let (seq, updated) = match known {
+                    Some(ts) => (None, Some(ts)),
+                    None => files.fetch_head(&path, HEAD_BYTES).await.map(|h| peek(&h)).unwrap_or((None, None)),
+                };
+                MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: seq, last_updated_ms: updated }
+            }
         })
         .buffered(PARALLEL);
     let mut versions: Vec<MetadataVersion> = heads.collect().await;
     let (path, why) = choose_by_content(&versions, hint.as_deref())?;
-    versions.sort_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version));
+    // By time first: files known from the log carry their time, not their sequence number.
+    versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
     Some(MetadataPick { path, why, versions })
 }
 

@@ -1,17 +1,17 @@
 //! Which metadata file is the table's current one, among the files of a table folder.
 
 use super::files::FileSet;
-use super::resolve::{components, PathIndex};
+use super::resolve::{last_component, PathIndex};
 
 /// True for `*.metadata.json`, `*.gz.metadata.json` and `*.metadata.json.gz`.
 pub fn is_metadata_file(path: &str) -> bool {
-    let name = components(path).last().copied().unwrap_or("");
+    let name = last_component(path).unwrap_or("");
     name.ends_with(".metadata.json") || name.ends_with(".metadata.json.gz")
 }
 
 /// The version a metadata file name encodes: `v12.metadata.json` or `00012-<uuid>.metadata.json`.
 pub fn metadata_version(path: &str) -> Option<u64> {
-    let name = components(path).last().copied()?;
+    let name = last_component(path)?;
     let digits: String = name.trim_start_matches('v').chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse().ok()
 }
@@ -19,7 +19,7 @@ pub fn metadata_version(path: &str) -> Option<u64> {
 /// Files the loader reads into memory from a dropped folder: metadata, never data (a table folder
 /// may hold gigabytes of Parquet beside it).
 pub fn is_table_metadata(path: &str) -> bool {
-    let name = components(path).last().copied().unwrap_or("");
+    let name = last_component(path).unwrap_or("");
     !name.starts_with('.') && (is_metadata_file(path) || name.ends_with(".avro") || name == "version-hint.text")
 }
 
@@ -84,11 +84,40 @@ pub fn peek(head: &[u8]) -> (Option<i64>, Option<i64>) {
     (field("last-sequence-number"), field("last-updated-ms"))
 }
 
+/// Bytes read from the end of the newest-named candidate: Java writes `metadata-log` last, and a
+/// hundred entries take about 20 KB.
+pub const TAIL_BYTES: u64 = 64 * 1024;
+
+/// The metadata files a metadata file's `metadata-log` names, by file name, with their
+/// `timestamp-ms`, from its last bytes: each is older than the file that logs it, so it cannot
+/// be the newest and its head need not be read (a day of commits keeps a hundred of them, and
+/// each read is a round trip). Empty where the log is not in these bytes (other writers put it
+/// earlier; a gzip file is not read this way).
+pub fn logged_in_tail(tail: &[u8]) -> Vec<(String, i64)> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(rename = "metadata-file")]
+        file: String,
+        #[serde(rename = "timestamp-ms")]
+        timestamp_ms: i64,
+    }
+    let key = b"\"metadata-log\"";
+    let Some(at) = tail.windows(key.len()).rposition(|w| w == key) else { return Vec::new() };
+    let rest = &tail[at + key.len()..];
+    let Some(open) = rest.iter().position(|b| !b.is_ascii_whitespace()).filter(|&i| rest[i] == b':') else { return Vec::new() };
+    let rest = &rest[open + 1..];
+    let entries = serde_json::Deserializer::from_slice(rest).into_iter::<Vec<Entry>>().next();
+    match entries {
+        Some(Ok(list)) => list.into_iter().filter_map(|e| Some((last_component(&e.file)?.to_string(), e.timestamp_ms))).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The newest by content: the highest `last-sequence-number`, then `last-updated-ms`, then the
 /// name's version. With the reason, naming `version-hint.text` where it points elsewhere.
 pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> Option<(String, String)> {
     let best = versions.iter().max_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone()))?;
-    let name = |p: &str| components(p).last().copied().unwrap_or("").to_string();
+    let name = |p: &str| last_component(p).unwrap_or("").to_string();
     let mut why = if versions.len() == 1 {
         "the only metadata file".to_string()
     } else if best.last_updated_ms.is_some() || best.last_sequence_number.is_some() {
@@ -115,7 +144,7 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
 fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
     let hint = String::from_utf8_lossy(hint).trim().to_string();
     candidates.find(|p| {
-        let name = components(p).last().copied().unwrap_or("");
+        let name = last_component(p).unwrap_or("");
         name == hint || metadata_version(p).map(|v| v.to_string()) == Some(hint.clone()) && name.starts_with('v')
     })
 }
@@ -133,4 +162,21 @@ pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
         })
         .collect();
     choose_by_content(&versions, hint.as_deref()).map(|(p, _)| p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::logged_in_tail;
+
+    #[test]
+    fn the_log_is_read_from_a_tail_that_starts_anywhere() {
+        let tail = br#"ms" : 3 } ], "metadata-log" : [ { "timestamp-ms" : 10, "metadata-file" : "s3://b/t/metadata/00001-a.metadata.json" }, { "timestamp-ms" : 20, "metadata-file" : "s3://b/t/metadata/00002-b.metadata.json" } ]
+}"#;
+        assert_eq!(logged_in_tail(tail), [("00001-a.metadata.json".to_string(), 10), ("00002-b.metadata.json".to_string(), 20)]);
+        // Cut inside the log, or no log in these bytes: nothing is taken as known.
+        assert!(logged_in_tail(&tail[..60]).is_empty());
+        assert!(logged_in_tail(br#""snapshot-log": []}"#).is_empty());
+        // The name inside a string value is escaped, so it is not the key.
+        assert!(logged_in_tail(br#""comment": "\"metadata-log\": [{\"timestamp-ms\": 1, \"metadata-file\": \"x.metadata.json\"}]" }"#).is_empty());
+    }
 }
