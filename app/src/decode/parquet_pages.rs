@@ -97,6 +97,10 @@ fn repeated_group(schema: &SchemaDescriptor, c: usize) -> Option<(Vec<String>, i
     let (mut def, mut found) = (0i16, None);
     for (depth, name) in parts.iter().enumerate() {
         if depth > 0 {
+            // `get_fields` panics on a primitive; a damaged schema can name a path through one.
+            if !node.is_group() {
+                return None;
+            }
             node = node.get_fields().iter().find(|f| f.name() == name)?;
         }
         let info = node.get_basic_info();
