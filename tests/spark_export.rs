@@ -193,7 +193,7 @@ fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them
     let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-map-children-panic.parquet")).unwrap();
     let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
     assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0: columns `data_file.lower_bounds.key_value.key` and `data_file.lower_bounds.key_value.value` under the repeated group `data_file.lower_bounds.key_value` disagree on their levels (different entries at the same count): they would not describe the same entries");
-    // Found by it an hour later in that very check (my own panic): a damaged schema whose column
+    // Found by it later that day in that very check (a panic of our own): a damaged schema whose column
     // path runs through a primitive, where `Type::get_fields` panics. Now the page walk goes on
     // and refuses the file for its page header instead.
     let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-path-through-primitive.parquet")).unwrap();
