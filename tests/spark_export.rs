@@ -175,30 +175,29 @@ fn a_footer_with_a_negative_chunk_offset_is_refused_before_the_crate_asserts_on_
 
 #[test]
 fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them() {
-    // Found by the `spark_tables` fuzz target: a v1 data page whose BIT_PACKED level block runs
-    // past the page ("range end out of bounds" in parquet 60.1's `parse_v1_level`) and (2,940 runs)
-    // a mutated export of Spark's snapshots table whose definition levels declare a bit-packed run
-    // longer than its bytes ("offset + len out of bounds" in arrow-buffer's
-    // `BooleanBufferBuilder::append_packed_range`). Both were panics: caught natively, the end of
-    // the app in wasm. decode/parquet_levels.rs now walks every level block first.
-    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-v1-levels-panic.parquet")).unwrap();
-    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `deleted_data_files_count`: page 1 at byte 1020: definition levels: 12 bit-packed values need 2 bytes with 0 left in the page");
-    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-definition-levels-panic.parquet")).unwrap();
-    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `existing_data_files`: page 1 at byte 530: definition levels: a bit-packed run at byte 0 holds 14 values in 2 bytes with 0 left");
-    // Found by it on 2026-12-02 (12,600 runs): an entries table whose `lower_bounds` map's keys
-    // and values describe different entries; parquet 60.1's `MapArrayReader::consume_batch` unwraps
-    // "Not all children array length are the same!". The two columns' levels are now compared.
-    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-map-children-panic.parquet")).unwrap();
-    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0: columns `data_file.lower_bounds.key_value.key` and `data_file.lower_bounds.key_value.value` under the repeated group `data_file.lower_bounds.key_value` disagree on their levels (different entries at the same count): they would not describe the same entries");
-    // Found by it later that day in that very check (a panic of our own): a damaged schema whose column
-    // path runs through a primitive, where `Type::get_fields` panics. Now the page walk goes on
-    // and refuses the file for its page header instead.
-    let bytes = std::fs::read(repo().join("tests/fuzz/known/parquet-path-through-primitive.parquet")).unwrap();
-    let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
-    assert_eq!(e, "x/snapshots/part-0.parquet: field `page_header`: row group 0 column `sequence_number`: page 1 at byte 221: unknown Thrift type 15 at byte 14");
+    // Each found by the `spark_tables` fuzz target as a panic: caught natively, the end of the app
+    // in wasm. decode/parquet_levels.rs now walks every level block first.
+    let cases = [
+        // A v1 data page whose BIT_PACKED level block runs past the page ("range end out of
+        // bounds" in parquet 60.1's `parse_v1_level`).
+        ("parquet-v1-levels-panic.parquet", "row group 0 column `deleted_data_files_count`: page 1 at byte 1020: definition levels: 12 bit-packed values need 2 bytes with 0 left in the page"),
+        // (2,940 runs) definition levels declaring a bit-packed run longer than its bytes ("offset
+        // + len out of bounds" in arrow-buffer's `BooleanBufferBuilder::append_packed_range`).
+        ("parquet-definition-levels-panic.parquet", "row group 0 column `existing_data_files`: page 1 at byte 530: definition levels: a bit-packed run at byte 0 holds 14 values in 2 bytes with 0 left"),
+        // (2026-12-02, 12,600 runs) an entries table whose `lower_bounds` map's keys and values
+        // describe different entries: `MapArrayReader::consume_batch` unwraps "Not all children
+        // array length are the same!". The two columns' levels are now compared.
+        ("parquet-map-children-panic.parquet", "row group 0: columns `data_file.lower_bounds.key_value.key` and `data_file.lower_bounds.key_value.value` under the repeated group `data_file.lower_bounds.key_value` disagree on their levels (different entries at the same count): they would not describe the same entries"),
+        // (later that day, in that very check: a panic of our own) a damaged schema whose column
+        // path runs through a primitive, where `Type::get_fields` panics. The walk goes on and
+        // refuses the file for its page header instead.
+        ("parquet-path-through-primitive.parquet", "row group 0 column `sequence_number`: page 1 at byte 221: unknown Thrift type 15 at byte 14"),
+    ];
+    for (file, want) in cases {
+        let bytes = std::fs::read(repo().join("tests/fuzz/known").join(file)).unwrap();
+        let e = icescope::decode::spark_tables::snapshots("x/snapshots/part-0.parquet", &bytes).unwrap_err().to_string();
+        assert_eq!(e, format!("x/snapshots/part-0.parquet: field `page_header`: {want}"), "{file}");
+    }
 }
 
 #[test]
