@@ -192,6 +192,9 @@ fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them
         // path runs through a primitive, where `Type::get_fields` panics. The walk goes on and
         // refuses the file for its page header instead.
         ("parquet-path-through-primitive.parquet", "row group 0 column `sequence_number`: page 1 at byte 221: unknown Thrift type 15 at byte 14"),
+        // (the same run) a dictionary-encoded data page with no dictionary page before it: the
+        // crate `expect`s "Decoder for dict should have been set" (column/reader/decoder.rs).
+        ("parquet-dictionary-page-missing.parquet", "row group 0 column `partition_summaries.list.element.contains_null`: page 0 at byte 1732: dictionary-encoded, with no dictionary page before it"),
     ];
     for (file, want) in cases {
         let bytes = std::fs::read(repo().join("tests/fuzz/known").join(file)).unwrap();

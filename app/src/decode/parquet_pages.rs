@@ -52,6 +52,7 @@ pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[
             let mut track = tracked.get(&c).map(|(_, def)| Track::new(*def));
             let mut pos = 0usize;
             let mut pages = 0u64;
+            let mut dictionary = false;
             while pos < b.len() {
                 let rest = &b[pos..];
                 let h = page_header(&rest[..rest.len().min(MAX_HEADER_BYTES)]).map_err(|m| err(format!("page {pages} at byte {}: {m}", start + pos as u64)))?;
@@ -62,6 +63,11 @@ pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[
                 }
                 if !(0..=MAX_PAGE_BYTES).contains(&uncompressed) {
                     return Err(err(format!("page {pages} declares {uncompressed} uncompressed bytes (icescope inflates at most {MAX_PAGE_BYTES})")));
+                }
+                // parquet 60.1 `expect`s the dictionary of a dictionary-encoded page (a panic).
+                dictionary |= h.page_type == 2;
+                if h.needs_dictionary() && !dictionary {
+                    return Err(err(format!("page {pages} at byte {}: dictionary-encoded, with no dictionary page before it", start + pos as u64)));
                 }
                 let body = &rest[header..header + compressed as usize];
                 super::decoding(file, || check_page(&h, body, leaf, track.as_mut()))

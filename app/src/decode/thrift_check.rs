@@ -145,6 +145,7 @@ pub struct PageHeader {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DataPageV1 {
     pub num_values: i64,
+    pub encoding: i64,
     pub def_encoding: i64,
     pub rep_encoding: i64,
 }
@@ -152,8 +153,22 @@ pub struct DataPageV1 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DataPageV2 {
     pub num_values: i64,
+    pub encoding: i64,
     pub def_len: i64,
     pub rep_len: i64,
+}
+
+impl PageHeader {
+    /// A data page whose values are indices into the chunk's dictionary (PLAIN_DICTIONARY or
+    /// RLE_DICTIONARY).
+    pub fn needs_dictionary(&self) -> bool {
+        let encoding = match self.page_type {
+            0 => self.v1.map(|v| v.encoding),
+            3 => self.v2.map(|v| v.encoding),
+            _ => None,
+        };
+        matches!(encoding, Some(2 | 8))
+    }
 }
 
 /// A Parquet `PageHeader` at the start of `bytes`, the rest of it walked as `check_struct` does.
@@ -174,12 +189,12 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
             (5, 12) => {
                 let f = w.i32_fields()?;
                 let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
-                out.v1 = Some(DataPageV1 { num_values: at(1).unwrap_or(-1), def_encoding: at(3).unwrap_or(-1), rep_encoding: at(4).unwrap_or(-1) });
+                out.v1 = Some(DataPageV1 { num_values: at(1).unwrap_or(-1), encoding: at(2).unwrap_or(-1), def_encoding: at(3).unwrap_or(-1), rep_encoding: at(4).unwrap_or(-1) });
             }
             (8, 12) => {
                 let f = w.i32_fields()?;
                 let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
-                out.v2 = Some(DataPageV2 { num_values: at(1).unwrap_or(-1), def_len: at(5).unwrap_or(-1), rep_len: at(6).unwrap_or(-1) });
+                out.v2 = Some(DataPageV2 { num_values: at(1).unwrap_or(-1), encoding: at(4).unwrap_or(-1), def_len: at(5).unwrap_or(-1), rep_len: at(6).unwrap_or(-1) });
             }
             (_, ty) => w.value(ty, 1, false)?,
         }
