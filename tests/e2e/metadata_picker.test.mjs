@@ -35,6 +35,12 @@ test('a folder opens its newest metadata file by content, and an older one on re
       const picker = page.locator('[data-testid="metadata-picker"]');
       const options = await picker.locator('option').allTextContents();
       assert.equal(options.length, metadataFiles.length, 'one option per metadata file');
+      // Newest first. Only v8's own head was read: the others are in its metadata-log, which gives
+      // each one's time (its last-updated-ms) but not its sequence number.
+      const v8 = JSON.parse(fs.readFileSync(path.join(DIR, 'metadata', 'v8.metadata.json'), 'utf8'));
+      const logged = v8['metadata-log'].map((e) => `${P}/${path.basename(e['metadata-file'])} — ${new Date(e['timestamp-ms']).toISOString()}`);
+      assert.deepEqual(options.slice(1), logged.reverse());
+      assert.equal(options[0], `${P}/v8.metadata.json — ${new Date(v8['last-updated-ms']).toISOString()}, sequence 7 (newest)`);
       assert.equal(await picker.inputValue(), `${P}/v8.metadata.json`);
       assert.match(await page.locator('[data-testid="metadata-why"]').textContent(), /the newest of 8 metadata files by content \(last-sequence-number 7,/);
       let view = await readTableView(page);
