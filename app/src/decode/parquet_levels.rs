@@ -31,28 +31,67 @@ pub struct Leaf {
 pub struct Track {
     pub present_at: i16,
     levels: u64,
-    rep: DefaultHasher,
-    present: DefaultHasher,
+    rep: Runs,
+    present: Runs,
 }
 
 impl Track {
     pub fn new(present_at: i16) -> Self {
-        Track { present_at, levels: 0, rep: DefaultHasher::new(), present: DefaultHasher::new() }
+        Track { present_at, levels: 0, rep: Runs::default(), present: Runs::default() }
     }
 
     /// (levels, digest of repetition levels, digest of presence): equal for siblings that agree.
     pub fn finish(&self) -> (u64, u64, u64) {
         (self.levels, self.rep.finish(), self.present.finish())
     }
+}
 
-    fn add(&mut self, rep: &[i16], def: &[i16]) {
-        self.levels += def.len() as u64;
-        for r in rep {
-            self.rep.write_i16(*r);
+/// A digest of a level sequence that does not depend on how it was encoded: equal neighbours are
+/// merged into (value, count) runs before hashing, so an RLE run costs the same however many
+/// values it declares (five bytes can declare two billion).
+#[derive(Debug, Clone, Default)]
+struct Runs {
+    open: Option<(i16, u64)>,
+    hash: DefaultHasher,
+}
+
+impl Runs {
+    fn push(&mut self, value: i16, n: u64) {
+        match &mut self.open {
+            _ if n == 0 => {}
+            Some((v, c)) if *v == value => *c = c.saturating_add(n),
+            open => {
+                if let Some((v, c)) = open.replace((value, n)) {
+                    self.hash.write_i16(v);
+                    self.hash.write_u64(c);
+                }
+            }
         }
-        let present: Vec<u8> = def.iter().map(|&d| u8::from(d >= self.present_at)).collect();
-        self.present.write(&present);
     }
+
+    fn finish(&self) -> u64 {
+        let mut h = self.hash.clone();
+        if let Some((v, c)) = self.open {
+            h.write_i16(v);
+            h.write_u64(c);
+        }
+        h.finish()
+    }
+}
+
+/// Walks one level block; with a track, its levels go into the track's repetition digest or,
+/// as present or not, into its presence digest.
+fn walk(b: &[u8], count: usize, max: i16, track: Option<&mut Track>, repetition: bool) -> Result<(), String> {
+    let Some(t) = track else { return hybrid(b, count, max, None) };
+    let present_at = t.present_at;
+    let mut emit = |v: i16, n: usize| {
+        if repetition {
+            t.rep.push(v, n as u64)
+        } else {
+            t.present.push(i16::from(v >= present_at), n as u64)
+        }
+    };
+    hybrid(b, count, max, Some(&mut emit))
 }
 
 /// Checks the level blocks of a data page whose header is `h` and whose stored body is `body`
@@ -68,16 +107,14 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
         let count = count(v2.num_values)?;
         let (rep, def) = (length(v2.rep_len, "repetition_levels_byte_length")?, length(v2.def_len, "definition_levels_byte_length")?);
         let levels = body.get(..rep.checked_add(def).ok_or("level lengths overflow")?).ok_or_else(|| format!("level lengths {rep} + {def} run past the page's {} bytes", body.len()))?;
-        let (mut reps, mut defs) = (Vec::new(), Vec::new());
-        let keep = track.is_some();
         if leaf.max_rep > 0 {
-            hybrid(&levels[..rep], count, leaf.max_rep, keep.then_some(&mut reps)).map_err(|m| format!("repetition levels: {m}"))?;
+            walk(&levels[..rep], count, leaf.max_rep, track.as_deref_mut(), true).map_err(|m| format!("repetition levels: {m}"))?;
         }
         if leaf.max_def > 0 {
-            hybrid(&levels[rep..], count, leaf.max_def, keep.then_some(&mut defs)).map_err(|m| format!("definition levels: {m}"))?;
+            walk(&levels[rep..], count, leaf.max_def, track.as_deref_mut(), false).map_err(|m| format!("definition levels: {m}"))?;
         }
         if let Some(t) = track {
-            t.add(&reps, &defs);
+            t.levels = t.levels.saturating_add(count as u64);
         }
         return Ok(());
     }
@@ -85,7 +122,6 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
     let count = count(v1.num_values)?;
     let Some(page) = inflate(body, leaf.codec, h.uncompressed)? else { return Ok(()) };
     let mut rest: &[u8] = &page;
-    let (mut reps, mut defs) = (Vec::new(), Vec::new());
     for (max, encoding, what) in [(leaf.max_rep, v1.rep_encoding, "repetition"), (leaf.max_def, v1.def_encoding, "definition")] {
         if max <= 0 {
             continue;
@@ -93,10 +129,9 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
         match encoding {
             RLE => {
                 let len = rest.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).ok_or_else(|| format!("{what} levels: no length"))?;
-                let block = rest.get(4..4 + len).ok_or_else(|| format!("{what} levels of {len} bytes with {} left in the page", rest.len() - 4))?;
-                let out = if what == "repetition" { &mut reps } else { &mut defs };
-                hybrid(block, count, max, track.is_some().then_some(out)).map_err(|m| format!("{what} levels: {m}"))?;
-                rest = &rest[4 + len..];
+                let end = len.checked_add(4).filter(|&e| e <= rest.len()).ok_or_else(|| format!("{what} levels of {len} bytes with {} left in the page", rest.len() - 4))?;
+                walk(&rest[4..end], count, max, track.as_deref_mut(), what == "repetition").map_err(|m| format!("{what} levels: {m}"))?;
+                rest = &rest[end..];
             }
             BIT_PACKED => {
                 let bytes = bits_to_bytes(count, width(max)).ok_or_else(|| format!("{what} levels: {count} values overflow"))?;
@@ -112,8 +147,8 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
             other => return Err(format!("{what} levels in encoding {other}, neither RLE nor BIT_PACKED")),
         }
     }
-    if let Some(t) = track.as_deref_mut() {
-        t.add(&reps, &defs);
+    if let Some(t) = track {
+        t.levels = t.levels.saturating_add(count as u64);
     }
     Ok(())
 }
@@ -136,16 +171,13 @@ fn bits_to_bytes(values: usize, width: usize) -> Option<usize> {
 }
 
 /// Walks an RLE / bit-packed hybrid block for `count` levels: every bit-packed run must hold the
-/// values read from it. With `out`, the levels are decoded into it, and a block that ends before
-/// `count` is refused (siblings would then differ); without, such a block is left to the crate
-/// (it stops there, no panic).
-fn hybrid(b: &[u8], count: usize, max: i16, mut out: Option<&mut Vec<i16>>) -> Result<(), String> {
+/// values read from it. With `out`, the levels are handed to it as (value, repeats), checked
+/// against `max`, and a block that ends before `count` is refused (siblings would then differ);
+/// without, such a block is left to the crate (it stops there, no panic).
+fn hybrid(b: &[u8], count: usize, max: i16, mut out: Option<&mut dyn FnMut(i16, usize)>) -> Result<(), String> {
     let width = width(max);
     let (mut pos, mut left) = (0usize, count);
-    if let Some(o) = out.as_deref_mut() {
-        o.clear();
-        o.reserve(count.min(b.len().saturating_mul(8)));
-    }
+    let check = |v: u32| i16::try_from(v).ok().filter(|&v| v <= max).ok_or_else(|| format!("a level of {v} where the column's largest is {max}"));
     while left > 0 && pos < b.len() {
         let at = pos;
         let mut header = 0u64;
@@ -178,7 +210,7 @@ fn hybrid(b: &[u8], count: usize, max: i16, mut out: Option<&mut Vec<i16>>) -> R
                         let n = i * width + bit;
                         v |= u32::from((bits[n / 8] >> (n % 8)) & 1) << bit;
                     }
-                    o.push(v as i16);
+                    o(check(v)?, 1);
                 }
             }
             pos = pos.saturating_add(run.saturating_mul(width)).min(b.len());
@@ -189,19 +221,14 @@ fn hybrid(b: &[u8], count: usize, max: i16, mut out: Option<&mut Vec<i16>>) -> R
             let v = value.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x));
             let read = run.min(left);
             if let Some(o) = out.as_deref_mut() {
-                o.extend(std::iter::repeat_n(v as i16, read));
+                o(check(v)?, read);
             }
             pos += bytes;
             left -= read;
         }
     }
-    if let Some(o) = out {
-        if o.len() != count {
-            return Err(format!("the levels end after {} of the page's {count} values", o.len()));
-        }
-        if let Some(v) = o.iter().find(|&&v| v > max || v < 0) {
-            return Err(format!("a level of {v} where the column's largest is {max}"));
-        }
+    if out.is_some() && left > 0 {
+        return Err(format!("the levels end after {} of the page's {count} values", count - left));
     }
     Ok(())
 }
@@ -252,15 +279,35 @@ mod tests {
 
     #[test]
     fn levels_decode_from_both_kinds_of_run() {
-        let mut out = Vec::new();
+        let decode = |b: &[u8], count: usize, max: i16| {
+            let mut out = Vec::new();
+            hybrid(b, count, max, Some(&mut |v, n| out.extend(std::iter::repeat_n(v, n)))).map(|()| out)
+        };
         // RLE: 3 × 2 (width 2); bit-packed: 1 group of 8 values 0,1,2,3,0,1,2,3 (2 bytes 0xe4 0xe4).
-        hybrid(&[0x06, 0x02, 0x03, 0xe4, 0xe4], 11, 3, Some(&mut out)).unwrap();
-        assert_eq!(out, [2, 2, 2, 0, 1, 2, 3, 0, 1, 2, 3]);
+        assert_eq!(decode(&[0x06, 0x02, 0x03, 0xe4, 0xe4], 11, 3).unwrap(), [2, 2, 2, 0, 1, 2, 3, 0, 1, 2, 3]);
         // Decoding, a block that ends before the page's values is refused.
-        let e = hybrid(&[0x06, 0x02], 5, 3, Some(&mut out)).unwrap_err();
-        assert_eq!(e, "the levels end after 3 of the page's 5 values");
+        assert_eq!(decode(&[0x06, 0x02], 5, 3).unwrap_err(), "the levels end after 3 of the page's 5 values");
         // A level above the column's largest.
-        let e = hybrid(&[0x06, 0x03], 3, 2, Some(&mut out)).unwrap_err();
-        assert_eq!(e, "a level of 3 where the column's largest is 2");
+        assert_eq!(decode(&[0x06, 0x03], 3, 2).unwrap_err(), "a level of 3 where the column's largest is 2");
+    }
+
+    #[test]
+    fn digests_depend_on_the_levels_not_on_their_runs() {
+        use super::{walk, Track};
+        let digest = |blocks: &[&[u8]], count: usize| {
+            let mut t = Track::new(1);
+            for b in blocks {
+                walk(b, count, 1, Some(&mut t), false).unwrap();
+            }
+            t.finish().1 ^ t.finish().2
+        };
+        // Eight ones as one RLE run, as a bit-packed group, and as two RLE runs of four.
+        let (rle, packed, halves) = (digest(&[&[0x10, 0x01]], 8), digest(&[&[0x03, 0xff]], 8), digest(&[&[0x08, 0x01], &[0x08, 0x01]], 4));
+        assert_eq!(rle, packed);
+        assert_eq!(rle, halves);
+        assert_ne!(rle, digest(&[&[0x03, 0xfe]], 8), "one level absent");
+        // Five bytes declaring 2^31 levels cost a run, not gigabytes.
+        let mut t = Track::new(1);
+        walk(&[0x80, 0x80, 0x80, 0x80, 0x10, 0x01], 1 << 31, 1, Some(&mut t), false).unwrap();
     }
 }

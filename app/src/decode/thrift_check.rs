@@ -181,7 +181,7 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
         if h == 0 {
             break;
         }
-        id = if h >> 4 == 0 { zigzag(w.varint_of(3)?) } else { id + i64::from(h >> 4) };
+        id = w.field_id(h, id)?;
         match (id, h & 0x0f) {
             (1, 5) => out.page_type = zigzag(w.varint_of(5)?),
             (2, 5) => uncompressed = Some(zigzag(w.varint_of(5)?)),
@@ -206,6 +206,11 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
 }
 
 impl Walk<'_> {
+    /// A field header's id: a delta from the previous id, or given in full (zigzag i16) after it.
+    fn field_id(&mut self, header: u8, previous: i64) -> Result<i64, String> {
+        Ok(if header >> 4 == 0 { zigzag(self.varint_of(3)?) } else { previous + i64::from(header >> 4) })
+    }
+
     /// The i32 fields of a struct (id, value); every other field walked and left.
     fn i32_fields(&mut self) -> Result<Vec<(i64, i64)>, String> {
         let mut out = Vec::new();
@@ -215,7 +220,7 @@ impl Walk<'_> {
             if h == 0 {
                 return Ok(out);
             }
-            id = if h >> 4 == 0 { zigzag(self.varint_of(3)?) } else { id + i64::from(h >> 4) };
+            id = self.field_id(h, id)?;
             match h & 0x0f {
                 5 => out.push((id, zigzag(self.varint_of(5)?))),
                 ty => self.value(ty, 2, false)?,

@@ -64,10 +64,6 @@ fn name_hash(name: &str) -> u64 {
     h.finish()
 }
 
-fn file_name(path: &str) -> Option<&str> {
-    last_component(path)
-}
-
 impl PathIndex {
     pub fn new(paths: impl IntoIterator<Item = String>) -> Self {
         let mut index = PathIndex::default();
@@ -82,7 +78,7 @@ impl PathIndex {
         // Past 4 G paths an index is not a table folder: the path is still listed, not findable.
         let i = u32::try_from(self.ends.len()).unwrap_or(NONE);
         let mut link = NONE;
-        if let (Some(name), true) = (file_name(&path), i != NONE) {
+        if let (Some(name), true) = (last_component(&path), i != NONE) {
             let slot = self.by_name.entry(name_hash(name)).or_insert(NONE);
             link = *slot;
             *slot = i;
@@ -140,7 +136,7 @@ impl PathIndex {
 
     /// Whether `path` is one of the available paths, as written.
     pub fn contains(&self, path: &str) -> bool {
-        let Some(name) = file_name(path) else { return false };
+        let Some(name) = last_component(path) else { return false };
         let mut at = self.by_name.get(&name_hash(name)).copied().unwrap_or(NONE);
         while at != NONE {
             if self.path(at as usize) == path {
