@@ -97,7 +97,7 @@ fn side(h: &TableHistory, i: usize) -> SnapshotSide {
         snapshot_id: s.snapshot.snapshot_id,
         committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
         schema_id: s.snapshot.schema_id,
-        flink_job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
+        flink_job_id: s.flink.as_ref().map(|f| f.job_id.to_string()),
         checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
         // Counted from the files where they were read; else the best the history knows (a list's
         // counts, Spark's sums, the summary) — the diff is then marked not exact.
@@ -194,7 +194,7 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
                 snapshot_id: s.snapshot.snapshot_id,
                 committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
                 operation: s.snapshot.operation.to_string(),
-                flink_job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
+                flink_job_id: s.flink.as_ref().map(|f| f.job_id.to_string()),
                 checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
                 added_data_files: n("added-data-files"),
                 deleted_data_files: n("deleted-data-files"),
@@ -306,7 +306,7 @@ pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
         let parent = h.snapshots[cur].snapshot.parent_snapshot_id.ok_or("the current snapshot has no parent")?;
         h.snapshots.iter().position(|s| s.snapshot.snapshot_id == parent)
     } else if let Some(job) = spec.strip_prefix("job:") {
-        let jobs: std::collections::BTreeSet<&str> = h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| f.job_id.as_str()).filter(|j| j.starts_with(job)).collect();
+        let jobs: std::collections::BTreeSet<&str> = h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| &*f.job_id).filter(|j| j.starts_with(job)).collect();
         if jobs.len() > 1 {
             return Err(format!("job:{job} matches {} job ids: give more of it", jobs.len()));
         }

@@ -106,7 +106,7 @@ impl<'h> KeyCounter<'h> {
         let label = adder
             .and_then(|id| self.history.index_of_avro_id(id))
             .and_then(|i| self.history.snapshots[i].flink.as_ref())
-            .map(|f| f.job_id.clone())
+            .map(|f| f.job_id.to_string())
             .unwrap_or_else(|| NO_JOB.to_string());
         let j = match self.jobs.iter().position(|l| *l == label) {
             Some(j) => j,

@@ -144,8 +144,8 @@ pub struct SnapshotRow {
     /// Who wrote it, and the summary keys that say so.
     pub writer: crate::model::Writer,
     pub writer_evidence: &'static str,
-    pub flink_job_id: Option<String>,
-    pub flink_operator_id: Option<String>,
+    pub flink_job_id: Option<std::sync::Arc<str>>,
+    pub flink_operator_id: Option<std::sync::Arc<str>>,
     pub flink_checkpoint_id: Option<i64>,
     pub manifests: Option<u64>,
     pub manifest_bytes: Option<u64>,
@@ -206,6 +206,9 @@ impl LiveRows {
 
 pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
     let m = &history.metadata;
+    // Before the rows: the findings' passes over the current snapshot's files allocate, and a
+    // day of rows held meanwhile would add to that peak.
+    let findings = findings(history, table);
     let snapshots = history
         .snapshots
         .iter()
@@ -255,7 +258,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         snapshots,
         jobs: job_spans(history).iter().map(JobRow::from).collect(),
         projection: super::projection::projection(history),
-        findings: findings(history, table),
+        findings,
         gaps: history.gaps(),
         disagreements: history
             .disagreements()

@@ -72,9 +72,9 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
     let mut by_id: HashMap<&str, usize> = HashMap::new();
     for (i, s) in history.snapshots.iter().enumerate() {
         let Some(f) = &s.flink else { continue };
-        let pos = *by_id.entry(f.job_id.as_str()).or_insert_with(|| {
+        let pos = *by_id.entry(&*f.job_id).or_insert_with(|| {
             spans.push(JobSpan {
-                job_id: f.job_id.clone(),
+                job_id: f.job_id.to_string(),
                 operator_ids: Vec::new(),
                 snapshot_indexes: Vec::new(),
                 commit_ms: Vec::new(),
@@ -93,8 +93,8 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
         span.first_commit_ms = span.first_commit_ms.min(s.snapshot.timestamp_ms);
         span.last_commit_ms = span.last_commit_ms.max(s.snapshot.timestamp_ms);
         if let Some(op) = &f.operator_id {
-            if span.operator_ids.len() < MAX_OPERATORS && !span.operator_ids.contains(op) {
-                span.operator_ids.push(op.clone());
+            if span.operator_ids.len() < MAX_OPERATORS && !span.operator_ids.iter().any(|o| **o == **op) {
+                span.operator_ids.push(op.to_string());
             }
         }
         match f.checkpoint_id {

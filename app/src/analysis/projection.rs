@@ -51,11 +51,11 @@ const DAY_MS: f64 = 86_400_000.0;
 /// None unless the last Flink job committed at least three consecutive snapshots with known counts.
 pub fn projection(history: &TableHistory) -> Option<Projection> {
     let last = history.snapshots.iter().rposition(|s| s.flink.is_some())?;
-    let job = history.snapshots[last].flink.as_ref()?.job_id.clone();
+    let job = history.snapshots[last].flink.as_ref()?.job_id.to_string();
     let mut window: Vec<usize> = Vec::new();
     for i in (0..=last).rev() {
         let s = &history.snapshots[i];
-        let same_job = s.flink.as_ref().is_some_and(|f| f.job_id == job && !f.is_end_of_input());
+        let same_job = s.flink.as_ref().is_some_and(|f| *f.job_id == *job && !f.is_end_of_input());
         if !same_job || !history.totals(i).has_core() || window.len() == WINDOW {
             if s.flink.as_ref().is_some_and(|f| f.is_end_of_input()) && window.is_empty() {
                 continue; // the final flush is not a checkpoint interval

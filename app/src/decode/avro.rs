@@ -19,10 +19,15 @@ pub(crate) struct AvroFile<T> {
 pub(crate) fn read_container<T>(
     file: &str,
     bytes: &[u8],
+    keep_at_most: usize,
     mut convert: impl FnMut(usize, &Datum<'_, '_>) -> Result<Option<T>, DecodeError>,
 ) -> Result<AvroFile<T>, DecodeError> {
     let c = super::avro_container::Container::open(file, bytes)?;
-    let mut records = Vec::new();
+    // Sized from the blocks' counts: a vector grown by doubling holds up to twice a 50,000-entry
+    // manifest at its peak. The counts are not checked yet, so at most one record per 16 bytes
+    // of the file is trusted (an entry's path alone compresses to more).
+    let declared = usize::try_from(c.declared_records(bytes)).unwrap_or(usize::MAX);
+    let mut records = Vec::with_capacity(declared.min(keep_at_most).min(bytes.len() / 16));
     c.for_each_record(file, bytes, |i, v| {
         if let Some(r) = convert(i, v)? {
             records.push(r);

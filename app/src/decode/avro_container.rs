@@ -144,6 +144,22 @@ impl<'a> Container<'a> {
         Ok(Container { schema, names, metadata, codec, sync, body: pos })
     }
 
+    /// The records the blocks declare, summed as far as the block headers can be walked; not
+    /// checked against the bytes (`for_each_record` does that).
+    pub fn declared_records(&self, bytes: &[u8]) -> u64 {
+        let (mut pos, mut total) = (self.body, 0u64);
+        while pos < bytes.len() {
+            let (Some(count), Some(size)) = (read_long(bytes, &mut pos), read_long(bytes, &mut pos)) else { break };
+            let (Ok(count), Ok(size)) = (u64::try_from(count), usize::try_from(size)) else { break };
+            total = total.saturating_add(count);
+            match pos.checked_add(size).and_then(|p| p.checked_add(16)) {
+                Some(next) if next <= bytes.len() => pos = next,
+                _ => break,
+            }
+        }
+        total
+    }
+
     /// Hands every record to `each` as it is decoded. A failure part-way names the block and how
     /// many records came before it.
     pub fn for_each_record(

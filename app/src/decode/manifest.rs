@@ -160,19 +160,21 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Manifest, DecodeError> {
-        Manifest::stream(file, bytes, |_| true)
+        Manifest::stream(file, bytes, usize::MAX, |_| true)
     }
 
     /// Hands every entry to `each` as it is decoded; only those it returns true for are kept in
     /// `entries`. A 130 KB manifest can hold a million entries: a caller that needs counts, not
     /// files, keeps none of them.
-    pub fn stream(file: &str, bytes: &[u8], mut each: impl FnMut(&ManifestEntry) -> bool) -> Result<Manifest, DecodeError> {
-        let avro = read_container(file, bytes, |i, r| {
+    /// `keep_at_most`: how many entries the caller may keep, a bound on what is reserved for them.
+    pub fn stream(file: &str, bytes: &[u8], keep_at_most: usize, mut each: impl FnMut(&ManifestEntry) -> bool) -> Result<Manifest, DecodeError> {
+        let avro = read_container(file, bytes, keep_at_most, |i, r| {
             let e = entry(&Rec::new(file, "entry", i, r)?)?;
             Ok(each(&e).then_some(e))
         })?;
         let mut entries = avro.records;
-        // Growth leaves up to half the vector empty, and a detail snapshot keeps it for the load.
+        // Growth (where the blocks understated the count) leaves up to half the vector empty, and
+        // a detail snapshot keeps it for the load.
         entries.shrink_to_fit();
         Ok(Manifest {
             content: avro.metadata.get("content").cloned(),

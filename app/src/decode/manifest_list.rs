@@ -39,7 +39,7 @@ pub struct ManifestList {
 
 impl ManifestList {
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<ManifestList, DecodeError> {
-        let avro = read_container(file, bytes, |i, r| manifest_file(&Rec::new(file, "manifest", i, r)?).map(Some))?;
+        let avro = read_container(file, bytes, usize::MAX, |i, r| manifest_file(&Rec::new(file, "manifest", i, r)?).map(Some))?;
         Ok(ManifestList { manifests: avro.records })
     }
 }

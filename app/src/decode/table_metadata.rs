@@ -117,7 +117,11 @@ impl TableMetadata {
             let field = if path == "." { String::new() } else { path };
             DecodeError::new(file, &field, format!("not valid table metadata JSON: {inner}"))
         })?;
-        wire.into_metadata(file)
+        let mut m = wire.into_metadata(file)?;
+        // The logs were grown by doubling while parsed, and a day of commits keeps them for the load.
+        m.snapshot_log.shrink_to_fit();
+        m.metadata_log.shrink_to_fit();
+        Ok(m)
     }
 
     pub fn current_schema(&self) -> Option<&Schema> {

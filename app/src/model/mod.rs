@@ -5,6 +5,7 @@
 pub mod flink;
 pub mod footers;
 pub mod history;
+pub(crate) mod list_index;
 pub mod live_rows;
 pub mod reading;
 pub mod spark;

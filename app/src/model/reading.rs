@@ -309,7 +309,7 @@ impl TableHistory {
     }
 
     fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, Fault>) {
-        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let users = self.by_list.get(&self.snapshots, path);
         // A manifest listed twice would be counted twice: the list is not a count anyone can trust.
         let decoded = decoded.and_then(|l| {
             let mut seen = std::collections::HashSet::new();
@@ -349,7 +349,7 @@ impl TableHistory {
 
     /// Queues the manifests a loaded list names, if any of its snapshots wants them.
     fn want_manifests(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
-        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let users = self.by_list.get(&self.snapshots, path);
         let want = users.iter().map(|&i| self.snapshots[i].want).max().unwrap_or(Want::Summary);
         let detail = users.iter().any(|&i| self.snapshots[i].detail);
         if want < Want::Manifests {
@@ -412,17 +412,32 @@ impl TableHistory {
         let room = limit.saturating_sub(self.reading.kept_entries);
         let keep = keep.is_some();
         let mut seen = 0usize;
+        // The files a kept manifest names are read from it (`referenced_files`): only those of a
+        // manifest not kept are copied out. One that stops being a candidate part-way (too many
+        // entries, or a decode error) is streamed again for its paths: rare, and no copy meanwhile.
         let referenced = &mut self.referenced;
+        let note = |referenced: &mut std::collections::HashSet<Box<str>>, e: &crate::decode::ManifestEntry| {
+            if e.status.is_live() && !referenced.contains(&*e.data_file.file_path) {
+                referenced.insert(e.data_file.file_path.clone());
+            }
+        };
         let decoded = bytes.and_then(|b| {
-            Manifest::stream(path, &b, |e| {
+            let m = Manifest::stream(path, &b, if keep { room } else { 0 }, |e| {
                 builder.add(e);
-                if e.status.is_live() && !referenced.contains(&*e.data_file.file_path) {
-                    referenced.insert(e.data_file.file_path.clone());
-                }
                 seen += 1;
-                keep && seen <= room
-            })
-            .map_err(|e| Fault::new(GapKind::Decode, e.to_string()))
+                let kept = keep && seen <= room;
+                if !kept {
+                    note(referenced, e);
+                }
+                kept
+            });
+            if keep && !(m.is_ok() && seen <= room) {
+                let _ = Manifest::stream(path, &b, 0, |e| {
+                    note(referenced, e);
+                    false
+                });
+            }
+            m.map_err(|e| Fault::new(GapKind::Decode, e.to_string()))
         });
         let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| Fault::new(GapKind::Inconsistent, format!("{path}: {e}")))) {
             Ok((m, (digest, written))) => {
@@ -457,7 +472,7 @@ impl TableHistory {
     fn needed_in_detail(&self, manifest: &str) -> Option<bool> {
         let mut needed = None;
         for l in self.reading.waiting.get(manifest)? {
-            for &i in self.by_list.get(l).map(|v| v.as_slice()).unwrap_or(&[]) {
+            for i in self.by_list.get(&self.snapshots, l) {
                 if self.snapshots[i].detail {
                     let essential = matches!(self.reading.reasons.get(&i), Some(ReadReason::Current | ReadReason::Selected));
                     if essential {
@@ -471,7 +486,7 @@ impl TableHistory {
     }
 
     fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
-        let users = self.by_list.get(path).cloned().unwrap_or_default();
+        let users = self.by_list.get(&self.snapshots, path);
         let counts = match count_list(list, &self.manifests) {
             Ok(c) => Some(c),
             Err(NoCount::Missing) => None,
@@ -501,7 +516,7 @@ impl TableHistory {
 
     /// Drops a list's rows once no snapshot shown in detail needs them.
     fn release_if_done(&mut self, path: &str) {
-        let users = self.by_list.get(path).map(|v| v.as_slice()).unwrap_or(&[]);
+        let users = self.by_list.get(&self.snapshots, path);
         if users.iter().any(|&i| self.snapshots[i].detail) || self.reading.open.contains_key(path) {
             return;
         }

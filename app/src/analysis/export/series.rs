@@ -23,7 +23,7 @@ fn growth(g: &GrowthSeries) -> Table {
         .col("snapshot_id", Values::Int(p().map(|p| p.snapshot_id.parse::<i128>().ok()).collect()))
         .col("committed_at", Values::TimestampMs(p().map(|p| Some(p.committed_at_ms)).collect()))
         .col("operation", texts(p().map(|p| Some(p.operation.clone()))))
-        .col("job_id", texts(p().map(|p| p.job_id.clone())))
+        .col("job_id", texts(p().map(|p| p.job_id.as_deref())))
         .col("checkpoint_id", i64s(p().map(|p| p.checkpoint_id)))
         .col("x", Values::Float(xs.iter().map(|x| Some(x.x)).collect()))
         .col("x_label", texts(xs.iter().map(|x| Some(x.label.clone()))))

@@ -58,7 +58,7 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
         title: format!("Delete debt: {} delete files on {} data files", thousands(deletes), thousands(now.data_files)),
         snapshot_ids: vec![cx.id(since), cx.id(cur)],
-        job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.clone()).collect(),
+        job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.to_string()).collect(),
         evidence,
         action: format!(
             "Rewrite the data files with a delete threshold of one, {}, and remove dangling deletes in the same call: the \

@@ -56,8 +56,8 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         if b <= a {
             break;
         }
-        if !jobs.contains(&f.job_id) && jobs.len() < MAX_JOBS {
-            jobs.push(f.job_id.clone());
+        if !jobs.iter().any(|j| **j == *f.job_id) && jobs.len() < MAX_JOBS {
+            jobs.push(f.job_id.to_string());
         }
         run += 1;
         i -= 1;

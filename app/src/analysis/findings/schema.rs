@@ -47,7 +47,7 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     let names = |ids: &BTreeSet<i32>| ids.iter().map(|&id| name_of(id)).collect::<Vec<_>>().join(", ");
     let dropped: BTreeSet<i32> = stale.iter().flat_map(|s| s.2.iter().copied()).collect();
     let unwritten: BTreeSet<i32> = stale.iter().flat_map(|s| s.3.iter().copied()).collect();
-    let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, ..)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.clone())).collect();
+    let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, ..)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.to_string())).collect();
     let first_drop = stale.iter().find(|s| !s.2.is_empty());
     let mut evidence = format!(
         "{} streaming commits, from snapshot {} (table schema {}) on, added data files whose columns do not match the table's schema at that commit: the job kept the schema it started with.",

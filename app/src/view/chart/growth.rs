@@ -242,7 +242,7 @@ fn job_bands(series: &GrowthSeries, xs: &[crate::analysis::XPosition]) -> Vec<(f
     jobs.iter()
         .enumerate()
         .filter_map(|(j, job)| {
-            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_ref() == Some(job)).map(|(_, x)| x.x);
+            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_deref() == Some(job.as_str())).map(|(_, x)| x.x);
             let (lo, hi) = mine.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
             let short: String = job.chars().take(8).collect();
             lo.is_finite().then(|| (lo - 0.4, hi + 0.4, job_band(j), format!("job {short}…")))
