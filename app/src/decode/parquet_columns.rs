@@ -80,11 +80,12 @@ impl SparseFile {
         SparseFile { size, ranges: ranges.into_iter().map(|(o, b)| (o, Bytes::from(b))).collect() }
     }
 
-    /// The fetched bytes `start..start+len`, where one range holds them.
+    /// The fetched bytes of `start..start+len`, cut where the range holding `start` ends: the
+    /// crate reads a chunk's pages from what is there (`get_read`), so the check must see the same.
     fn bytes(&self, start: u64, len: u64) -> Option<&[u8]> {
         self.ranges.iter().find_map(|(o, b)| {
-            let from = usize::try_from(start.checked_sub(*o)?).ok()?;
-            b.get(from..from.checked_add(usize::try_from(len).ok()?)?)
+            let rest = b.get(usize::try_from(start.checked_sub(*o)?).ok()?..)?;
+            Some(&rest[..rest.len().min(usize::try_from(len).unwrap_or(usize::MAX))])
         })
     }
 

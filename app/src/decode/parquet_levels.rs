@@ -243,14 +243,21 @@ fn inflate(body: &[u8], codec: Compression, uncompressed: i64) -> Result<Option<
         r.take(size as u64 + 1).read_to_end(&mut out).ok()?;
         (out.len() == size).then_some(out)
     };
+    // As parquet 60.1's `decode_page` does: a compressed page of uncompressed size 0 is not
+    // inflated at all (its levels are read from no bytes), and snappy inflates into a buffer of
+    // the header's size, zero-filled past what the stream holds.
+    if size == 0 && codec != Compression::UNCOMPRESSED {
+        return Ok(Some(std::borrow::Cow::Borrowed(&[])));
+    }
     Ok(match codec {
         Compression::UNCOMPRESSED => Some(body.into()),
-        Compression::SNAPPY => {
-            if snap::raw::decompress_len(body).ok() != Some(size) {
-                return Ok(None);
+        Compression::SNAPPY => match snap::raw::decompress_len(body) {
+            Ok(n) if n <= size => {
+                let mut out = vec![0u8; size];
+                snap::raw::Decoder::new().decompress(body, &mut out).ok().map(|_| out.into())
             }
-            snap::raw::Decoder::new().decompress_vec(body).ok().map(Into::into)
-        }
+            _ => None,
+        },
         Compression::GZIP(_) => limited(&mut flate2::read::MultiGzDecoder::new(body)).map(Into::into),
         Compression::ZSTD(_) => match zstd::stream::read::Decoder::with_buffer(body) {
             Ok(mut d) => limited(&mut d).map(Into::into),

@@ -21,8 +21,9 @@ pub const MAX_PAGE_BYTES: i64 = 256 << 20;
 const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// Checks every page of the given leaf columns (all with `None`) in every row group; `bytes(start,
-/// len)` gives the fetched bytes of a chunk (None where they were not fetched: not checked then,
-/// and not decoded either). Leaves read together under one repeated group (a map's key and value,
+/// len)` gives the fetched bytes of a chunk, cut short where the bytes held end (the crate reads
+/// the pages that are there), None where none were fetched (not checked then, and not decoded
+/// either). Leaves read together under one repeated group (a map's key and value,
 /// a list of structs' fields) must describe the same entries in every row group.
 pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[usize]>, bytes: impl Fn(u64, u64) -> Option<&'a [u8]>) -> Result<(), DecodeError> {
     let schema = metadata.file_metadata().schema_descr();
