@@ -25,6 +25,7 @@ pub struct PartitionStat {
 pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let Some(cur) = history.current_index() else { return Vec::new() };
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
+    let mut labels = Labels::new(history);
     for f in history.live_files(cur) {
         let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
             f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| *pf.name == **name).map(|pf| &pf.transform), v) {
@@ -32,15 +33,12 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
                 _ => None,
             })
         });
-        let label = label(history, f.partition_spec_id, &f.file.partition);
-        let stat = by.entry(label.clone()).or_insert(PartitionStat {
-            label,
-            data_files: 0,
-            delete_files: 0,
-            rows: 0,
-            one_row_files: 0,
-            max_lateness_ms: None,
-        });
+        let label = labels.of(f.partition_spec_id, &f.file.partition);
+        if !by.contains_key(label) {
+            let stat = PartitionStat { label: label.to_string(), data_files: 0, delete_files: 0, rows: 0, one_row_files: 0, max_lateness_ms: None };
+            by.insert(label.to_string(), stat);
+        }
+        let Some(stat) = by.get_mut(label) else { continue };
         if f.file.content != DataContent::Data {
             if !matches!(f.file.content, DataContent::Unknown(_)) {
                 stat.delete_files += 1;
@@ -77,8 +75,15 @@ pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> Parti
             continue;
         }
         let mut files: BTreeMap<String, u64> = BTreeMap::new();
+        let mut labels = Labels::new(history);
         for f in history.live_files(i).into_iter().filter(|f| f.file.content == DataContent::Data) {
-            *files.entry(label(history, f.partition_spec_id, &f.file.partition)).or_default() += 1;
+            let label = labels.of(f.partition_spec_id, &f.file.partition);
+            match files.get_mut(label) {
+                Some(n) => *n += 1,
+                None => {
+                    files.insert(label.to_string(), 1);
+                }
+            }
         }
         per_snapshot.push((i, files));
     }
@@ -90,6 +95,53 @@ pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> Parti
         .map(|(i, m)| (i, partitions.iter().map(|p| m.get(p).copied().unwrap_or(0)).collect()))
         .collect();
     PartitionTimeline { partitions, snapshots }
+}
+
+/// Labels of the partitions files name, the last few remembered: a day's 50,000 files fall in a
+/// handful of partitions, and formatting each file's date took a fifth of a report in the browser.
+pub(crate) struct Labels<'a> {
+    history: &'a TableHistory,
+    recent: Vec<(i32, &'a [(std::sync::Arc<str>, PartitionValue)], String)>,
+    next: usize,
+}
+
+const REMEMBERED: usize = 16;
+
+impl<'a> Labels<'a> {
+    pub fn new(history: &'a TableHistory) -> Self {
+        Labels { history, recent: Vec::with_capacity(REMEMBERED), next: 0 }
+    }
+
+    pub fn of(&mut self, spec_id: i32, values: &'a [(std::sync::Arc<str>, PartitionValue)]) -> &str {
+        // Floats compared by their bits: 0.0 and -0.0 are equal but print apart.
+        let same = |a: &[(std::sync::Arc<str>, PartitionValue)], b: &[(std::sync::Arc<str>, PartitionValue)]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|((n, x), (m, y))| {
+                    n == m
+                        && match (x, y) {
+                            (PartitionValue::Float(p), PartitionValue::Float(q)) => p.to_bits() == q.to_bits(),
+                            _ => x == y,
+                        }
+                })
+        };
+        let hit = self.recent.iter().position(|(s, v, _)| *s == spec_id && same(v, values));
+        let at = match hit {
+            Some(at) => at,
+            None => {
+                let entry = (spec_id, values, label(self.history, spec_id, values));
+                if self.recent.len() < REMEMBERED {
+                    self.recent.push(entry);
+                    self.recent.len() - 1
+                } else {
+                    let at = self.next;
+                    self.recent[at] = entry;
+                    self.next = (at + 1) % REMEMBERED;
+                    at
+                }
+            }
+        };
+        &self.recent[at].2
+    }
 }
 
 pub(crate) fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::Arc<str>, PartitionValue)]) -> String {
@@ -105,4 +157,33 @@ pub(crate) fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::
         })
         .collect();
     if parts.is_empty() { "(unpartitioned)".to_string() } else { parts.join("/") }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{label, Labels};
+    use crate::decode::{PartitionValue, TableMetadata};
+    use crate::model::TableHistory;
+
+    #[test]
+    fn remembered_labels_are_the_labels_past_eviction_and_for_signed_zeros() {
+        let json = r#"{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"s3://b/t","last-sequence-number":0,
+            "last-updated-ms":1,"last-column-id":1,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"x","required":false,"type":"double"}]}],
+            "default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[{"name":"x","transform":"identity","source-id":1,"field-id":1000}]}],"last-partition-id":1000,
+            "default-sort-order-id":0,"sort-orders":[{"order-id":0,"fields":[]}],"snapshots":[]}"#;
+        let h = TableHistory::new("m.json", TableMetadata::from_bytes("m.json", json.as_bytes()).unwrap());
+        let name: Arc<str> = "x".into();
+        let values: Vec<Vec<(Arc<str>, PartitionValue)>> =
+            (0..40).map(|i| vec![(name.clone(), PartitionValue::Float(if i == 39 { -0.0 } else { f64::from(i % 37) }))]).collect();
+        let mut labels = Labels::new(&h);
+        for round in 0..3 {
+            for v in &values {
+                assert_eq!(labels.of(0, v), label(&h, 0, v), "round {round}");
+            }
+        }
+        assert_eq!(labels.of(0, &values[39]), "x=-0");
+        assert_eq!(labels.of(0, &values[0]), "x=0");
+    }
 }
