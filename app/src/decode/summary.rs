@@ -45,8 +45,20 @@ impl Summary {
         })
     }
 
+    /// Keys are sorted: a binary search (a day of commits asks 17,280 summaries for a dozen keys each).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        let start = |i: usize| if i == 0 { 0 } else { self.ends[i - 1].1 as usize };
+        let key_of = |i: usize| self.text.get(start(i)..self.ends[i].0 as usize).unwrap_or("");
+        let (mut lo, mut hi) = (0usize, self.ends.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match key_of(mid).cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return self.text.get(self.ends[mid].0 as usize..self.ends[mid].1 as usize),
+            }
+        }
+        None
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -128,6 +140,12 @@ mod tests {
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![("", "empty"), ("a", "1"), ("b", "3")]);
         assert_eq!(s.get("b"), Some("3"));
         assert_eq!(s.get("c"), None);
+        assert_eq!(s.get(""), Some("empty"));
+        let many = Summary::from_pairs((0..40).rev().map(|i| (format!("k{i:02}"), i.to_string())));
+        for i in 0..40 {
+            assert_eq!(many.get(&format!("k{i:02}")), Some(i.to_string().as_str()));
+        }
+        assert_eq!((many.get("k"), many.get("k40"), many.get("a"), many.get("z")), (None, None, None, None));
         let (rest, op) = s.without("a");
         assert_eq!((rest.len(), op.as_deref()), (2, Some("1")));
     }
