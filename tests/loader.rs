@@ -314,7 +314,7 @@ fn remote_files_are_read_only_from_hosts_the_user_named() {
     // What the summary states is still shown, marked as such.
     let local = load(&f, &m, ReadMode::Auto);
     let c = h.current_index().unwrap();
-    assert_eq!(h.totals(c).data_files, local.history.snapshots[c].summary.data_files);
+    assert_eq!(h.totals(c).data_files, local.history.snapshots[c].summary.unpack().data_files);
     assert_eq!(h.totals(c).source, Some(CountSource::Summary));
 }
 

@@ -114,17 +114,7 @@ impl<'a> Labels<'a> {
 
     pub fn of(&mut self, spec_id: i32, values: &'a [(std::sync::Arc<str>, PartitionValue)]) -> &str {
         // Floats compared by their bits: 0.0 and -0.0 are equal but print apart.
-        let same = |a: &[(std::sync::Arc<str>, PartitionValue)], b: &[(std::sync::Arc<str>, PartitionValue)]| {
-            a.len() == b.len()
-                && a.iter().zip(b).all(|((n, x), (m, y))| {
-                    n == m
-                        && match (x, y) {
-                            (PartitionValue::Float(p), PartitionValue::Float(q)) => p.to_bits() == q.to_bits(),
-                            _ => x == y,
-                        }
-                })
-        };
-        let hit = self.recent.iter().position(|(s, v, _)| *s == spec_id && same(v, values));
+        let hit = self.recent.iter().position(|(s, v, _)| *s == spec_id && crate::decode::manifest::same_partition(v, values));
         let at = match hit {
             Some(at) => at,
             None => {

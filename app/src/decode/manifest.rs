@@ -116,9 +116,10 @@ pub struct DataFile {
     pub content: DataContent,
     pub file_path: Box<str>,
     pub file_format: FileFormat,
-    /// (partition field name, value) in the manifest's partition spec order. Names are shared
-    /// between entries: a day of checkpoints keeps 50,000 entries of one spec.
-    pub partition: Box<[(Arc<str>, PartitionValue)]>,
+    /// (partition field name, value) in the manifest's partition spec order. Names, and whole
+    /// tuples equal to one of the last few, are shared between entries: a day of checkpoints keeps
+    /// 50,000 entries in a handful of partitions.
+    pub partition: Arc<[(Arc<str>, PartitionValue)]>,
     pub record_count: i64,
     pub file_size_in_bytes: i64,
     pub equality_ids: Box<[i32]>,
@@ -210,8 +211,8 @@ fn data_file_of(r: &Rec<'_, '_, '_>) -> Result<DataFile, DecodeError> {
         Some(other) => DataContent::Unknown(other),
     };
     let partition = match r.record("partition")? {
-        Some(p) => p.fields().iter().map(|(name, v)| (shared_name(name), partition_value(v))).collect(),
-        None => Box::default(),
+        Some(p) => shared_partition(p.fields().iter().map(|(name, v)| (shared_name(name), partition_value(v))).collect()),
+        None => Arc::default(),
     };
     let equality_ids = r
         .array("equality_ids")?
@@ -276,6 +277,39 @@ thread_local! {
     /// Partition field names seen lately, and the last metric id set: entries share them.
     static NAMES: std::cell::RefCell<Vec<Arc<str>>> = const { std::cell::RefCell::new(Vec::new()) };
     static LAST_IDS: std::cell::RefCell<Option<Arc<[i32]>>> = const { std::cell::RefCell::new(None) };
+    static PARTITIONS: std::cell::RefCell<Vec<Arc<[(Arc<str>, PartitionValue)]>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Partition tuples remembered for sharing: a writer's commit spans a few partitions.
+const MAX_PARTITIONS: usize = 16;
+
+/// Floats by their bits: 0.0 and -0.0 are equal but are different values to keep.
+fn same_value(a: &PartitionValue, b: &PartitionValue) -> bool {
+    match (a, b) {
+        (PartitionValue::Float(x), PartitionValue::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+pub(crate) fn same_partition(a: &[(Arc<str>, PartitionValue)], b: &[(Arc<str>, PartitionValue)]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((n, x), (m, y))| n == m && same_value(x, y))
+}
+
+fn shared_partition(tuple: Vec<(Arc<str>, PartitionValue)>) -> Arc<[(Arc<str>, PartitionValue)]> {
+    PARTITIONS.with(|r| {
+        let mut recent = r.borrow_mut();
+        if let Some(at) = recent.iter().position(|p| same_partition(p, &tuple)) {
+            let p = recent.remove(at);
+            recent.push(p.clone());
+            return p;
+        }
+        let p: Arc<[(Arc<str>, PartitionValue)]> = tuple.into();
+        if recent.len() >= MAX_PARTITIONS {
+            recent.remove(0);
+        }
+        recent.push(p.clone());
+        p
+    })
 }
 
 /// At most this many names are remembered: a hostile manifest's thousand-field partition

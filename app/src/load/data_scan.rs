@@ -149,7 +149,7 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
     cancel: &dyn Fn() -> bool,
 ) -> Result<ScanResult, String> {
     let live = history.live_files(index);
-    if live.is_empty() && history.snapshots.get(index).is_some_and(|s| s.summary.data_files.unwrap_or(0) > 0) {
+    if live.is_empty() && history.snapshots.get(index).is_some_and(|s| s.summary.unpack().data_files.unwrap_or(0) > 0) {
         return Err("the snapshot's manifests are not read: open it in detail first".into());
     }
     let data: Vec<LiveFile<'_>> = live.iter().filter(|f| f.file.content == DataContent::Data).copied().collect();

@@ -163,7 +163,7 @@ impl TableHistory {
                     // fast-append day has lists of up to 17,280 rows): at most SAMPLE_ROWS rows in all,
                     // as the summaries count them, and never fewer than MIN_SAMPLE snapshots.
                     let spaced = |k: usize| (0..k).map(move |j| if k <= 1 { n - 1 } else { j * (n - 1) / (k - 1) });
-                    let rows = |k: usize| spaced(k).map(|i| self.snapshots[i].summary.manifests.unwrap_or(1)).fold(0u64, u64::saturating_add);
+                    let rows = |k: usize| spaced(k).map(|i| self.snapshots[i].summary.unpack().manifests.unwrap_or(1)).fold(0u64, u64::saturating_add);
                     let mut k = SAMPLE.min(n);
                     while k > MIN_SAMPLE.min(n) && rows(k) > SAMPLE_ROWS {
                         k -= 1;
@@ -171,7 +171,7 @@ impl TableHistory {
                     wants.extend(spaced(k).map(|i| (i, Want::List, false, ReadReason::Sample)));
                 }
                 for (i, s) in self.snapshots.iter().enumerate() {
-                    if !s.summary.has_core() {
+                    if !s.summary.unpack().has_core() {
                         wants.push((i, Want::List, false, ReadReason::NoSummaryTotals));
                     }
                 }
@@ -569,7 +569,7 @@ impl TableHistory {
             if !seen.insert(path.clone()) {
                 continue;
             }
-            let entries = s.summary.manifests.or(s.listed.as_ref().and_then(|l| l.manifests)).unwrap_or(1);
+            let entries = s.summary.unpack().manifests.or(s.listed.as_ref().and_then(|l| l.manifests)).unwrap_or(1);
             let created = s.snapshot.summary_i64("manifests-created").and_then(|c| u64::try_from(c).ok()).unwrap_or(1);
             unread.push((path, entries, created));
         }

@@ -77,7 +77,7 @@ impl TableHistory {
         // Snapshots with no manifest at all have no row in all_manifests: zero of everything.
         if counted > 0 {
             for i in 0..self.snapshots.len() {
-                if self.snapshots[i].listed.is_none() && self.snapshots[i].summary.data_files == Some(0) {
+                if self.snapshots[i].listed.is_none() && self.snapshots[i].summary.unpack().data_files == Some(0) {
                     self.snapshots[i].listed = Some(Box::new(Totals { manifests: Some(0), manifest_bytes: Some(0), data_files: Some(0), delete_files: Some(0), source: Some(CountSource::ManifestList), ..Totals::default() }));
                 }
             }

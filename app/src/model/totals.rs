@@ -46,6 +46,59 @@ pub struct Totals {
     pub source: Option<CountSource>,
 }
 
+/// `Totals` in 96 bytes instead of 184: a day of commits keeps one per snapshot, from its summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PackedTotals {
+    values: [u64; 11],
+    /// Bit i set where `values[i]` is stated.
+    present: u16,
+    source: Option<CountSource>,
+}
+
+impl PackedTotals {
+    pub fn pack(t: &Totals) -> PackedTotals {
+        let fields = [
+            t.manifests,
+            t.manifest_bytes,
+            t.data_files,
+            t.delete_files,
+            t.position_delete_files,
+            t.equality_delete_files,
+            t.deletion_vectors,
+            t.records,
+            t.position_deletes,
+            t.equality_deletes,
+            t.files_size,
+        ];
+        let mut p = PackedTotals { source: t.source, ..PackedTotals::default() };
+        for (i, v) in fields.into_iter().enumerate() {
+            if let Some(v) = v {
+                p.values[i] = v;
+                p.present |= 1 << i;
+            }
+        }
+        p
+    }
+
+    pub fn unpack(&self) -> Totals {
+        let at = |i: usize| (self.present & (1 << i) != 0).then_some(self.values[i]);
+        Totals {
+            manifests: at(0),
+            manifest_bytes: at(1),
+            data_files: at(2),
+            delete_files: at(3),
+            position_delete_files: at(4),
+            equality_delete_files: at(5),
+            deletion_vectors: at(6),
+            records: at(7),
+            position_deletes: at(8),
+            equality_deletes: at(9),
+            files_size: at(10),
+            source: self.source,
+        }
+    }
+}
+
 fn key(summary: &crate::decode::Summary, k: &str) -> Option<u64> {
     summary.get(k).and_then(|v| v.trim().parse::<u64>().ok())
 }
@@ -148,4 +201,19 @@ pub fn disagreements(index: usize, summary: &Totals, counted: &Totals) -> Vec<Di
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod packed_tests {
+    use super::{CountSource, PackedTotals, Totals};
+
+    #[test]
+    fn packing_keeps_every_field_and_which_are_stated() {
+        let mut t = Totals { manifests: Some(3), records: Some(u64::MAX), files_size: Some(0), source: Some(CountSource::Summary), ..Totals::default() };
+        assert_eq!(PackedTotals::pack(&t).unpack(), t);
+        t = Totals { delete_files: Some(7), equality_deletes: Some(1), ..Totals::default() };
+        assert_eq!(PackedTotals::pack(&t).unpack(), t);
+        assert_eq!(PackedTotals::pack(&Totals::default()).unpack(), Totals::default());
+        assert!(std::mem::size_of::<PackedTotals>() < std::mem::size_of::<Totals>() / 2 + 8);
+    }
 }
