@@ -190,8 +190,9 @@ fn pages_whose_levels_panic_the_parquet_decoder_are_refused_before_it_reads_them
         ("parquet-map-children-panic.parquet", "row group 0: columns `data_file.lower_bounds.key_value.key` and `data_file.lower_bounds.key_value.value` under the repeated group `data_file.lower_bounds.key_value` disagree on their levels (different entries at the same count): they would not describe the same entries"),
         // (later that day, in that very check: a panic of our own) a damaged schema whose column
         // path runs through a primitive, where `Type::get_fields` panics. The walk goes on and
-        // refuses the file for its page header instead.
-        ("parquet-path-through-primitive.parquet", "row group 0 column `sequence_number`: page 1 at byte 221: unknown Thrift type 15 at byte 14"),
+        // refuses the file for its page header instead (since the walk holds a page header's known
+        // fields to their types: its field 4, the i32 `crc`, is marked binary).
+        ("parquet-path-through-primitive.parquet", "row group 0 column `sequence_number`: page 1 at byte 221: field 4 at byte 0: wire type 8 where the decoder reads an integer"),
         // (the same run) a dictionary-encoded data page with no dictionary page before it: the
         // crate `expect`s "Decoder for dict should have been set" (column/reader/decoder.rs).
         ("parquet-dictionary-page-missing.parquet", "row group 0 column `partition_summaries.list.element.contains_null`: page 0 at byte 1732: dictionary-encoded, with no dictionary page before it"),

@@ -82,7 +82,7 @@ pub struct FooterColumn {
 /// Decodes footer bytes (the `footer_length` bytes before the tail).
 pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
     let err = |field: &str, m: String| DecodeError::new(file, field, m);
-    super::thrift_check::check_struct(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
+    super::thrift_check::check_footer(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
     let metadata = super::decoding(file, || ParquetMetaDataReader::decode_metadata(bytes).map_err(|e| e.to_string()))
         .unwrap_or_else(|| Err("the Parquet decoder failed on it (a malformed footer)".into()))
         .map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;

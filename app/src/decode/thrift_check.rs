@@ -123,8 +123,197 @@ impl Walk<'_> {
 }
 
 /// Ok when `bytes` start with a well-formed compact-protocol struct whose declared sizes fit.
+#[cfg(test)]
 pub fn check_struct(bytes: &[u8]) -> Result<(), String> {
     Walk { b: bytes, pos: 0 }.fields(0)
+}
+
+/// How the `parquet` crate reads a known field: by its id, whatever type the wire gives. A walk by
+/// the wire type alone parts ways with it at the first field whose type lies: a fuzzed 72-byte
+/// footer (field 3, `num_rows`, marked boolean) sent the crate on to read the rest as other fields,
+/// into a list of two billion booleans it skips without consuming a byte (3 s natively; more in
+/// wasm). Known fields must carry the type the crate reads them as; unknown ones are walked by
+/// their wire type, as the crate skips them.
+#[derive(Clone, Copy)]
+enum Kind {
+    Bool,
+    Byte,
+    /// A zigzag varint of at most this many bytes (i16 3, i32 and enums 5, i64 10).
+    Int(usize),
+    Double,
+    Binary,
+    /// Element wire type, and the fields of struct elements.
+    List(u8, &'static [(i16, Kind)]),
+    Struct(&'static [(i16, Kind)]),
+}
+
+use Kind::{Binary, Bool, Byte, Double, Int, List, Struct};
+
+const I16: Kind = Int(3);
+const I32: Kind = Int(5);
+const I64: Kind = Int(10);
+const EMPTY: Kind = Struct(&[]);
+
+// Field ids and types as parquet 60.1 reads them (parquet.thrift; `file/metadata/thrift/mod.rs`).
+// Fields it skips (column chunk path and key-value metadata, a row group's total compressed size,
+// everything about encryption: that feature is off) are left out: it skips them by wire type too.
+const KEY_VALUE: &[(i16, Kind)] = &[(1, Binary), (2, Binary)];
+const STATISTICS: &[(i16, Kind)] = &[(1, Binary), (2, Binary), (3, I64), (4, I64), (5, Binary), (6, Binary), (7, Bool), (8, Bool), (9, I64)];
+const TIME_UNIT: &[(i16, Kind)] = &[(1, EMPTY), (2, EMPTY), (3, EMPTY)];
+const TIME: &[(i16, Kind)] = &[(1, Bool), (2, Struct(TIME_UNIT))];
+const LOGICAL_TYPE: &[(i16, Kind)] = &[
+    (1, EMPTY),
+    (2, EMPTY),
+    (3, EMPTY),
+    (4, EMPTY),
+    (5, Struct(&[(1, I32), (2, I32)])),
+    (6, EMPTY),
+    (7, Struct(TIME)),
+    (8, Struct(TIME)),
+    (10, Struct(&[(1, Byte), (2, Bool)])),
+    (11, EMPTY),
+    (12, EMPTY),
+    (13, EMPTY),
+    (14, EMPTY),
+    (15, EMPTY),
+    (16, Struct(&[(1, Byte)])),
+    (17, Struct(&[(1, Binary)])),
+    (18, Struct(&[(1, Binary), (2, I32)])),
+    (19, EMPTY),
+];
+const SCHEMA_ELEMENT: &[(i16, Kind)] =
+    &[(1, I32), (2, I32), (3, I32), (4, Binary), (5, I32), (6, I32), (7, I32), (8, I32), (9, I32), (10, Struct(LOGICAL_TYPE))];
+const COLUMN_META: &[(i16, Kind)] = &[
+    (1, I32),
+    (2, List(5, &[])),
+    (4, I32),
+    (5, I64),
+    (6, I64),
+    (7, I64),
+    (9, I64),
+    (10, I64),
+    (11, I64),
+    (12, Struct(STATISTICS)),
+    (13, List(12, &[(1, I32), (2, I32), (3, I32)])),
+    (14, I64),
+    (15, I32),
+    (16, Struct(&[(1, I64), (2, List(6, &[])), (3, List(6, &[]))])),
+    (17, Struct(&[(1, Struct(&[(1, Double), (2, Double), (3, Double), (4, Double), (5, Double), (6, Double), (7, Double), (8, Double)])), (2, List(5, &[]))])),
+];
+const COLUMN_CHUNK: &[(i16, Kind)] = &[
+    (1, Binary),
+    (2, I64),
+    (3, Struct(COLUMN_META)),
+    (4, I64),
+    (5, I32),
+    (6, I64),
+    (7, I32),
+];
+const ROW_GROUP: &[(i16, Kind)] =
+    &[(1, List(12, COLUMN_CHUNK)), (2, I64), (3, I64), (4, List(12, &[(1, I32), (2, Bool), (3, Bool)])), (5, I64), (7, I16)];
+const FILE_METADATA: &[(i16, Kind)] = &[
+    (1, I32),
+    (2, List(12, SCHEMA_ELEMENT)),
+    (3, I64),
+    (4, List(12, ROW_GROUP)),
+    (5, List(12, KEY_VALUE)),
+    (6, Binary),
+    (7, List(12, &[(1, EMPTY), (2, EMPTY), (3, EMPTY)])),
+];
+const DATA_PAGE: &[(i16, Kind)] = &[(1, I32), (2, I32), (3, I32), (4, I32), (5, Struct(STATISTICS))];
+const PAGE_HEADER: &[(i16, Kind)] = &[
+    (1, I32),
+    (2, I32),
+    (3, I32),
+    (4, I32),
+    (5, Struct(DATA_PAGE)),
+    (6, EMPTY),
+    (7, Struct(&[(1, I32), (2, I32), (3, Bool)])),
+    (8, Struct(&[(1, I32), (2, I32), (3, I32), (4, I32), (5, I32), (6, I32), (7, Bool), (8, Struct(STATISTICS))])),
+];
+
+impl Walk<'_> {
+    /// The fields of a struct the crate reads as `schema` says (an empty schema: every field
+    /// unknown, walked by its wire type).
+    fn typed(&mut self, schema: &'static [(i16, Kind)], depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested more than {MAX_DEPTH} deep at byte {}", self.pos));
+        }
+        let mut id = 0i64;
+        loop {
+            let at = self.pos;
+            let h = self.byte()?;
+            if h == 0 {
+                return Ok(());
+            }
+            id = self.field_id(h, id)?;
+            let wire = h & 0x0f;
+            match schema.iter().find(|(k, _)| i64::from(*k) == id) {
+                None => self.value(wire, depth + 1, false)?,
+                Some((_, kind)) => self.known(*kind, wire, depth + 1).map_err(|m| format!("field {id} at byte {at}: {m}"))?,
+            }
+        }
+    }
+
+    fn known(&mut self, kind: Kind, wire: u8, depth: usize) -> Result<(), String> {
+        let fits = match kind {
+            Bool => matches!(wire, 1 | 2),
+            Byte => wire == 3,
+            Int(_) => matches!(wire, 4..=6),
+            Double => wire == 7,
+            Binary => wire == 8,
+            List(..) => matches!(wire, 9 | 10),
+            Struct(_) => wire == 12,
+        };
+        if !fits {
+            return Err(format!("wire type {wire} where the decoder reads {}", kind.name()));
+        }
+        match kind {
+            Bool => Ok(()),
+            Int(width) => self.varint_of(width).map(|_| ()),
+            Struct(fields) => self.typed(fields, depth),
+            List(element, fields) => {
+                let h = self.byte()?;
+                // An empty list may be written with element type 0; the crate accepts it.
+                if h == 0 {
+                    return Ok(());
+                }
+                if h & 0x0f != element {
+                    return Err(format!("a list of wire type {} where the decoder reads {element}", h & 0x0f));
+                }
+                let n = if h >> 4 == 15 { self.varint_of(5)? } else { u64::from(h >> 4) };
+                for _ in 0..self.count(n, "list")? {
+                    if element == 12 {
+                        self.typed(fields, depth + 1)?;
+                    } else {
+                        self.value(element, depth + 1, true)?;
+                    }
+                }
+                Ok(())
+            }
+            Byte | Double | Binary => self.value(wire, depth, false),
+        }
+    }
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Bool => "a boolean",
+            Byte => "a byte",
+            Int(_) => "an integer",
+            Double => "a double",
+            Binary => "a binary",
+            List(..) => "a list",
+            Struct(_) => "a struct",
+        }
+    }
+}
+
+/// Ok when `bytes` start with a Parquet `FileMetaData` whose declared sizes fit and whose known
+/// fields have the types the `parquet` crate reads them as (`Kind`).
+pub fn check_footer(bytes: &[u8]) -> Result<(), String> {
+    Walk { b: bytes, pos: 0 }.typed(FILE_METADATA, 0)
 }
 
 /// What a Parquet `PageHeader` says that decides how its body is read.
@@ -173,6 +362,8 @@ impl PageHeader {
 
 /// A Parquet `PageHeader` at the start of `bytes`, the rest of it walked as `check_struct` does.
 pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
+    // First as the crate will read it (known fields of their types), then for what it says.
+    Walk { b: bytes, pos: 0 }.typed(PAGE_HEADER, 0)?;
     let mut w = Walk { b: bytes, pos: 0 };
     let mut out = PageHeader::default();
     let (mut id, mut uncompressed, mut compressed) = (0i64, None, None);
@@ -258,5 +449,24 @@ mod tests {
         assert!(check_struct(&deep).unwrap_err().contains("nested"));
         // field 1 i32 = 5, field 2 list of two bytes, stop.
         assert!(check_struct(&[0x15, 10, 0x19, 0x23, 1, 2, 0x00]).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod typed_tests {
+    use super::{check_footer, page_header};
+
+    #[test]
+    fn a_known_field_of_another_type_is_refused_where_the_crate_would_read_on() {
+        // FileMetaData field 3 (num_rows, i64) written as a boolean: the crate reads a varint there.
+        assert_eq!(check_footer(&[0x31, 0x00, 0x00]).unwrap_err(), "field 3 at byte 0: wire type 1 where the decoder reads an integer");
+        // Field 1 (version) as i32, then field 3 as i64, stop: fine (required fields are the crate's to ask for).
+        assert!(check_footer(&[0x15, 0x02, 0x26, 0x0a, 0x00]).is_ok());
+        // Field 2 (schema) as a list of i32 where the crate reads structs.
+        assert!(check_footer(&[0x29, 0x15, 0x02, 0x00]).unwrap_err().contains("a list of wire type 5 where the decoder reads 12"));
+        // Unknown field 20 of any type is walked by its wire type, as the crate skips it.
+        assert!(check_footer(&[0x08, 0x28, 0x01, 0x41, 0x00]).is_ok());
+        // A page header whose field 5 (data page header) is a binary: refused before it is parsed.
+        assert!(page_header(&[0x15, 0x00, 0x15, 0x02, 0x15, 0x02, 0x28, 0x01, 0x41, 0x00]).unwrap_err().contains("field 5"));
     }
 }
