@@ -2,7 +2,8 @@
 //! every declared list, map and binary length is checked against the bytes left, and nesting is
 //! limited. Each container element takes at least one byte, so a footer that passes is walked in
 //! time proportional to its size. A 133-byte footer found by fuzzing kept the crate's own skipping
-//! busy for over ten seconds (a list of billions of elements in a few bytes).
+//! busy for over ten seconds (a list of billions of elements in a few bytes). Footers and page
+//! headers are walked as the crate reads them (`Kind`): known fields by the type it expects.
 
 const MAX_DEPTH: usize = 64;
 
