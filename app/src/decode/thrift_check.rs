@@ -10,6 +10,8 @@ const MAX_DEPTH: usize = 64;
 struct Walk<'a> {
     b: &'a [u8],
     pos: usize,
+    /// Elements of the list being walked: a schema element's `num_children` counts among them.
+    siblings: u64,
 }
 
 impl Walk<'_> {
@@ -60,18 +62,17 @@ impl Walk<'_> {
         Ok(n)
     }
 
-    fn value(&mut self, ty: u8, depth: usize, in_container: bool) -> Result<(), String> {
+    fn value(&mut self, ty: u8, depth: usize) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err(format!("nested more than {MAX_DEPTH} deep at byte {}", self.pos));
         }
         match ty {
-            // A boolean field carries its value in its type; in a list it takes a byte.
-            1 | 2 => {
-                if in_container {
-                    self.byte()?;
-                }
-                Ok(())
-            }
+            // A boolean field carries its value in its type. In a list the compact protocol gives
+            // it a byte, but parquet 60.1 skips a list of booleans without consuming any: walked
+            // as the crate skips it, or the two part ways (a fuzzed footer then reached the crate
+            // with a schema element of a billion children: 8.6 GB reserved). The count stays held
+            // to the bytes left, which bounds the crate's loop.
+            1 | 2 => Ok(()),
             3 => self.byte().map(|_| ()),
             4 => self.varint_of(3).map(|_| ()),
             5 => self.varint_of(5).map(|_| ()),
@@ -85,7 +86,7 @@ impl Walk<'_> {
                 let h = self.byte()?;
                 let n = if h >> 4 == 15 { self.varint_of(5)? } else { u64::from(h >> 4) };
                 for _ in 0..self.count(n, "list")? {
-                    self.value(h & 0x0f, depth + 1, true)?;
+                    self.value(h & 0x0f, depth + 1)?;
                 }
                 Ok(())
             }
@@ -96,8 +97,8 @@ impl Walk<'_> {
                 }
                 let kv = self.byte()?;
                 for _ in 0..self.count(n, "map")? {
-                    self.value(kv >> 4, depth + 1, true)?;
-                    self.value(kv & 0x0f, depth + 1, true)?;
+                    self.value(kv >> 4, depth + 1)?;
+                    self.value(kv & 0x0f, depth + 1)?;
                 }
                 Ok(())
             }
@@ -118,7 +119,7 @@ impl Walk<'_> {
             if h >> 4 == 0 {
                 self.varint_of(3)?; // a field id given in full (zigzag i16)
             }
-            self.value(h & 0x0f, depth, false)?;
+            self.value(h & 0x0f, depth)?;
         }
     }
 }
@@ -126,7 +127,7 @@ impl Walk<'_> {
 /// Ok when `bytes` start with a well-formed compact-protocol struct whose declared sizes fit.
 #[cfg(test)]
 pub fn check_struct(bytes: &[u8]) -> Result<(), String> {
-    Walk { b: bytes, pos: 0 }.fields(0)
+    Walk { b: bytes, pos: 0, siblings: 0 }.fields(0)
 }
 
 /// How the `parquet` crate reads a known field: by its id, whatever type the wire gives. A walk by
@@ -146,9 +147,12 @@ enum Kind {
     /// Element wire type, and the fields of struct elements.
     List(u8, &'static [(i16, Kind)]),
     Struct(&'static [(i16, Kind)]),
+    /// `SchemaElement.num_children`: the crate reserves that many children before it looks
+    /// (8.6 GB from a 549-byte fuzzed footer; an abort in wasm). At most the elements there are.
+    Children,
 }
 
-use Kind::{Binary, Bool, Byte, Double, Int, List, Struct};
+use Kind::{Binary, Bool, Byte, Children, Double, Int, List, Struct};
 
 const I16: Kind = Int(3);
 const I32: Kind = Int(5);
@@ -183,7 +187,7 @@ const LOGICAL_TYPE: &[(i16, Kind)] = &[
     (19, EMPTY),
 ];
 const SCHEMA_ELEMENT: &[(i16, Kind)] =
-    &[(1, I32), (2, I32), (3, I32), (4, Binary), (5, I32), (6, I32), (7, I32), (8, I32), (9, I32), (10, Struct(LOGICAL_TYPE))];
+    &[(1, I32), (2, I32), (3, I32), (4, Binary), (5, Children), (6, I32), (7, I32), (8, I32), (9, I32), (10, Struct(LOGICAL_TYPE))];
 const COLUMN_META: &[(i16, Kind)] = &[
     (1, I32),
     (2, List(5, &[])),
@@ -250,7 +254,7 @@ impl Walk<'_> {
             id = self.field_id(h, id)?;
             let wire = h & 0x0f;
             match schema.iter().find(|(k, _)| i64::from(*k) == id) {
-                None => self.value(wire, depth + 1, false)?,
+                None => self.value(wire, depth + 1)?,
                 Some((_, kind)) => self.known(*kind, wire, depth + 1).map_err(|m| format!("field {id} at byte {at}: {m}"))?,
             }
         }
@@ -260,7 +264,7 @@ impl Walk<'_> {
         let fits = match kind {
             Bool => matches!(wire, 1 | 2),
             Byte => wire == 3,
-            Int(_) => matches!(wire, 4..=6),
+            Int(_) | Children => matches!(wire, 4..=6),
             Double => wire == 7,
             Binary => wire == 8,
             List(..) => matches!(wire, 9 | 10),
@@ -272,6 +276,13 @@ impl Walk<'_> {
         match kind {
             Bool => Ok(()),
             Int(width) => self.varint_of(width).map(|_| ()),
+            Children => {
+                let n = zigzag(self.varint_of(5)?);
+                if n < 0 || n as u64 >= self.siblings.max(1) {
+                    return Err(format!("num_children {n} among {} schema elements", self.siblings));
+                }
+                Ok(())
+            }
             Struct(fields) => self.typed(fields, depth),
             List(element, fields) => {
                 let h = self.byte()?;
@@ -283,16 +294,19 @@ impl Walk<'_> {
                     return Err(format!("a list of wire type {} where the decoder reads {element}", h & 0x0f));
                 }
                 let n = if h >> 4 == 15 { self.varint_of(5)? } else { u64::from(h >> 4) };
-                for _ in 0..self.count(n, "list")? {
+                let n = self.count(n, "list")?;
+                let outer = std::mem::replace(&mut self.siblings, n);
+                for _ in 0..n {
                     if element == 12 {
                         self.typed(fields, depth + 1)?;
                     } else {
-                        self.value(element, depth + 1, true)?;
+                        self.value(element, depth + 1)?;
                     }
                 }
+                self.siblings = outer;
                 Ok(())
             }
-            Byte | Double | Binary => self.value(wire, depth, false),
+            Byte | Double | Binary => self.value(wire, depth),
         }
     }
 }
@@ -307,6 +321,7 @@ impl Kind {
             Binary => "a binary",
             List(..) => "a list",
             Struct(_) => "a struct",
+            Children => "an integer",
         }
     }
 }
@@ -314,7 +329,7 @@ impl Kind {
 /// Ok when `bytes` start with a Parquet `FileMetaData` whose declared sizes fit and whose known
 /// fields have the types the `parquet` crate reads them as (`Kind`).
 pub fn check_footer(bytes: &[u8]) -> Result<(), String> {
-    Walk { b: bytes, pos: 0 }.typed(FILE_METADATA, 0)
+    Walk { b: bytes, pos: 0, siblings: 0 }.typed(FILE_METADATA, 0)
 }
 
 /// What a Parquet `PageHeader` says that decides how its body is read.
@@ -364,8 +379,8 @@ impl PageHeader {
 /// A Parquet `PageHeader` at the start of `bytes`, the rest of it walked as `check_struct` does.
 pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
     // First as the crate will read it (known fields of their types), then for what it says.
-    Walk { b: bytes, pos: 0 }.typed(PAGE_HEADER, 0)?;
-    let mut w = Walk { b: bytes, pos: 0 };
+    Walk { b: bytes, pos: 0, siblings: 0 }.typed(PAGE_HEADER, 0)?;
+    let mut w = Walk { b: bytes, pos: 0, siblings: 0 };
     let mut out = PageHeader::default();
     let (mut id, mut uncompressed, mut compressed) = (0i64, None, None);
     loop {
@@ -388,7 +403,7 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
                 let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
                 out.v2 = Some(DataPageV2 { num_values: at(1).unwrap_or(-1), encoding: at(4).unwrap_or(-1), def_len: at(5).unwrap_or(-1), rep_len: at(6).unwrap_or(-1) });
             }
-            (_, ty) => w.value(ty, 1, false)?,
+            (_, ty) => w.value(ty, 1)?,
         }
     }
     match (uncompressed, compressed) {
@@ -415,7 +430,7 @@ impl Walk<'_> {
             id = self.field_id(h, id)?;
             match h & 0x0f {
                 5 => out.push((id, zigzag(self.varint_of(5)?))),
-                ty => self.value(ty, 2, false)?,
+                ty => self.value(ty, 2)?,
             }
         }
     }
@@ -467,6 +482,13 @@ mod typed_tests {
         assert!(check_footer(&[0x29, 0x15, 0x02, 0x00]).unwrap_err().contains("a list of wire type 5 where the decoder reads 12"));
         // Unknown field 20 of any type is walked by its wire type, as the crate skips it.
         assert!(check_footer(&[0x08, 0x28, 0x01, 0x41, 0x00]).is_ok());
+        // A schema of one element claiming 1,000 children: the crate would reserve for them first.
+        let children = [0x15, 0x02, 0x19, 0x1c, 0x48, 0x01, b'a', 0x15, 0xd0, 0x0f, 0x00, 0x00];
+        assert!(check_footer(&children).unwrap_err().contains("num_children 1000 among 1 schema elements"));
+        assert!(check_footer(&[0x15, 0x02, 0x19, 0x1c, 0x48, 0x01, b'a', 0x15, 0x00, 0x00, 0x00]).is_ok());
+        // Unknown field 9, a list of one boolean: the crate skips it without consuming a byte (a byte
+        // per element would swallow the stop that follows).
+        assert!(check_footer(&[0x99, 0x11, 0x00]).is_ok());
         // A page header whose field 5 (data page header) is a binary: refused before it is parsed.
         assert!(page_header(&[0x15, 0x00, 0x15, 0x02, 0x15, 0x02, 0x28, 0x01, 0x41, 0x00]).unwrap_err().contains("field 5"));
     }
