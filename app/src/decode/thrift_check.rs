@@ -12,6 +12,8 @@ struct Walk<'a> {
     pos: usize,
     /// Elements of the list being walked: a schema element's `num_children` counts among them.
     siblings: u64,
+    /// Container elements visited so far, against `budget`.
+    visited: u64,
 }
 
 impl Walk<'_> {
@@ -54,10 +56,17 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// A count of elements, each at least one byte.
+    /// A count of elements. Each takes a byte, but for booleans, which the crate skips without
+    /// consuming any: nested lists of them would let a few hundred bytes cost it billions of steps
+    /// (fuzzed, 60 s and more), so all the elements of a footer together are held to its size.
     fn count(&mut self, n: u64, what: &str) -> Result<u64, String> {
         if n > self.left() as u64 {
             return Err(format!("a {what} declares {n} elements at byte {} with {} bytes left", self.pos, self.left()));
+        }
+        self.visited = self.visited.saturating_add(n);
+        let budget = (self.b.len() as u64).saturating_mul(2).saturating_add(1024);
+        if self.visited > budget {
+            return Err(format!("its lists declare more than {budget} elements in all, at byte {} of {}", self.pos, self.b.len()));
         }
         Ok(n)
     }
@@ -127,7 +136,7 @@ impl Walk<'_> {
 /// Ok when `bytes` start with a well-formed compact-protocol struct whose declared sizes fit.
 #[cfg(test)]
 pub fn check_struct(bytes: &[u8]) -> Result<(), String> {
-    Walk { b: bytes, pos: 0, siblings: 0 }.fields(0)
+    Walk { b: bytes, pos: 0, siblings: 0, visited: 0 }.fields(0)
 }
 
 /// How the `parquet` crate reads a known field: by its id, whatever type the wire gives. A walk by
@@ -329,7 +338,7 @@ impl Kind {
 /// Ok when `bytes` start with a Parquet `FileMetaData` whose declared sizes fit and whose known
 /// fields have the types the `parquet` crate reads them as (`Kind`).
 pub fn check_footer(bytes: &[u8]) -> Result<(), String> {
-    Walk { b: bytes, pos: 0, siblings: 0 }.typed(FILE_METADATA, 0)
+    Walk { b: bytes, pos: 0, siblings: 0, visited: 0 }.typed(FILE_METADATA, 0)
 }
 
 /// What a Parquet `PageHeader` says that decides how its body is read.
@@ -379,8 +388,8 @@ impl PageHeader {
 /// A Parquet `PageHeader` at the start of `bytes`, the rest of it walked as `check_struct` does.
 pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
     // First as the crate will read it (known fields of their types), then for what it says.
-    Walk { b: bytes, pos: 0, siblings: 0 }.typed(PAGE_HEADER, 0)?;
-    let mut w = Walk { b: bytes, pos: 0, siblings: 0 };
+    Walk { b: bytes, pos: 0, siblings: 0, visited: 0 }.typed(PAGE_HEADER, 0)?;
+    let mut w = Walk { b: bytes, pos: 0, siblings: 0, visited: 0 };
     let mut out = PageHeader::default();
     let (mut id, mut uncompressed, mut compressed) = (0i64, None, None);
     loop {
@@ -414,8 +423,14 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
 
 impl Walk<'_> {
     /// A field header's id: a delta from the previous id, or given in full (zigzag i16) after it.
+    /// As parquet 60.1 reads it: an i16, a full id cut to 16 bits (`as i16`), a delta checked. Read
+    /// wider, a 3-byte id past i16 named an unknown field here and a known one there (fuzzed).
     fn field_id(&mut self, header: u8, previous: i64) -> Result<i64, String> {
-        Ok(if header >> 4 == 0 { zigzag(self.varint_of(3)?) } else { previous + i64::from(header >> 4) })
+        if header >> 4 == 0 {
+            return Ok(i64::from(zigzag(self.varint_of(3)?) as i16));
+        }
+        let previous = i16::try_from(previous).map_err(|_| format!("field id {previous} past an i16"))?;
+        previous.checked_add(i16::from(header >> 4)).map(i64::from).ok_or_else(|| format!("field id {previous} + {} past an i16", header >> 4))
     }
 
     /// The i32 fields of a struct (id, value); every other field walked and left.
@@ -489,6 +504,13 @@ mod typed_tests {
         // Unknown field 9, a list of one boolean: the crate skips it without consuming a byte (a byte
         // per element would swallow the stop that follows).
         assert!(check_footer(&[0x99, 0x11, 0x00]).is_ok());
+        // A full field id past i16 (zigzag 131,078 in 3 bytes) is field 6 (`created_by`) to the crate.
+        assert!(check_footer(&[0x06, 0x8c, 0x80, 0x08, 0x05, 0x00]).unwrap_err().contains("field 6 at byte 0: wire type 6"));
+        // Nested lists of booleans cost the crate a step per element and no bytes: held to the size.
+        let mut nested = vec![0x99, 0xf9, 0x3f];
+        nested.extend(std::iter::repeat_n([0xf1, 0x3f], 63).flatten());
+        nested.resize(200, 0);
+        assert!(check_footer(&nested).unwrap_err().contains("elements in all"));
         // A page header whose field 5 (data page header) is a binary: refused before it is parsed.
         assert!(page_header(&[0x15, 0x00, 0x15, 0x02, 0x15, 0x02, 0x28, 0x01, 0x41, 0x00]).unwrap_err().contains("field 5"));
     }
