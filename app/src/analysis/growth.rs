@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::model::{CountSource, LiveCounts, TableHistory, Totals};
+use crate::decode::{Operation, SnapshotId};
+use crate::model::{CountSource, TableHistory, Totals};
 
 /// Flink tables are read by checkpoint id; everything else by commit order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -20,11 +21,10 @@ pub struct GrowthPoint {
     pub checkpoint_id: Option<i64>,
     /// Shared with the history: a day of commits names the same few jobs 17,280 times.
     pub job_id: Option<std::sync::Arc<str>>,
-    pub snapshot_id: String,
+    /// Not text: a day of commits keeps 17,280 points per published report.
+    pub snapshot_id: SnapshotId,
     pub committed_at_ms: i64,
-    pub operation: String,
-    /// Counted from the snapshot's manifests, where they were read.
-    pub counts: Option<LiveCounts>,
+    pub operation: Operation,
     /// The best numbers known: counted, else from the manifest list, else the summary's totals.
     pub totals: Totals,
     /// Size of the metadata.json this commit wrote, when that file is among the table's files.
@@ -61,10 +61,9 @@ impl GrowthSeries {
                 index: i,
                 checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
                 job_id: s.flink.as_ref().map(|f| f.job_id.clone()),
-                snapshot_id: s.snapshot.snapshot_id.to_string(),
+                snapshot_id: s.snapshot.snapshot_id,
                 committed_at_ms: s.snapshot.timestamp_ms,
-                operation: s.snapshot.operation.to_string(),
-                counts: history.counts(i),
+                operation: s.snapshot.operation.clone(),
                 totals: history.totals(i),
                 metadata_json_bytes: sizes.get(&s.snapshot.timestamp_ms).copied(),
                 expired_before,

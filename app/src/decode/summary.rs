@@ -1,8 +1,10 @@
 //! A snapshot summary (string keys to string values) stored as one text buffer and offsets: a
 //! day of 5-second checkpoints is 17,280 summaries of ~25 entries, and a map of owned strings
-//! per summary was most of the memory a table's metadata took once parsed.
+//! per summary was most of the memory a table's metadata took once parsed. Shared (`Arc`): the
+//! browser's snapshot table holds every summary beside the history without a copy.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -10,9 +12,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Summary {
-    text: Box<str>,
+    text: Arc<str>,
     /// Per entry, where its key ends and its value ends in `text` (keys sorted, unique).
-    ends: Box<[(u32, u32)]>,
+    ends: Arc<[(u32, u32)]>,
 }
 
 impl Summary {
@@ -32,7 +34,7 @@ impl Summary {
             let (Ok(a), Ok(b)) = (u32::try_from(k_end), u32::try_from(text.len())) else { break };
             ends.push((a, b));
         }
-        Summary { text: text.into_boxed_str(), ends: ends.into_boxed_slice() }
+        Summary { text: Arc::from(text), ends: Arc::from(ends) }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {

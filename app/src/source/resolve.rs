@@ -115,6 +115,12 @@ impl PathIndex {
 
     /// The available path that best matches `reference`, or None when no file has its name.
     pub fn resolve(&self, reference: &str) -> Option<&str> {
+        self.resolve_at(reference).map(|i| self.path(i))
+    }
+
+    /// Where in the listing `resolve` finds `reference`: a source keeps what it knows of each
+    /// path (a picked `File`) in a vector beside the index, not in a map keyed by a second copy.
+    pub fn resolve_at(&self, reference: &str) -> Option<usize> {
         let wanted = components(reference);
         let name = *wanted.last()?;
         let mut at = *self.by_name.get(&name_hash(name))?;
@@ -131,20 +137,25 @@ impl PathIndex {
             }
             at = self.prev[at as usize];
         }
-        best.map(|(_, _, i)| self.path(i as usize))
+        best.map(|(_, _, i)| i as usize)
     }
 
     /// Whether `path` is one of the available paths, as written.
     pub fn contains(&self, path: &str) -> bool {
-        let Some(name) = last_component(path) else { return false };
+        self.position(path).is_some()
+    }
+
+    /// Where `path`, as written, is in the listing (the last of repeats).
+    pub fn position(&self, path: &str) -> Option<usize> {
+        let name = last_component(path)?;
         let mut at = self.by_name.get(&name_hash(name)).copied().unwrap_or(NONE);
         while at != NONE {
             if self.path(at as usize) == path {
-                return true;
+                return Some(at as usize);
             }
             at = self.prev[at as usize];
         }
-        false
+        None
     }
 }
 

@@ -20,9 +20,9 @@ fn growth(g: &GrowthSeries) -> Table {
     let t = || g.points.iter().map(|p| &p.totals);
     Table::new("growth", g.points.len())
         .col("index", ints(p().map(|p| Some(p.index as u64))))
-        .col("snapshot_id", Values::Int(p().map(|p| p.snapshot_id.parse::<i128>().ok()).collect()))
+        .col("snapshot_id", Values::Int(p().map(|p| Some(p.snapshot_id.0)).collect()))
         .col("committed_at", Values::TimestampMs(p().map(|p| Some(p.committed_at_ms)).collect()))
-        .col("operation", texts(p().map(|p| Some(p.operation.clone()))))
+        .col("operation", texts(p().map(|p| Some(p.operation.as_str()))))
         .col("job_id", texts(p().map(|p| p.job_id.as_deref())))
         .col("checkpoint_id", i64s(p().map(|p| p.checkpoint_id)))
         .col("x", Values::Float(xs.iter().map(|x| Some(x.x)).collect()))
@@ -48,7 +48,7 @@ fn deletes(g: &GrowthSeries) -> Table {
     let t = || g.points.iter().map(|p| &p.totals);
     Table::new("deletes", g.points.len())
         .col("index", ints(g.points.iter().map(|p| Some(p.index as u64))))
-        .col("snapshot_id", Values::Int(g.points.iter().map(|p| p.snapshot_id.parse::<i128>().ok()).collect()))
+        .col("snapshot_id", Values::Int(g.points.iter().map(|p| Some(p.snapshot_id.0)).collect()))
         .col("x", Values::Float(xs.iter().map(|x| Some(x.x)).collect()))
         // The chart's top line: data files plus delete files of every kind.
         .col("files_a_scan_opens", ints(t().map(|c| c.data_files?.checked_add(c.deletes()?))))

@@ -13,7 +13,7 @@ pub fn snapshots(rows: &[SnapshotRow]) -> Table {
         .col("parent_id", Values::Int(r().map(|s| s.parent_id.map(|p| p.0)).collect()))
         .col("sequence_number", i64s(r().map(|s| Some(s.sequence_number))))
         .col("committed_at", Values::TimestampMs(r().map(|s| Some(s.timestamp_ms)).collect()))
-        .col("operation", texts(r().map(|s| Some(s.operation.clone()))))
+        .col("operation", texts(r().map(|s| Some(s.operation.as_str()))))
         .col("writer", texts(r().map(|s| json_name(&s.writer))))
         .col("writer_evidence", texts(r().map(|s| Some(s.writer_evidence))))
         .col("flink_job_id", texts(r().map(|s| s.flink_job_id.as_deref())))

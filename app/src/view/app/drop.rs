@@ -103,7 +103,8 @@ pub fn DropZone() -> impl IntoView {
     }
 }
 
-async fn open_set(state: AppState, set: PickedFiles) {
+async fn open_set(state: AppState, mut set: PickedFiles) {
+    set.shrink_to_fit();
     if set.is_empty() {
         return state.error(
             "none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into(),

@@ -12,10 +12,12 @@ use crate::source::{Fetch, PathIndex, SourceError};
 use super::fetch::{js_message, Browser};
 
 /// Files the user picked or dropped: nothing is read until the loader needs it.
+/// Each `File` sits at its path's position in the matching index: a folder of 90,000 files keeps
+/// each path once.
 #[derive(Default)]
 pub struct PickedFiles {
     index: PathIndex,
-    files: HashMap<String, web_sys::File>,
+    files: Vec<web_sys::File>,
     /// The folder's other files (data, deletes, anything not metadata): never read, only listed
     /// for the orphan-file census. A plain list, not indexed: a folder of 90,000 files is picked
     /// without hashing each name.
@@ -23,15 +25,23 @@ pub struct PickedFiles {
     /// Data and delete files (Parquet, Puffin), kept apart from the metadata: the loader's listing
     /// and metadata pick never walk them; only a data scan (footers, duplicates) resolves them.
     data_index: PathIndex,
-    data: HashMap<String, web_sys::File>,
+    data: Vec<web_sys::File>,
+}
+
+/// A path given twice keeps its last file, as a map would.
+fn place(index: &mut PathIndex, files: &mut Vec<web_sys::File>, path: String, file: web_sys::File) {
+    match index.position(&path).and_then(|i| files.get_mut(i)) {
+        Some(slot) => *slot = file,
+        None => {
+            index.insert(path);
+            files.push(file);
+        }
+    }
 }
 
 impl PickedFiles {
     pub fn insert(&mut self, path: String, file: web_sys::File) {
-        if !self.files.contains_key(&path) {
-            self.index.insert(path.clone());
-        }
-        self.files.insert(path, file);
+        place(&mut self.index, &mut self.files, path, file);
     }
 
     pub fn insert_other(&mut self, path: String, file: web_sys::File) {
@@ -39,10 +49,16 @@ impl PickedFiles {
     }
 
     pub fn insert_data(&mut self, path: String, file: web_sys::File) {
-        if !self.data.contains_key(&path) {
-            self.data_index.insert(path.clone());
-        }
-        self.data.insert(path, file);
+        place(&mut self.data_index, &mut self.data, path, file);
+    }
+
+    /// Gives back what growing the indexes left spare, once every file is in.
+    pub fn shrink_to_fit(&mut self) {
+        self.index.shrink_to_fit();
+        self.data_index.shrink_to_fit();
+        self.files.shrink_to_fit();
+        self.data.shrink_to_fit();
+        self.others.shrink_to_fit();
     }
 
     pub fn is_empty(&self) -> bool {
@@ -51,9 +67,9 @@ impl PickedFiles {
 
     /// The picked file a reference names: metadata first, then data files.
     fn file(&self, reference: &str) -> Result<(&str, &web_sys::File), SourceError> {
-        let found = match self.index.resolve(reference) {
-            Some(p) => self.files.get(p).map(|f| (p, f)),
-            None => self.data_index.resolve(reference).and_then(|p| self.data.get(p).map(|f| (p, f))),
+        let found = match self.index.resolve_at(reference) {
+            Some(i) => self.files.get(i).map(|f| (self.index.path(i), f)),
+            None => self.data_index.resolve_at(reference).and_then(|i| self.data.get(i).map(|f| (self.data_index.path(i), f))),
         };
         found.ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })
     }
@@ -94,8 +110,8 @@ impl Fetch for PickedFiles {
     /// Only metadata.json sizes (the growth chart's strip): asking a picked file for its size is a
     /// round trip to the disk that took up to tens of milliseconds each on a folder of 50,000 files.
     fn size_hint(&self, reference: &str) -> Option<u64> {
-        let path = self.index.resolve(reference)?;
-        crate::source::metadata_pick::is_metadata_file(path).then(|| self.files.get(path).map(|f| f.size() as u64)).flatten()
+        let i = self.index.resolve_at(reference)?;
+        crate::source::metadata_pick::is_metadata_file(self.index.path(i)).then(|| self.files.get(i).map(|f| f.size() as u64)).flatten()
     }
 
     fn listing(&self) -> Option<&PathIndex> {
@@ -161,9 +177,10 @@ impl TableFiles {
         };
         move |path: &str| match self {
             TableFiles::Picked(f) => f
-                .files
-                .get(path)
-                .or_else(|| f.data.get(path))
+                .index
+                .position(path)
+                .and_then(|i| f.files.get(i))
+                .or_else(|| f.data_index.position(path).and_then(|i| f.data.get(i)))
                 .or_else(|| others.get(path).copied())
                 .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
                 .unwrap_or((None, None)),

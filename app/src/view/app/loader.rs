@@ -34,7 +34,8 @@ pub struct Opened {
     pub name: String,
     pub report: Arc<Inspect>,
     pub series: Arc<GrowthSeries>,
-    pub summaries: Arc<Vec<Vec<(String, String)>>>,
+    /// Shared with the history (`Summary` clones are reference counts).
+    pub summaries: Arc<Vec<crate::decode::Summary>>,
     pub jobs: Arc<Vec<JobSpan>>,
     pub partitions: Arc<Vec<PartitionStat>>,
     pub partition_timeline: Arc<PartitionTimeline>,
@@ -80,8 +81,8 @@ pub enum LoadRequest {
 pub(super) struct Session {
     generation: u64,
     name: String,
-    /// Every snapshot's summary as text: it never changes while the table loads.
-    summaries: Arc<Vec<Vec<(String, String)>>>,
+    /// Every snapshot's summary: it never changes while the table loads.
+    summaries: Arc<Vec<crate::decode::Summary>>,
     pub(super) files: Rc<TableFiles>,
     pub(super) loader: Loader,
     /// Which of the folder's metadata files is open and why; None when the source named it.
@@ -285,16 +286,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
         return;
     }
     loader.history.plan(ReadMode::Auto);
-    let summaries = loader
-        .history
-        .snapshots
-        .iter()
-        .map(|sn| {
-            let mut kv = vec![("operation".to_string(), sn.snapshot.operation.to_string())];
-            kv.extend(sn.snapshot.summary.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-            kv
-        })
-        .collect();
+    let summaries = loader.history.snapshots.iter().map(|sn| sn.snapshot.summary.clone()).collect();
     marks::mark("icescope:phase:summaries");
     let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None), footers: None };
     SESSION.with(|c| *c.borrow_mut() = Some(session));

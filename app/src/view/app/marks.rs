@@ -16,6 +16,8 @@ fn performance() -> Option<web_sys::Performance> {
 }
 
 pub fn mark(name: &str) {
+    #[cfg(feature = "heap-stats")]
+    super::heap_stats::log(name);
     if let Some(p) = performance() {
         let _ = p.mark(name);
     }
@@ -23,6 +25,8 @@ pub fn mark(name: &str) {
 
 /// A new table: the marks of the previous one no longer apply.
 pub fn restart() {
+    #[cfg(feature = "heap-stats")]
+    super::heap_stats::log(FILES_CHOSEN);
     if let Some(p) = performance() {
         for name in [FILES_CHOSEN, METADATA_READ, FIRST_CHART, ALL_CHARTS] {
             p.clear_marks_with_mark_name(name);

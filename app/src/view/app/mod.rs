@@ -14,6 +14,8 @@ mod files;
 mod findings_panel;
 mod font_warmup;
 mod gallery;
+#[cfg(feature = "heap-stats")]
+mod heap_stats;
 mod keys;
 mod loader;
 mod marks;

@@ -28,7 +28,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
             let parent = s.parent_id.map(|p| p.to_string()).unwrap_or_default();
             let checkpoint = s.flink_checkpoint_id.map(|c| if c == i64::MAX { "end of input".to_string() } else { c.to_string() }).unwrap_or_default();
             let job = s.flink_job_id.clone().unwrap_or_default();
-            let summary_text = summary.iter().filter(|(k, _)| *k != "operation").map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("  ");
+            let summary_text = summary.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("  ");
             let from = s.counts_from.map(|c| c.label()).unwrap_or("unknown");
             let exact = s.counts_from == Some(crate::model::CountSource::Manifests);
             view! {
@@ -37,7 +37,7 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
                     <td class="mono">{s.committed_at.clone()}</td>
                     <td class="mono">{s.snapshot_id.to_string()}</td>
                     <td class="mono">{parent}</td>
-                    <td>{s.operation.clone()}</td>
+                    <td>{s.operation.to_string()}</td>
                     <td title=s.writer_evidence data-testid="writer">{s.writer.label()}</td>
                     <td class="mono" title=job.clone()>{job.chars().take(8).collect::<String>()}</td>
                     <td class="num">{checkpoint}</td>

@@ -114,7 +114,7 @@ fn draw<DB: DrawingBackend>(
     // Commits that are not appends (deletes, overwrites, rewrites) and expired stretches explain
     // most drops in a line.
     for (p, x) in series.points.iter().zip(&xs) {
-        let mut label = if p.operation != "append" { p.operation.clone() } else { String::new() };
+        let mut label = if p.operation != crate::decode::Operation::Append { p.operation.to_string() } else { String::new() };
         if p.expired_before > 0 {
             label = format!("{} expired{}{label}", p.expired_before, if label.is_empty() { "" } else { " · " });
         }
