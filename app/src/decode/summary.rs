@@ -1,7 +1,8 @@
 //! A snapshot summary (string keys to string values) stored as one text buffer and offsets: a
 //! day of 5-second checkpoints is 17,280 summaries of ~25 entries, and a map of owned strings
 //! per summary was most of the memory a table's metadata took once parsed. Shared (`Arc`): the
-//! browser's snapshot table holds every summary beside the history without a copy.
+//! browser's snapshot table holds every summary beside the history without a copy, and summaries
+//! with the same keys keep them once.
 
 use std::fmt;
 use std::sync::Arc;
@@ -12,9 +13,60 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Summary {
-    text: Arc<str>,
-    /// Per entry, where its key ends and its value ends in `text` (keys sorted, unique).
-    ends: Arc<[(u32, u32)]>,
+    /// The sorted, unique keys: shared with the summaries that have the same set, as a writer's
+    /// commits nearly all do (half of a Flink commit's summary text is its keys).
+    keys: Arc<Keys>,
+    /// The values, one after another, in key order.
+    values: Arc<str>,
+    /// Where each value ends in `values`.
+    ends: Arc<[u32]>,
+}
+
+#[derive(Default, PartialEq, Eq)]
+struct Keys {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl Keys {
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..self.ends[i] as usize).unwrap_or("")
+    }
+
+    fn same<K: AsRef<str>>(&self, keys: &[K]) -> bool {
+        self.ends.len() == keys.len() && keys.iter().enumerate().all(|(i, k)| self.get(i) == k.as_ref())
+    }
+}
+
+thread_local! {
+    /// Key sets seen lately: consecutive summaries share them.
+    static RECENT_KEYS: std::cell::RefCell<Vec<Arc<Keys>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+const MAX_RECENT_KEYS: usize = 8;
+
+fn shared_keys<K: AsRef<str>>(keys: &[K]) -> Arc<Keys> {
+    RECENT_KEYS.with(|r| {
+        let mut recent = r.borrow_mut();
+        if let Some(at) = recent.iter().position(|k| k.same(keys)) {
+            let k = recent.remove(at);
+            recent.push(k.clone());
+            return k;
+        }
+        let mut text = String::with_capacity(keys.iter().map(|k| k.as_ref().len()).sum());
+        let mut ends = Vec::with_capacity(keys.len());
+        for k in keys {
+            text.push_str(k.as_ref());
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        }
+        let k = Arc::new(Keys { text: text.into_boxed_str(), ends: ends.into_boxed_slice() });
+        if recent.len() >= MAX_RECENT_KEYS {
+            recent.remove(0);
+        }
+        recent.push(k.clone());
+        k
+    })
 }
 
 impl Summary {
@@ -24,40 +76,45 @@ impl Summary {
         v.reverse();
         v.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
         v.dedup_by(|later, earlier| later.0.as_ref() == earlier.0.as_ref());
-        let mut text = String::with_capacity(v.iter().map(|(k, x)| k.as_ref().len() + x.as_ref().len()).sum());
-        let mut ends = Vec::with_capacity(v.len());
-        for (k, x) in &v {
-            text.push_str(k.as_ref());
-            let k_end = text.len();
+        // A summary past 4 GiB cannot come from a file the loader accepts; stop rather than wrap.
+        let (mut key_len, mut value_len) = (0usize, 0usize);
+        let fits = v
+            .iter()
+            .take_while(|(k, x)| {
+                key_len += k.as_ref().len();
+                value_len += x.as_ref().len();
+                u32::try_from(key_len).is_ok() && u32::try_from(value_len).is_ok()
+            })
+            .count();
+        v.truncate(fits);
+        let (keys, values): (Vec<K>, Vec<V>) = v.into_iter().unzip();
+        let mut text = String::with_capacity(values.iter().map(|x| x.as_ref().len()).sum());
+        let mut ends = Vec::with_capacity(values.len());
+        for x in &values {
             text.push_str(x.as_ref());
-            // A summary past 4 GiB cannot come from a file the loader accepts; stop rather than wrap.
-            let (Ok(a), Ok(b)) = (u32::try_from(k_end), u32::try_from(text.len())) else { break };
-            ends.push((a, b));
+            ends.push(text.len() as u32);
         }
-        Summary { text: Arc::from(text), ends: Arc::from(ends) }
+        Summary { keys: shared_keys(&keys), values: Arc::from(text), ends: Arc::from(ends) }
+    }
+
+    fn value(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.values.get(start..self.ends[i] as usize).unwrap_or("")
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        let mut start = 0usize;
-        self.ends.iter().map(move |&(k, v)| {
-            let (k, v) = (k as usize, v as usize);
-            let pair = (&self.text[start..k], &self.text[k..v]);
-            start = v;
-            pair
-        })
+        (0..self.ends.len()).map(move |i| (self.keys.get(i), self.value(i)))
     }
 
     /// Keys are sorted: a binary search (a day of commits asks 17,280 summaries for a dozen keys each).
     pub fn get(&self, key: &str) -> Option<&str> {
-        let start = |i: usize| if i == 0 { 0 } else { self.ends[i - 1].1 as usize };
-        let key_of = |i: usize| self.text.get(start(i)..self.ends[i].0 as usize).unwrap_or("");
         let (mut lo, mut hi) = (0usize, self.ends.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match key_of(mid).cmp(key) {
+            match self.keys.get(mid).cmp(key) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return self.text.get(self.ends[mid].0 as usize..self.ends[mid].1 as usize),
+                std::cmp::Ordering::Equal => return Some(self.value(mid)),
             }
         }
         None
