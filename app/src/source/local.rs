@@ -48,6 +48,17 @@ impl LocalFolder {
 /// Each folder's entries in name order, straight into the index: a list of every path first,
 /// then sorted, held a table's 86,000 paths twice over. `skip`: a folder left for later.
 fn walk(root: &Path, dir: &Path, out: &mut PathIndex, skip: Option<&Path>) -> Result<(), SourceError> {
+    let Ok(rel) = dir.strip_prefix(root) else { return Ok(()) };
+    let mut prefix = rel.to_string_lossy().replace('\\', "/");
+    if !prefix.is_empty() {
+        prefix.push('/');
+    }
+    walk_below(dir, &prefix, out, skip)
+}
+
+/// `prefix`: `dir` relative to the root, with a trailing `/` (empty at the root); made once per
+/// folder, not per file.
+fn walk_below(dir: &Path, prefix: &str, out: &mut PathIndex, skip: Option<&Path>) -> Result<(), SourceError> {
     let io = |e: std::io::Error| SourceError::Io { path: dir.display().to_string(), message: e.to_string() };
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
@@ -61,13 +72,14 @@ fn walk(root: &Path, dir: &Path, out: &mut PathIndex, skip: Option<&Path>) -> Re
     }
     entries.sort();
     for (name, is_dir) in entries {
-        let path = dir.join(name);
+        let name_text = name.to_string_lossy().replace('\\', "/");
         if is_dir {
+            let path = dir.join(&name);
             if skip != Some(path.as_path()) {
-                walk(root, &path, out, skip)?;
+                walk_below(&path, &format!("{prefix}{name_text}/"), out, skip)?;
             }
-        } else if let Ok(rel) = path.strip_prefix(root) {
-            out.insert(rel.to_string_lossy().replace('\\', "/"));
+        } else {
+            out.insert(format!("{prefix}{name_text}"));
         }
     }
     Ok(())

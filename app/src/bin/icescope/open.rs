@@ -89,6 +89,8 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
         ReadMode::Auto
     };
     // A folder Spark wrote (`icescope spark-export`): its tables stand in for the manifests.
+    // The folder is listed once: the same listing serves the table's own metadata.
+    let mut listed = None;
     if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && Path::new(t).is_dir()) {
         let folder = LocalFolder::open(Path::new(t)).map_err(|e| e.to_string())?;
         use icescope::source::FileSet;
@@ -97,6 +99,7 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
             let metadata = loader.history.metadata_file.clone();
             return Ok((Files::Local(folder), loader, metadata, None));
         }
+        listed = Some(folder);
     }
     // The same, on an object store: `s3://bucket/prefix/` is listed (ListObjectsV2) to find it.
     if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && t.starts_with("s3") && t.ends_with('/')) {
@@ -110,7 +113,7 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
         let metadata = loader.history.metadata_file.clone();
         return Ok((Files::Remote(Box::new(listed.into_inner())), loader, metadata, None));
     }
-    let (files, metadata, pick) = source(a)?;
+    let (files, metadata, pick) = source(a, listed)?;
     let loader = load_files(&files, &metadata, mode, a.reads, select)?;
     Ok((files, loader, metadata, pick))
 }
@@ -147,7 +150,8 @@ pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Lo
     Ok((loader, pick, listing))
 }
 
-fn source(a: &Args) -> Result<(Files, String, Option<MetadataPick>), String> {
+/// `listed`: the target folder, already listed.
+fn source(a: &Args, listed: Option<LocalFolder>) -> Result<(Files, String, Option<MetadataPick>), String> {
     if let Some(uri) = &a.catalog {
         let ident = a.table.as_deref().ok_or("--catalog needs --table NS.NAME")?;
         let (ns, table) = split_identifier(ident).ok_or_else(|| format!("--table `{ident}`: expected NAMESPACE.TABLE"))?;
@@ -163,7 +167,7 @@ fn source(a: &Args) -> Result<(Files, String, Option<MetadataPick>), String> {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
         return Ok((Files::Remote(Box::new(files)), target.to_string(), None));
     }
-    let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref())?;
+    let (folder, metadata, pick) = open_local(Path::new(target), a.metadata.as_deref(), listed)?;
     Ok((Files::Local(folder), metadata, pick))
 }
 
@@ -194,9 +198,12 @@ pub fn catalog_listing(a: &Args) -> Result<String, String> {
 
 /// A metadata file is read within its table folder (the parent of `metadata/`), so that the
 /// manifest lists and manifests it names can be found by path suffix.
-fn open_local(target: &Path, named: Option<&str>) -> Result<(LocalFolder, String, Option<MetadataPick>), String> {
+fn open_local(target: &Path, named: Option<&str>, listed: Option<LocalFolder>) -> Result<(LocalFolder, String, Option<MetadataPick>), String> {
     if target.is_dir() {
-        let folder = LocalFolder::open(target).map_err(|e| e.to_string())?;
+        let folder = match listed {
+            Some(f) => f,
+            None => LocalFolder::open(target).map_err(|e| e.to_string())?,
+        };
         let mut pick = block_on(pick_metadata(&folder)).ok_or_else(|| format!("{}: no *.metadata.json file in this folder", target.display()))?;
         if let Some(name) = named {
             let found = pick.versions.iter().find(|v| v.path == name || v.path.ends_with(&format!("/{name}"))).ok_or_else(|| {
