@@ -28,7 +28,9 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
             let parent = s.parent_id.map(|p| p.to_string()).unwrap_or_default();
             let checkpoint = s.flink_checkpoint_id.map(|c| if c == i64::MAX { "end of input".to_string() } else { c.to_string() }).unwrap_or_default();
             let job = s.flink_job_id.clone().unwrap_or_default();
-            let summary_text = summary.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("  ");
+            // A pair a line; a line break inside a value is shown, not followed, so it cannot fake a pair.
+            let visible = crate::analysis::markdown::visible;
+            let summary_text = summary.iter().map(|(k, v)| format!("{}={}", visible(k), visible(v))).collect::<Vec<_>>().join("\n");
             let from = s.counts_from.map(|c| c.label()).unwrap_or("unknown");
             let exact = s.counts_from == Some(crate::model::CountSource::Manifests);
             view! {
