@@ -156,6 +156,15 @@ fn late_one_row_files_name_every_old_one_row_partition() {
     let oldest = late.iter().min().unwrap();
     assert!(f[0].statement.as_deref().unwrap().contains(&format!("TIMESTAMP '{oldest} 00:00:00'")));
     assert_eq!(fx.facts["compaction_scoped_to_month"]["result"][0]["rewritten_data_files_count"], 0);
+    // The Partitions chart marks as late exactly the partitions the finding names.
+    let marked: Vec<String> = icescope::analysis::partitions::partition_stats(&fx.history)
+        .into_iter()
+        .filter(|p| p.max_lateness_ms.is_some())
+        .map(|p| p.label)
+        .collect();
+    let mut expected: Vec<String> = late.iter().map(|d| format!("ts_day={d}")).collect();
+    expected.sort();
+    assert_eq!(marked, expected);
 }
 
 #[test]

@@ -16,20 +16,27 @@ pub struct PartitionStat {
     pub delete_files: u64,
     pub rows: u64,
     pub one_row_files: u64,
-    /// Longest time from the partition's start to the commit that added one of its files (day
-    /// partitions only): how late the source delivered into it.
+    /// Longest time from the partition's start to the commit that added one of its one-row files,
+    /// where those arrived late by the late-data finding's rule (day partitions only: the day
+    /// ended more than a day before both the table's newest day and the commit). None otherwise:
+    /// a backfill of old days in full files, or yesterday's stragglers, is not late data.
     pub max_lateness_ms: Option<i64>,
 }
+
+const DAY_MS: i64 = 86_400_000;
 
 /// Partitions of the current snapshot, sorted by label (dates sort in time order).
 pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let Some(cur) = history.current_index() else { return Vec::new() };
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
     let mut labels = Labels::new(history);
+    // Per partition label: its day's start, and the newest commit of its one-row files.
+    let mut one_row: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    let mut newest_day: Option<i64> = None;
     for f in history.live_files(cur) {
         let day_start = history.metadata.partition_spec(f.partition_spec_id).and_then(|spec| {
             f.file.partition.iter().find_map(|(name, v)| match (spec.fields.iter().find(|pf| *pf.name == **name).map(|pf| &pf.transform), v) {
-                (Some(Transform::Day), PartitionValue::Int(d)) => d.checked_mul(86_400_000),
+                (Some(Transform::Day), PartitionValue::Int(d)) => d.checked_mul(DAY_MS),
                 _ => None,
             })
         });
@@ -48,9 +55,21 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
         stat.data_files += 1;
         stat.rows = stat.rows.saturating_add(f.file.record_count.max(0) as u64);
         stat.one_row_files += u64::from(f.file.record_count == 1);
+        let Some(start) = day_start else { continue };
+        newest_day = Some(newest_day.map_or(start, |n| n.max(start)));
         let commit = f.added_snapshot_id.and_then(|id| history.index_of_avro_id(id)).map(|i| history.snapshots[i].snapshot.timestamp_ms);
-        if let Some(lateness) = day_start.zip(commit).and_then(|(start, commit)| commit.checked_sub(start)) {
-            stat.max_lateness_ms = Some(stat.max_lateness_ms.unwrap_or(i64::MIN).max(lateness));
+        if let (true, Some(commit)) = (f.file.record_count == 1, commit) {
+            let e = one_row.entry(label.to_string()).or_insert((start, commit));
+            e.1 = e.1.max(commit);
+        }
+    }
+    for (label, (start, commit)) in one_row {
+        // As `findings::late`: late when the day ended more than a day before the reference.
+        let late = |reference: i64| start.checked_add(2 * DAY_MS).is_some_and(|end| end < reference);
+        if newest_day.is_some_and(late) && late(commit) {
+            if let Some(stat) = by.get_mut(&label) {
+                stat.max_lateness_ms = commit.checked_sub(start);
+            }
         }
     }
     by.into_values().collect()

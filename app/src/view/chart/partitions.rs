@@ -72,8 +72,8 @@ fn draw<DB: DrawingBackend>(
         let font = ("sans-serif", 12).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
         chart.draw_series(shown.iter().enumerate().map(|(i, p)| {
             let mut text = format!("{} files · {} rows", p.data_files, crate::analysis::findings::thousands(p.rows));
-            // A day partition written more than two days after it began is late; today's is not.
-            if let Some(l) = p.max_lateness_ms.filter(|&l| p.one_row_files > 0 && l > 2 * 86_400_000) {
+            // Only where the late-data finding's rule holds (`PartitionStat::max_lateness_ms`).
+            if let Some(l) = p.max_lateness_ms.filter(|_| p.one_row_files > 0) {
                 text = format!("{} one-row · {} late", p.one_row_files, lateness(l));
             }
             Text::new(text, (i as f64, p.data_files as f64 + y_max * 0.01), font.clone())
