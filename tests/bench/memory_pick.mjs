@@ -1,27 +1,18 @@
 // Where the page's memory goes after a picked folder is charted: the wasm linear memory (never
 // shrinks: its size is the app's peak heap), the JS heap, DOM counters and the renderer's RSS.
 //
-//   node tests/bench/memory_pick.mjs [--dist dist] [--bare] <table-folder>
-// --bare sets the folder on a page without the app's input handling (Chromium's own cost of a
-// FileList of that folder).
+//   node tests/bench/memory_pick.mjs [--dist dist] <table-folder>
+// With a `--features heap-stats` build (README § Benchmark), the wasm heap's live and peak bytes
+// at each performance mark are printed too.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { startServer } from '../e2e/serve.mjs';
+import { commandLine, launch, startServer } from './diag.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const require = createRequire(path.join(REPO, 'tests', 'e2e', 'package.json'));
-const { chromium } = require('playwright-core');
-
-const args = process.argv.slice(2);
-const opt = (k, d) => (args.includes(k) ? args.splice(args.indexOf(k), 2)[1] : d);
-const dist = opt('--dist', path.join(REPO, 'dist'));
+const { args, dist } = commandLine();
 const table = path.resolve(args[0]);
 
 const mib = (b) => (b / 1048576).toFixed(1);
-function rendererRss(browserPid) {
+function rendererRss() {
   // The largest renderer among Chromium's processes: the page's.
   let best = 0;
   for (const d of fs.readdirSync('/proc')) {
@@ -37,7 +28,7 @@ function rendererRss(browserPid) {
 }
 
 const srv = await startServer({ root: dist });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(() => {

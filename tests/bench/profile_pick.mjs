@@ -7,18 +7,9 @@
 // also sums each matching function's time with its callees'. Names need a build that keeps them
 // (app/index.html: data-wasm-opt="0" data-keep-debug="true", trunk build --dist /tmp/distprof).
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { startServer } from '../e2e/serve.mjs';
+import { commandLine, launch, startServer } from './diag.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const require = createRequire(path.join(REPO, 'tests', 'e2e', 'package.json'));
-const { chromium } = require('playwright-core');
-
-const args = process.argv.slice(2);
-const opt = (k, d) => (args.includes(k) ? args.splice(args.indexOf(k), 2)[1] : d);
-const dist = opt('--dist', path.join(REPO, 'dist'));
+const { args, opt, dist } = commandLine();
 const top = Number(opt('--top', '40'));
 const until = opt('--until', 'icescope:all-charts');
 const pattern = opt('--inclusive', '');
@@ -26,7 +17,7 @@ const fromChosen = args.includes('--from-chosen') && Boolean(args.splice(args.in
 const table = path.resolve(args[0]);
 
 const srv = await startServer({ root: dist });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(srv.url, { waitUntil: 'load' });
