@@ -64,12 +64,9 @@ pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
         }
     }
     for (label, (start, commit)) in one_row {
-        // As `findings::late`: late when the day ended more than a day before the reference.
-        let late = |reference: i64| start.checked_add(2 * DAY_MS).is_some_and(|end| end < reference);
-        if newest_day.is_some_and(late) && late(commit) {
-            if let Some(stat) = by.get_mut(&label) {
-                stat.max_lateness_ms = commit.checked_sub(start);
-            }
+        let late = newest_day.is_some_and(|newest| crate::analysis::findings::arrived_late(start, DAY_MS, newest, commit));
+        if let (true, Some(stat)) = (late, by.get_mut(&label)) {
+            stat.max_lateness_ms = commit.checked_sub(start);
         }
     }
     by.into_values().collect()

@@ -296,20 +296,7 @@ pub(crate) fn same_partition(a: &[(Arc<str>, PartitionValue)], b: &[(Arc<str>, P
 }
 
 fn shared_partition(tuple: Vec<(Arc<str>, PartitionValue)>) -> Arc<[(Arc<str>, PartitionValue)]> {
-    PARTITIONS.with(|r| {
-        let mut recent = r.borrow_mut();
-        if let Some(at) = recent.iter().position(|p| same_partition(p, &tuple)) {
-            let p = recent.remove(at);
-            recent.push(p.clone());
-            return p;
-        }
-        let p: Arc<[(Arc<str>, PartitionValue)]> = tuple.into();
-        if recent.len() >= MAX_PARTITIONS {
-            recent.remove(0);
-        }
-        recent.push(p.clone());
-        p
-    })
+    PARTITIONS.with(|r| super::recent::shared(&mut r.borrow_mut(), MAX_PARTITIONS, |p| same_partition(p, &tuple), || tuple.clone().into()))
 }
 
 /// At most this many names are remembered: a hostile manifest's thousand-field partition
@@ -317,18 +304,7 @@ fn shared_partition(tuple: Vec<(Arc<str>, PartitionValue)>) -> Arc<[(Arc<str>, P
 const MAX_NAMES: usize = 64;
 
 fn shared_name(name: &str) -> Arc<str> {
-    NAMES.with(|n| {
-        let mut n = n.borrow_mut();
-        if let Some(a) = n.iter().find(|a| &***a == name) {
-            return a.clone();
-        }
-        let a: Arc<str> = name.into();
-        if n.len() >= MAX_NAMES {
-            n.remove(0);
-        }
-        n.push(a.clone());
-        a
-    })
+    NAMES.with(|n| super::recent::shared(&mut n.borrow_mut(), MAX_NAMES, |a| &**a == name, || name.into()))
 }
 
 fn shared_ids(ids: Vec<i32>) -> Arc<[i32]> {

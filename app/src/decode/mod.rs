@@ -13,6 +13,7 @@ pub mod manifest_list;
 pub mod parquet_columns;
 pub mod parquet_footer;
 mod parquet_levels;
+mod recent;
 pub mod parquet_pages;
 pub mod schema;
 pub mod snapshot;

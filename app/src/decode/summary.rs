@@ -28,10 +28,26 @@ struct Keys {
     ends: Box<[u32]>,
 }
 
+/// Strings one after another, and where each ends (the loader never accepts a file past 4 GiB).
+fn pack<S: AsRef<str>>(items: &[S]) -> (Box<str>, Box<[u32]>) {
+    let mut text = String::with_capacity(items.iter().map(|s| s.as_ref().len()).sum());
+    let mut ends = Vec::with_capacity(items.len());
+    for s in items {
+        text.push_str(s.as_ref());
+        ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+    }
+    (text.into_boxed_str(), ends.into_boxed_slice())
+}
+
+/// The `i`th string `pack` packed.
+fn nth<'a>(text: &'a str, ends: &[u32], i: usize) -> &'a str {
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    text.get(start..ends[i] as usize).unwrap_or("")
+}
+
 impl Keys {
     fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        self.text.get(start..self.ends[i] as usize).unwrap_or("")
+        nth(&self.text, &self.ends, i)
     }
 
     fn same<K: AsRef<str>>(&self, keys: &[K]) -> bool {
@@ -48,24 +64,10 @@ const MAX_RECENT_KEYS: usize = 8;
 
 fn shared_keys<K: AsRef<str>>(keys: &[K]) -> Arc<Keys> {
     RECENT_KEYS.with(|r| {
-        let mut recent = r.borrow_mut();
-        if let Some(at) = recent.iter().position(|k| k.same(keys)) {
-            let k = recent.remove(at);
-            recent.push(k.clone());
-            return k;
-        }
-        let mut text = String::with_capacity(keys.iter().map(|k| k.as_ref().len()).sum());
-        let mut ends = Vec::with_capacity(keys.len());
-        for k in keys {
-            text.push_str(k.as_ref());
-            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
-        }
-        let k = Arc::new(Keys { text: text.into_boxed_str(), ends: ends.into_boxed_slice() });
-        if recent.len() >= MAX_RECENT_KEYS {
-            recent.remove(0);
-        }
-        recent.push(k.clone());
-        k
+        super::recent::shared(&mut r.borrow_mut(), MAX_RECENT_KEYS, |k| k.same(keys), || {
+            let (text, ends) = pack(keys);
+            Arc::new(Keys { text, ends })
+        })
     })
 }
 
@@ -88,18 +90,12 @@ impl Summary {
             .count();
         v.truncate(fits);
         let (keys, values): (Vec<K>, Vec<V>) = v.into_iter().unzip();
-        let mut text = String::with_capacity(values.iter().map(|x| x.as_ref().len()).sum());
-        let mut ends = Vec::with_capacity(values.len());
-        for x in &values {
-            text.push_str(x.as_ref());
-            ends.push(text.len() as u32);
-        }
+        let (text, ends) = pack(&values);
         Summary { keys: shared_keys(&keys), values: Arc::from(text), ends: Arc::from(ends) }
     }
 
     fn value(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        self.values.get(start..self.ends[i] as usize).unwrap_or("")
+        nth(&self.values, &self.ends, i)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {

@@ -48,6 +48,16 @@ impl TimeFile<'_> {
     }
 }
 
+/// The window the writer fills ends at the newest period in the table (or the commit, if earlier):
+/// a file whose period (from `start_ms`, `width_ms` long) closed more than a period before that
+/// arrived late. The Partitions chart marks late partitions by the same rule.
+pub(crate) fn arrived_late(start_ms: i64, width_ms: i64, newest_ms: i64, commit_ms: i64) -> bool {
+    match (start_ms.checked_add(width_ms), newest_ms.min(commit_ms).checked_sub(width_ms)) {
+        (Some(end), Some(reference)) => end < reference,
+        _ => false,
+    }
+}
+
 pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
     let Some(cur) = h.current_index() else { return Vec::new() };
@@ -78,16 +88,12 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
             });
         }
     }
-    // The window the writer fills ends at the newest period in the table (or the commit, if
-    // earlier): a file whose period closed more than a period before that arrived late.
     let newest = newest.unwrap_or(0);
     let late: Vec<(&TimeFile, i64)> = one_row
         .iter()
         .filter_map(|f| {
             let commit = h.snapshots[f.added_index?].snapshot.timestamp_ms;
-            let reference = newest.min(commit);
-            let end = f.start_ms.checked_add(f.width_ms)?;
-            (end < reference.checked_sub(f.width_ms)?).then_some((f, commit.checked_sub(f.start_ms)?))
+            arrived_late(f.start_ms, f.width_ms, newest, commit).then_some((f, commit.checked_sub(f.start_ms)?))
         })
         .collect();
     if late.is_empty() {

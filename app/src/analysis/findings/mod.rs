@@ -5,6 +5,7 @@ mod checkpoints;
 mod deletes;
 mod files;
 mod late;
+pub(crate) use late::arrived_late;
 mod manifests;
 mod metadata;
 mod replay;
