@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::decode::{Operation, SnapshotId};
-use crate::model::{CountSource, TableHistory, Totals};
+use crate::model::{CountSource, PackedTotals, TableHistory, Totals};
 
 /// Flink tables are read by checkpoint id; everything else by commit order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -26,7 +26,9 @@ pub struct GrowthPoint {
     pub committed_at_ms: i64,
     pub operation: Operation,
     /// The best numbers known: counted, else from the manifest list, else the summary's totals.
-    pub totals: Totals,
+    /// Packed: a day of commits keeps 17,280 points per published report (`totals()` unpacks).
+    #[serde(rename = "totals")]
+    pub packed: PackedTotals,
     /// Size of the metadata.json this commit wrote, when that file is among the table's files.
     pub metadata_json_bytes: Option<u64>,
     /// Sequence numbers skipped just before this snapshot: commits expired since (v2+).
@@ -37,6 +39,12 @@ pub struct GrowthPoint {
 pub struct GrowthSeries {
     pub axis: XAxis,
     pub points: Vec<GrowthPoint>,
+}
+
+impl GrowthPoint {
+    pub fn totals(&self) -> Totals {
+        self.packed.unpack()
+    }
 }
 
 impl GrowthSeries {
@@ -64,7 +72,7 @@ impl GrowthSeries {
                 snapshot_id: s.snapshot.snapshot_id,
                 committed_at_ms: s.snapshot.timestamp_ms,
                 operation: s.snapshot.operation.clone(),
-                totals: history.totals(i),
+                packed: PackedTotals::pack(&history.totals(i)),
                 metadata_json_bytes: sizes.get(&s.snapshot.timestamp_ms).copied(),
                 expired_before,
             })
@@ -82,7 +90,7 @@ impl GrowthSeries {
     pub fn sources(&self) -> Vec<(Option<CountSource>, usize)> {
         let mut by: std::collections::BTreeMap<Option<CountSource>, usize> = Default::default();
         for p in &self.points {
-            *by.entry(p.totals.source).or_default() += 1;
+            *by.entry(p.packed.source()).or_default() += 1;
         }
         by.into_iter().rev().collect()
     }
@@ -99,9 +107,10 @@ impl GrowthSeries {
     /// Checkpoint tables: x = checkpoint id; a commit without one (a Spark rewrite, say) sits just
     /// after the checkpoint before it, and the end-of-input commit (Long.MAX_VALUE) one step past
     /// the last real checkpoint, so that it is labelled rather than stretching the axis to 9.2e18.
-    pub fn x_positions(&self) -> Vec<XPosition> {
+    /// Charts need only these numbers: 17,280 labels are text nobody draws.
+    pub fn x_values(&self) -> Vec<f64> {
         if self.axis == XAxis::CommitOrder {
-            return self.points.iter().map(|p| XPosition { x: p.index as f64 + 1.0, label: format!("#{}", p.index + 1) }).collect();
+            return self.points.iter().map(|p| p.index as f64 + 1.0).collect();
         }
         let eoi = crate::model::flink::END_OF_INPUT_CHECKPOINT;
         // Each job's end-of-input commit sits one past that job's own last checkpoint.
@@ -118,20 +127,36 @@ impl GrowthSeries {
         self.points
             .iter()
             .map(|p| match p.checkpoint_id {
-                Some(c) if c == eoi => {
-                    prev = last_real(&p.job_id) as f64 + 1.0;
-                    between = 0;
-                    XPosition { x: prev, label: "end of input".into() }
-                }
                 Some(c) => {
-                    prev = c as f64;
+                    prev = if c == eoi { last_real(&p.job_id) as f64 + 1.0 } else { c as f64 };
                     between = 0;
-                    XPosition { x: prev, label: format!("cp {c}") }
+                    prev
                 }
                 None => {
                     between += 1;
-                    XPosition { x: prev + 0.25 * f64::from(between.min(3)), label: format!("{} after cp {}", p.operation, prev) }
+                    prev + 0.25 * f64::from(between.min(3))
                 }
+            })
+            .collect()
+    }
+
+    /// `x_values`, each with the label the chart's axis gives it (exports carry both).
+    pub fn x_positions(&self) -> Vec<XPosition> {
+        let eoi = crate::model::flink::END_OF_INPUT_CHECKPOINT;
+        let mut checkpoint_x = 0.0_f64;
+        self.x_values()
+            .into_iter()
+            .zip(&self.points)
+            .map(|(x, p)| {
+                let label = match (self.axis, p.checkpoint_id) {
+                    (XAxis::CommitOrder, _) => format!("#{}", p.index + 1),
+                    (XAxis::CheckpointId, Some(c)) => {
+                        checkpoint_x = x;
+                        if c == eoi { "end of input".into() } else { format!("cp {c}") }
+                    }
+                    (XAxis::CheckpointId, None) => format!("{} after cp {}", p.operation, checkpoint_x),
+                };
+                XPosition { x, label }
             })
             .collect()
     }

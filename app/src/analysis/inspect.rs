@@ -7,7 +7,7 @@ use crate::decode::SnapshotId;
 use super::findings::{findings, Finding, TableRef};
 use super::jobs::{job_spans, JobSpan};
 use crate::model::time::rfc3339_ms;
-use crate::model::{CountSource, Gap, ReadMode, ReadReason, TableHistory};
+use crate::model::{CountSource, Gap, ReadMode, ReadReason, TableHistory, Totals};
 
 #[derive(Debug, PartialEq, Serialize)]
 pub struct Inspect {
@@ -133,12 +133,14 @@ pub struct TableInfo {
     pub name: String,
 }
 
-#[derive(Debug, PartialEq, Serialize)]
+/// One row of the report's `snapshots`. The counts are packed, since a day of commits keeps 17,280
+/// rows per report: `totals()` unpacks them, and the JSON writes each as a field of the row.
+#[derive(Debug, PartialEq)]
 pub struct SnapshotRow {
     pub snapshot_id: SnapshotId,
     pub parent_id: Option<SnapshotId>,
     pub sequence_number: i64,
-    pub committed_at: String,
+    pub committed_at: crate::model::time::Rfc3339Ms,
     pub timestamp_ms: i64,
     pub operation: crate::decode::Operation,
     /// Who wrote it, and the summary keys that say so.
@@ -147,28 +149,58 @@ pub struct SnapshotRow {
     pub flink_job_id: Option<std::sync::Arc<str>>,
     pub flink_operator_id: Option<std::sync::Arc<str>>,
     pub flink_checkpoint_id: Option<i64>,
-    pub manifests: Option<u64>,
-    pub manifest_bytes: Option<u64>,
-    pub data_files: Option<u64>,
-    /// Every kind, deletion vectors included (Iceberg's `total-delete-files`).
-    pub delete_files: Option<u64>,
-    pub position_delete_files: Option<u64>,
-    pub equality_delete_files: Option<u64>,
-    pub deletion_vectors: Option<u64>,
-    pub records: Option<u64>,
-    /// Rows the live position deletes and deletion vectors remove (their record counts).
-    pub position_deletes: Option<u64>,
-    /// Rows the live equality delete files hold (each may match any number of rows).
-    pub equality_deletes: Option<u64>,
-    /// Records minus the rows position deletes and deletion vectors remove; how far to trust it
-    /// is in `live_rows_are`.
-    pub live_rows: Option<u64>,
-    pub live_rows_are: Option<LiveRows>,
-    pub files_size: Option<u64>,
-    /// `manifests`, `manifest_list` or `summary`: where this row's numbers come from.
-    pub counts_from: Option<CountSource>,
+    /// The live counts and where they come from (`counts_from` in the JSON).
+    pub counts: crate::model::PackedTotals,
     /// Why this snapshot's files were read beyond its summary, if they were.
     pub read: Option<ReadReason>,
+}
+
+impl SnapshotRow {
+    pub fn totals(&self) -> Totals {
+        self.counts.unpack()
+    }
+
+    /// Records minus the rows position deletes and deletion vectors remove, and how far to trust it.
+    pub fn live_rows(&self) -> (Option<u64>, Option<LiveRows>) {
+        let c = self.totals();
+        (c.records.zip(c.position_deletes).and_then(|(r, d)| r.checked_sub(d)), LiveRows::of(&c))
+    }
+}
+
+impl Serialize for SnapshotRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let c = self.totals();
+        let (live_rows, live_rows_are) = self.live_rows();
+        let mut r = s.serialize_struct("SnapshotRow", 26)?;
+        r.serialize_field("snapshot_id", &self.snapshot_id)?;
+        r.serialize_field("parent_id", &self.parent_id)?;
+        r.serialize_field("sequence_number", &self.sequence_number)?;
+        r.serialize_field("committed_at", &self.committed_at)?;
+        r.serialize_field("timestamp_ms", &self.timestamp_ms)?;
+        r.serialize_field("operation", &self.operation)?;
+        r.serialize_field("writer", &self.writer)?;
+        r.serialize_field("writer_evidence", &self.writer_evidence)?;
+        r.serialize_field("flink_job_id", &self.flink_job_id)?;
+        r.serialize_field("flink_operator_id", &self.flink_operator_id)?;
+        r.serialize_field("flink_checkpoint_id", &self.flink_checkpoint_id)?;
+        r.serialize_field("manifests", &c.manifests)?;
+        r.serialize_field("manifest_bytes", &c.manifest_bytes)?;
+        r.serialize_field("data_files", &c.data_files)?;
+        r.serialize_field("delete_files", &c.delete_files)?;
+        r.serialize_field("position_delete_files", &c.position_delete_files)?;
+        r.serialize_field("equality_delete_files", &c.equality_delete_files)?;
+        r.serialize_field("deletion_vectors", &c.deletion_vectors)?;
+        r.serialize_field("records", &c.records)?;
+        r.serialize_field("position_deletes", &c.position_deletes)?;
+        r.serialize_field("equality_deletes", &c.equality_deletes)?;
+        r.serialize_field("live_rows", &live_rows)?;
+        r.serialize_field("live_rows_are", &live_rows_are)?;
+        r.serialize_field("files_size", &c.files_size)?;
+        r.serialize_field("counts_from", &c.source)?;
+        r.serialize_field("read", &self.read)?;
+        r.end()
+    }
 }
 
 /// How exact `live_rows` is. A deletion vector's cardinality counts distinct rows of one data file
@@ -221,7 +253,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 snapshot_id: s.snapshot.snapshot_id,
                 parent_id: s.snapshot.parent_snapshot_id,
                 sequence_number: s.snapshot.sequence_number,
-                committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+                committed_at: crate::model::time::Rfc3339Ms(s.snapshot.timestamp_ms),
                 timestamp_ms: s.snapshot.timestamp_ms,
                 operation: s.snapshot.operation.clone(),
                 writer: writer.0,
@@ -229,20 +261,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
                 flink_job_id: f.map(|f| f.job_id.clone()),
                 flink_operator_id: f.and_then(|f| f.operator_id.clone()),
                 flink_checkpoint_id: f.and_then(|f| f.checkpoint_id),
-                manifests: c.manifests,
-                manifest_bytes: c.manifest_bytes,
-                data_files: c.data_files,
-                delete_files: c.delete_files,
-                position_delete_files: c.position_delete_files,
-                equality_delete_files: c.equality_delete_files,
-                deletion_vectors: c.deletion_vectors,
-                records: c.records,
-                position_deletes: c.position_deletes,
-                equality_deletes: c.equality_deletes,
-                live_rows: c.records.zip(c.position_deletes).and_then(|(r, d)| r.checked_sub(d)),
-                live_rows_are: LiveRows::of(&c),
-                files_size: c.files_size,
-                counts_from: c.source,
+                counts: crate::model::PackedTotals::pack(&c),
                 read: history.read_reason(i),
             }
         })
@@ -296,18 +315,19 @@ pub fn text(report: &Inspect) -> String {
         "from"
     );
     for s in &report.snapshots {
+        let c = s.totals();
         out += &format!(
             "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
             s.committed_at,
             s.snapshot_id.to_string(),
             super::markdown::visible(s.operation.as_str()),
-            n(s.manifests),
-            n(s.data_files),
-            n(s.position_delete_files),
-            n(s.equality_delete_files),
-            n(s.deletion_vectors),
-            n(s.records),
-            s.counts_from.map(|c| c.label()).unwrap_or("unknown")
+            n(c.manifests),
+            n(c.data_files),
+            n(c.position_delete_files),
+            n(c.equality_delete_files),
+            n(c.deletion_vectors),
+            n(c.records),
+            c.source.map(|c| c.label()).unwrap_or("unknown")
         );
     }
     for g in &report.gaps {

@@ -66,11 +66,11 @@ pub fn markdown(report: &Inspect) -> String {
         t.current_snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "none".into()),
         report.snapshots.len()
     );
-    if let Some(last) = report.snapshots.iter().rev().find(|s| s.data_files.is_some()) {
+    if let Some((row, last)) = report.snapshots.iter().rev().map(|s| (s, s.totals())).find(|(_, t)| t.data_files.is_some()) {
         out += &format!(
             "; live at `{}` ({}): {} manifests, {} data files, {} position-delete files, {} equality-delete files, {} deletion vectors, {} records",
-            last.snapshot_id,
-            match last.counts_from {
+            row.snapshot_id,
+            match last.source {
                 Some(CountSource::Manifests) => "counted from its manifests",
                 Some(CountSource::ManifestList) => "from its manifest list",
                 _ => "as its summary states",
@@ -82,7 +82,7 @@ pub fn markdown(report: &Inspect) -> String {
             n(last.deletion_vectors),
             n(last.records)
         );
-        if let (Some(live), Some(are), Some(d)) = (last.live_rows, last.live_rows_are, last.position_deletes) {
+        if let ((Some(live), Some(are)), Some(d)) = (row.live_rows(), last.position_deletes) {
             if d > 0 || are == super::inspect::LiveRows::AtMost {
                 out += &format!(" ({} rows {} after {} removed by position deletes and deletion vectors)", n(Some(live)), are.label(), n(Some(d)));
             }

@@ -1,5 +1,22 @@
 //! Commit times as text. Written out here because chrono would be the only reason to pull it in.
 
+/// A commit time kept as its milliseconds and written as `rfc3339_ms` text (JSON included): a
+/// day of commits keeps 17,280 per report, and the text is three times the size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rfc3339Ms(pub i64);
+
+impl std::fmt::Display for Rfc3339Ms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&rfc3339_ms(self.0))
+    }
+}
+
+impl serde::Serialize for Rfc3339Ms {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// `2026-08-03T14:05:09.123Z` for milliseconds since the Unix epoch, UTC.
 pub fn rfc3339_ms(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

@@ -80,6 +80,10 @@ impl PackedTotals {
         p
     }
 
+    pub fn source(&self) -> Option<CountSource> {
+        self.source
+    }
+
     pub fn unpack(&self) -> Totals {
         let at = |i: usize| (self.present & (1 << i) != 0).then_some(self.values[i]);
         Totals {
@@ -96,6 +100,13 @@ impl PackedTotals {
             files_size: at(10),
             source: self.source,
         }
+    }
+}
+
+/// As the `Totals` it packs.
+impl serde::Serialize for PackedTotals {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.unpack().serialize(s)
     }
 }
 

@@ -17,7 +17,7 @@ pub fn series(g: &GrowthSeries, spans: &[JobSpan], stats: &[PartitionStat]) -> V
 fn growth(g: &GrowthSeries) -> Table {
     let xs = g.x_positions();
     let p = || g.points.iter();
-    let t = || g.points.iter().map(|p| &p.totals);
+    let t = || g.points.iter().map(|p| p.totals());
     Table::new("growth", g.points.len())
         .col("index", ints(p().map(|p| Some(p.index as u64))))
         .col("snapshot_id", Values::Int(p().map(|p| Some(p.snapshot_id.0)).collect()))
@@ -45,7 +45,7 @@ fn growth(g: &GrowthSeries) -> Table {
 
 fn deletes(g: &GrowthSeries) -> Table {
     let xs = g.x_positions();
-    let t = || g.points.iter().map(|p| &p.totals);
+    let t = || g.points.iter().map(|p| p.totals());
     Table::new("deletes", g.points.len())
         .col("index", ints(g.points.iter().map(|p| Some(p.index as u64))))
         .col("snapshot_id", Values::Int(g.points.iter().map(|p| Some(p.snapshot_id.0)).collect()))

@@ -56,8 +56,8 @@ pub fn draw<DB: DrawingBackend>(tab: Tab, a: &DrawingArea<DB, Shift>, o: &Opened
         Tab::Partitions => draw_partitions(a, &o.partitions, &o.partition_timeline, s),
         Tab::Deletes => draw_deletes(a, &o.series, s),
         Tab::Projection => {
-            let now = o.series.points.iter().rev().map(|p| &p.totals).find(|t| t.has_core());
-            draw_projection(a, o.report.projection.as_ref(), now, o.report.snapshots.len(), s)
+            let now = o.series.points.iter().rev().map(|p| p.totals()).find(|t| t.has_core());
+            draw_projection(a, o.report.projection.as_ref(), now.as_ref(), o.report.snapshots.len(), s)
         }
     }
 }

@@ -18,17 +18,18 @@ const TABLES: [(&str, &str); 6] = [
 ];
 
 #[component]
-pub fn ExportButtons(opened: Opened, catalog: RwSignal<String>) -> impl IntoView {
+pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let format = RwSignal::new(Format::Csv);
-    let opened = StoredValue::new(opened);
     let save = move |name: &'static str| {
         let typed = catalog.get_untracked();
         let quoted = match typed.trim() {
             "" | "<catalog>" => None,
             n => crate::analysis::sql::ident(n),
         };
-        let made = opened.with_value(|o| {
+        // Read at the click, not kept: the report being replaced is freed before the next is built.
+        let made = state.opened.with_untracked(|o| {
+            let o: &Opened = o.as_ref().ok_or_else(|| "nothing is open".to_string())?;
             // Statements name the catalog the person typed, as on screen.
             let findings: Vec<_> = o
                 .report

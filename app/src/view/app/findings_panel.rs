@@ -59,7 +59,7 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
                 </label>
                 <button data-testid="copy-markdown" on:click=copy>"Copy Markdown summary"</button>
             </div>
-            <super::export_buttons::ExportButtons opened=opened.clone() catalog=catalog/>
+            <super::export_buttons::ExportButtons catalog=catalog/>
             {projection.map(|p| view! { <p class="projection" data-testid="projection">{p}</p> })}
             {(count == 0).then(|| view! { <p class="hint">"Nothing to report: no replay, late data, delete debt or schema hazard in this table's metadata."</p> })}
             {findings.into_iter().enumerate().map(|(i, f)| {

@@ -4,24 +4,28 @@
 use leptos::prelude::*;
 
 use super::loader::{request, LoadRequest};
-use super::{AppState, Opened};
+use super::AppState;
 
 pub const PAGE: usize = 200;
 
+/// Reads the open report through the signal and keeps no copy of it: the report being replaced is
+/// freed before the next is built (a day of checkpoints holds two otherwise).
 #[component]
-pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
+pub fn SnapshotTable(shown: RwSignal<usize>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let total = opened.report.snapshots.len();
-    let limit = move || shown.get().min(total);
-    let rows = move || opened
+    let total = move || state.opened.with(|o| o.as_ref().map_or(0, |o| o.report.snapshots.len()));
+    let limit = move || shown.get().min(total());
+    let rows = move || {
+        let limit = limit();
+        state.opened.with(|o| o.as_ref().map(|opened| opened
         .report
         .snapshots
         .iter()
         .zip(opened.summaries.iter())
         .enumerate()
         .rev()
-        .take(limit())
+        .take(limit)
         .enumerate()
         .map(|(shown_at, (index, (s, summary)))| {
             let first = shown_at == 0;
@@ -31,24 +35,25 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
             // A pair a line; a line break inside a value is shown, not followed, so it cannot fake a pair.
             let visible = crate::analysis::markdown::visible;
             let summary_text = summary.iter().map(|(k, v)| format!("{}={}", visible(k), visible(v))).collect::<Vec<_>>().join("\n");
-            let from = s.counts_from.map(|c| c.label()).unwrap_or("unknown");
-            let exact = s.counts_from == Some(crate::model::CountSource::Manifests);
+            let t = s.totals();
+            let from = t.source.map(|c| c.label()).unwrap_or("unknown");
+            let exact = t.source == Some(crate::model::CountSource::Manifests);
             view! {
                 <tr data-testid="snapshot-row" tabindex=if first { "0" } else { "-1" } data-snapshot-id=s.snapshot_id.to_string() data-counts-from=from
-                    data-records=n(s.records) data-data-files=n(s.data_files) data-manifests=n(s.manifests)>
-                    <td class="mono">{s.committed_at.clone()}</td>
+                    data-records=n(t.records) data-data-files=n(t.data_files) data-manifests=n(t.manifests)>
+                    <td class="mono">{s.committed_at.to_string()}</td>
                     <td class="mono">{s.snapshot_id.to_string()}</td>
                     <td class="mono">{parent}</td>
                     <td>{s.operation.to_string()}</td>
                     <td title=s.writer_evidence data-testid="writer">{s.writer.label()}</td>
                     <td class="mono" title=job.clone()>{job.chars().take(8).collect::<String>()}</td>
                     <td class="num">{checkpoint}</td>
-                    <td class="num">{n(s.manifests)}</td>
-                    <td class="num">{n(s.data_files)}</td>
-                    <td class="num">{n(s.position_delete_files)}</td>
-                    <td class="num">{n(s.equality_delete_files)}</td>
-                    <td class="num">{n(s.deletion_vectors)}</td>
-                    <td class="num">{n(s.records)}</td>
+                    <td class="num">{n(t.manifests)}</td>
+                    <td class="num">{n(t.data_files)}</td>
+                    <td class="num">{n(t.position_delete_files)}</td>
+                    <td class="num">{n(t.equality_delete_files)}</td>
+                    <td class="num">{n(t.deletion_vectors)}</td>
+                    <td class="num">{n(t.records)}</td>
                     <td class="from">{if exact {
                         view! { <span>{from}</span> }.into_any()
                     } else {
@@ -59,9 +64,10 @@ pub fn SnapshotTable(opened: Opened, shown: RwSignal<usize>) -> impl IntoView {
                 </tr>
             }
         })
-        .collect_view();
+        .collect_view()))
+    };
     let more = move || {
-        let limit = limit();
+        let (limit, total) = (limit(), total());
         (limit < total).then(|| view! {
             <p class="hint" data-testid="more-snapshots">{format!("Newest {limit} of {total} snapshots. ")}
                 <button class="link" on:click=move |_| shown.update(|s| *s += PAGE * 5)>"show older"</button>

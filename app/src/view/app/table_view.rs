@@ -33,6 +33,8 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     }
     let opened = move || state.opened.get();
     let progress = move || state.progress.get();
+    // Changes only when a report appears or goes: the snapshot table is built once and follows the signal.
+    let is_open = Memo::new(move |_| state.opened.with(Option::is_some));
     // After the first chart (or once loading ends, should no chart be drawn).
     let shown_below = move || state.charted.get() || !state.progress.with(|p| p.loading);
     view! {
@@ -97,7 +99,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             {move || shown_below().then(opened).flatten().map(|o| view! { <super::shape_panel::ShapePanel opened=o/> })}
             <super::data_panel::DuplicatesPanel/>
             <super::footers_panel::FootersPanel/>
-            {move || shown_below().then(opened).flatten().map(|o| view! { <SnapshotTable opened=o shown=rows_shown/> })}
+            {move || (shown_below() && is_open.get()).then(|| view! { <SnapshotTable shown=rows_shown/> })}
         </section>
     }
 }

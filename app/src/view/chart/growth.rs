@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::analysis::{GrowthSeries, XAxis};
+use crate::analysis::{GrowthPoint, GrowthSeries, XAxis};
 use crate::model::{CountSource, Totals};
 
 use super::palette::{self, job_band};
@@ -63,13 +63,14 @@ fn draw<DB: DrawingBackend>(
         (frame, None)
     };
 
-    let xs = series.x_positions();
-    let known: Vec<(f64, &Totals)> = series.points.iter().zip(&xs).map(|(p, x)| (x.x, &p.totals)).collect();
-    let x_min = xs.iter().map(|x| x.x).fold(f64::INFINITY, f64::min);
-    let x_max = xs.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max);
+    let xs = series.x_values();
+    // Unpacked one point at a time: a day of commits is 17,280 of them.
+    let totals = || series.points.iter().map(GrowthPoint::totals);
+    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min - 0.5, x_max + 0.5) };
-    let y_max = known.iter().flat_map(|(_, c)| SERIES.iter().filter_map(move |(_, _, f)| f(c))).max().unwrap_or(1).max(1) as f64 * 1.1;
-    let r_max = known.iter().filter_map(|(_, c)| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let y_max = totals().flat_map(|c| SERIES.iter().filter_map(move |(_, _, f)| f(&c))).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let r_max = totals().filter_map(|c| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
     let all_dots = series.points.len() <= DOTS_UP_TO;
 
     let x_desc = match series.axis {
@@ -113,7 +114,7 @@ fn draw<DB: DrawingBackend>(
 
     // Commits that are not appends (deletes, overwrites, rewrites) and expired stretches explain
     // most drops in a line.
-    for (p, x) in series.points.iter().zip(&xs) {
+    for (p, &x) in series.points.iter().zip(&xs) {
         let mut label = if p.operation != crate::decode::Operation::Append { p.operation.to_string() } else { String::new() };
         if p.expired_before > 0 {
             label = format!("{} expired{}{label}", p.expired_before, if label.is_empty() { "" } else { " · " });
@@ -121,20 +122,20 @@ fn draw<DB: DrawingBackend>(
         if label.is_empty() {
             continue;
         }
-        chart.draw_series(std::iter::once(PathElement::new(vec![(x.x, 0.0), (x.x, y_max)], palette::FAINT.mix(0.6).stroke_width(1))))?;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, 0.0), (x, y_max)], palette::FAINT.mix(0.6).stroke_width(1))))?;
         chart.draw_series(std::iter::once(Text::new(
             label,
-            (x.x, y_max * 0.985),
+            (x, y_max * 0.985),
             ("sans-serif", 12).into_font().color(&palette::FAINT).transform(FontTransform::Rotate90),
         )))?;
     }
     for (name, colour, count) in SERIES {
-        if known.iter().all(|(_, c)| count(c).unwrap_or(0) == 0) && name != "manifests" && name != "data files" {
+        if totals().all(|c| count(&c).unwrap_or(0) == 0) && name != "manifests" && name != "data files" {
             continue;
         }
         let runs = runs_of_known(series, &xs, count);
         for (i, run) in runs.iter().enumerate() {
-            let line = chart.draw_series(LineSeries::new(run.clone(), colour.stroke_width(2)))?;
+            let line = chart.draw_series(LineSeries::new(run.iter().copied(), colour.stroke_width(2)))?;
             if i == 0 {
                 line.label(name).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
             }
@@ -143,7 +144,7 @@ fn draw<DB: DrawingBackend>(
             }
         }
         if !all_dots {
-            let dots = series.points.iter().zip(&xs).filter(|(p, _)| is_counted(&p.totals)).filter_map(|(p, x)| count(&p.totals).map(|v| (x.x, v as f64)));
+            let dots = totals().zip(&xs).filter(|(t, _)| is_counted(t)).filter_map(|(t, &x)| count(&t).map(|v| (x, v as f64)));
             chart.draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))?;
         }
     }
@@ -173,10 +174,10 @@ fn draw<DB: DrawingBackend>(
 fn draw_metadata_strip<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     series: &GrowthSeries,
-    xs: &[crate::analysis::XPosition],
+    xs: &[f64],
     (x_min, x_max): (f64, f64),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let pts: Vec<(f64, f64)> = series.points.iter().zip(xs).filter_map(|(p, x)| p.metadata_json_bytes.map(|b| (x.x, b as f64 / 1024.0))).collect();
+    let pts: Vec<(f64, f64)> = series.points.iter().zip(xs).filter_map(|(p, x)| p.metadata_json_bytes.map(|b| (*x, b as f64 / 1024.0))).collect();
     let k_max = pts.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
     let mut chart = ChartBuilder::on(area)
         .margin_left(14)
@@ -216,16 +217,16 @@ fn draw_metadata_strip<DB: DrawingBackend>(
 /// Consecutive snapshots whose counts are known, split where the writing job changes: a line must
 /// not bridge a snapshot whose manifest list is gone (it would show numbers nobody read), nor jump
 /// back when a replaying job re-commits checkpoint ids another job already used.
-fn runs_of_known(series: &GrowthSeries, xs: &[crate::analysis::XPosition], count: Count) -> Vec<Vec<(f64, f64)>> {
+fn runs_of_known(series: &GrowthSeries, xs: &[f64], count: Count) -> Vec<Vec<(f64, f64)>> {
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
     let mut last_x = f64::NEG_INFINITY;
-    for (p, x) in series.points.iter().zip(xs) {
-        if x.x < last_x {
+    for (p, &x) in series.points.iter().zip(xs) {
+        if x < last_x {
             runs.push(Vec::new());
         }
-        last_x = x.x;
-        match count(&p.totals) {
-            Some(v) => runs.last_mut().map(|r| r.push((x.x, v as f64))).unwrap_or(()),
+        last_x = x;
+        match count(&p.totals()) {
+            Some(v) => runs.last_mut().map(|r| r.push((x, v as f64))).unwrap_or(()),
             None => runs.push(Vec::new()),
         }
     }
@@ -234,7 +235,7 @@ fn runs_of_known(series: &GrowthSeries, xs: &[crate::analysis::XPosition], count
 }
 
 /// Shaded x ranges, one colour per Flink job, so that a second or third job id is seen at once.
-fn job_bands(series: &GrowthSeries, xs: &[crate::analysis::XPosition]) -> Vec<(f64, f64, RGBColor, String)> {
+fn job_bands(series: &GrowthSeries, xs: &[f64]) -> Vec<(f64, f64, RGBColor, String)> {
     let jobs = series.job_ids();
     if jobs.len() < 2 {
         return Vec::new();
@@ -242,7 +243,7 @@ fn job_bands(series: &GrowthSeries, xs: &[crate::analysis::XPosition]) -> Vec<(f
     jobs.iter()
         .enumerate()
         .filter_map(|(j, job)| {
-            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_deref() == Some(job.as_str())).map(|(_, x)| x.x);
+            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_deref() == Some(job.as_str())).map(|(_, x)| *x);
             let (lo, hi) = mine.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
             let short: String = job.chars().take(8).collect();
             lo.is_finite().then(|| (lo - 0.4, hi + 0.4, job_band(j), format!("job {short}…")))
