@@ -419,3 +419,56 @@ fn a_folder_lists_its_data_files_only_when_something_reads_one() {
     assert_eq!(listed(f.complete_index().unwrap()), all);
     assert_eq!(listed(f.index()), all);
 }
+
+/// A source that hands a file over as a reader, as a file picked in the browser does: the loader
+/// then decodes metadata.json as it reads it.
+struct Streaming<F>(F);
+
+impl<F: icescope::source::Fetch> icescope::source::Fetch for Streaming<F> {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, icescope::source::SourceError> {
+        self.0.fetch(reference).await
+    }
+    async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, icescope::source::SourceError> {
+        let b = self.0.fetch(reference).await?;
+        Ok(Some((b.len() as u64, Box::new(std::io::Cursor::new(b)))))
+    }
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.0.size_hint(reference)
+    }
+    fn listing(&self) -> Option<&icescope::source::resolve::PathIndex> {
+        self.0.listing()
+    }
+}
+
+fn hostile(case: &str) -> (LocalFolder, String) {
+    let f = LocalFolder::open(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile").join(case)).unwrap();
+    let m = newest_metadata(&f).unwrap();
+    (f, m)
+}
+
+#[test]
+fn metadata_decoded_as_it_is_read_is_the_metadata_decoded_whole() {
+    for name in FIXTURES {
+        let (f, m) = folder(name);
+        let a = load(&f, &m, ReadMode::MetadataFirst);
+        let b = load(&Streaming(f), &m, ReadMode::MetadataFirst);
+        assert!(a.history.metadata == b.history.metadata, "{name}");
+        assert_eq!(rows(&a.history), rows(&b.history), "{name}");
+        assert_eq!((a.stats.files, a.stats.bytes), (b.stats.files, b.stats.bytes), "{name}");
+    }
+    // Gzip goes the bytes' way (its inflation budget is checked on them); a file that does not
+    // decode is read again whole, for the same error naming the same field.
+    for (case, decodes) in [
+        ("files/metadata-gzip", true),
+        ("files/metadata-gzip-bomb", false),
+        ("files/metadata-error-quotes-escapes", false),
+        ("files/metadata-format-version-9", false),
+        ("files/metadata-empty", false),
+    ] {
+        let (f, m) = hostile(case);
+        let whole = load_with_stats(&f, &m, ReadMode::MetadataFirst, false).map(|l| l.history.metadata).map_err(|e| e.to_string());
+        let streamed = load_with_stats(&Streaming(f), &m, ReadMode::MetadataFirst, false).map(|l| l.history.metadata).map_err(|e| e.to_string());
+        assert_eq!(whole.is_ok(), decodes, "{case}");
+        assert!(whole == streamed, "{case}: {:?} vs {:?}", whole.as_ref().err(), streamed.as_ref().err());
+    }
+}

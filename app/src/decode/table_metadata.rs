@@ -133,6 +133,16 @@ impl TableMetadata {
         Ok(m)
     }
 
+    /// Decodes plain (not gzip) metadata JSON as it is read, without holding the file's bytes: a
+    /// day of commits is a 16 MB file. None where it does not decode; `from_bytes` then says why.
+    pub fn from_json_reader(file: &str, json: impl std::io::Read) -> Option<TableMetadata> {
+        let wire: Wire = serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, json)).ok()?;
+        let mut m = wire.into_metadata(file).ok()?;
+        m.snapshot_log.shrink_to_fit();
+        m.metadata_log.shrink_to_fit();
+        Some(m)
+    }
+
     pub fn current_schema(&self) -> Option<&Schema> {
         self.schemas.iter().find(|s| s.schema_id == self.current_schema_id)
     }

@@ -23,6 +23,12 @@ pub trait Fetch {
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
         Ok(from_whole(range, self.fetch(reference).await?))
     }
+    /// The file a part at a time with its size, where the source can hand it over so (a file
+    /// picked in the browser): a 16 MB metadata.json is then decoded without a copy of it in the
+    /// wasm heap. None: read it with `fetch`.
+    async fn fetch_reader(&self, _reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
+        Ok(None)
+    }
     /// Its size before reading it, where the source knows it.
     fn size_hint(&self, reference: &str) -> Option<u64>;
     /// The files this source can list (a folder, dropped files, an example's index).

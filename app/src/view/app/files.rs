@@ -84,6 +84,15 @@ impl Fetch for PickedFiles {
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
 
+    async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
+        let (path, file) = self.file(reference)?;
+        let buffer = JsFuture::from(file.array_buffer())
+            .await
+            .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
+        let array = js_sys::Uint8Array::new(&buffer);
+        Ok(Some((array.length() as u64, Box::new(JsBytes { array, at: 0 }))))
+    }
+
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
         let (path, file) = self.file(reference)?;
         let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
@@ -206,6 +215,21 @@ pub async fn fetch_range_of(url: &str, range: ByteRange) -> Result<RangeRead, So
     from_http(url, range, status, content_range.as_deref(), body)
 }
 
+/// A file's bytes where the browser holds them, read into the wasm heap a buffer at a time.
+struct JsBytes {
+    array: js_sys::Uint8Array,
+    at: u32,
+}
+
+impl std::io::Read for JsBytes {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.array.length().saturating_sub(self.at).min(u32::try_from(buf.len()).unwrap_or(u32::MAX));
+        self.array.subarray(self.at, self.at + n).copy_to(&mut buf[..n as usize]);
+        self.at += n;
+        Ok(n as usize)
+    }
+}
+
 pub enum TableFiles {
     Picked(PickedFiles),
     Served(ServedFiles),
@@ -218,6 +242,13 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.fetch(reference).await,
             TableFiles::Served(f) => f.fetch(reference).await,
             TableFiles::Remote(f) => f.fetch(reference).await,
+        }
+    }
+
+    async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
+        match self {
+            TableFiles::Picked(f) => f.fetch_reader(reference).await,
+            TableFiles::Served(_) | TableFiles::Remote(_) => Ok(None),
         }
     }
 

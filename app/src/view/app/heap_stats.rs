@@ -41,5 +41,7 @@ static COUNTING: Counting = Counting;
 pub fn log(at: &str) {
     let mib = |b: usize| b as f64 / 1048576.0;
     let (live, peak) = (LIVE.load(Relaxed), PEAK.swap(LIVE.load(Relaxed), Relaxed));
-    web_sys::console::log_1(&format!("heap at {at}: live {:.1} MiB, peak since last mark {:.1} MiB", mib(live), mib(peak)).into());
+    // The linear memory: where the heap's top has been (it never shrinks).
+    let memory = core::arch::wasm32::memory_size(0) * 65536;
+    web_sys::console::log_1(&format!("heap at {at}: live {:.1} MiB, peak since last mark {:.1} MiB, linear memory {:.1} MiB", mib(live), mib(peak), mib(memory)).into());
 }
