@@ -74,6 +74,21 @@ impl Table {
         self
     }
 
+    /// The live counts of each row, `manifests` to `equality_deletes`, as the snapshot table and the
+    /// growth series both carry them.
+    pub fn cols_of_totals<I: Iterator<Item = crate::model::Totals>>(self, t: impl Fn() -> I) -> Table {
+        self.col("manifests", ints(t().map(|t| t.manifests)))
+            .col("manifest_bytes", ints(t().map(|t| t.manifest_bytes)))
+            .col("data_files", ints(t().map(|t| t.data_files)))
+            .col("delete_files", ints(t().map(|t| t.delete_files)))
+            .col("position_delete_files", ints(t().map(|t| t.position_delete_files)))
+            .col("equality_delete_files", ints(t().map(|t| t.equality_delete_files)))
+            .col("deletion_vectors", ints(t().map(|t| t.deletion_vectors)))
+            .col("records", ints(t().map(|t| t.records)))
+            .col("position_deletes", ints(t().map(|t| t.position_deletes)))
+            .col("equality_deletes", ints(t().map(|t| t.equality_deletes)))
+    }
+
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
     }
