@@ -82,7 +82,7 @@ fn schema_for(file: &str, text: &[u8]) -> Result<(Rc<Schema>, Rc<Names>), Decode
         return Ok(s);
     }
     // Names are checked first: apache-avro unwraps them, and a panic kills the browser app.
-    super::avro_header::check_schema_names(file, text)?;
+    super::avro_header::check_schema(file, text)?;
     let text_str = std::str::from_utf8(text).map_err(|_| DecodeError::new(file, "avro.schema", "the Avro schema is not UTF-8"))?;
     let schema = Schema::parse_str(text_str).map_err(|e| DecodeError::new(file, "avro.schema", format!("the Avro schema is invalid: {e}")))?;
     let parsed = (Rc::new(Names::of(&schema)), Rc::new(schema));

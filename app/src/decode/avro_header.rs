@@ -1,11 +1,11 @@
-//! Avro schema names, checked before apache-avro sees them: that crate unwraps the schema's names,
-//! and a panic kills the browser app, so a schema it would choke on is refused here with an error
-//! that names the file.
+//! Avro schemas, checked before apache-avro sees them: that crate unwraps the schema's names and
+//! panics on some invalid schemas, and a panic kills the browser app, so a schema it would choke on
+//! is refused here with an error that names the file.
 
 use super::DecodeError;
 
 /// Checks an Avro schema's JSON before apache-avro parses it: its names, and what its canonical form walks.
-pub(crate) fn check_schema_names(file: &str, schema: &[u8]) -> Result<(), DecodeError> {
+pub(crate) fn check_schema(file: &str, schema: &[u8]) -> Result<(), DecodeError> {
     let bad = |m: &str| DecodeError::new(file, "avro.schema", m.to_string());
     // serde_json refuses nesting deeper than 128: no schema recurses the stack.
     let json: serde_json::Value = serde_json::from_slice(schema).map_err(|e| bad(&format!("the Avro schema is not JSON: {e}")))?;
@@ -22,8 +22,9 @@ fn check_canonical(v: &serde_json::Value) -> Result<(), String> {
     match v {
         Value::Array(items) => items.iter().try_for_each(|i| if schema(i) { check_canonical(i) } else { Err(format!("a list holds {i} where a schema is expected")) }),
         Value::Object(map) => map.iter().try_for_each(|(k, v)| match k.as_str() {
-            "name" | "type" | "fields" | "symbols" | "items" | "values" | "order" if !schema(v) => Err(format!("`{k}` is {v} where a schema is expected")),
-            "name" | "type" | "fields" | "symbols" | "items" | "values" | "order" => check_canonical(v),
+            "name" | "type" | "fields" | "symbols" | "items" | "values" | "order" => {
+                if schema(v) { check_canonical(v) } else { Err(format!("`{k}` is {v} where a schema is expected")) }
+            }
             "size" | "precision" | "scale" if v.as_i64().is_none() && v.as_str().is_none_or(|s| s.parse::<i64>().is_err()) => Err(format!("`{k}` is not an integer")),
             _ => Ok(()),
         }),

@@ -88,14 +88,25 @@ struct Wire {
     next_row_id: Option<i64>,
 }
 
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 const MAX_GZIP_RATIO: u64 = 100;
 const MIN_GZIP_BUDGET: u64 = 16 << 20;
 const MAX_GZIP_BUDGET: u64 = 1 << 30;
 
+impl Wire {
+    fn finish(self, file: &str) -> Result<TableMetadata, DecodeError> {
+        let mut m = self.into_metadata(file)?;
+        // The logs were grown by doubling while parsed, and a day of commits keeps them for the load.
+        m.snapshot_log.shrink_to_fit();
+        m.metadata_log.shrink_to_fit();
+        Ok(m)
+    }
+}
+
 impl TableMetadata {
     /// Decodes a metadata file; gzip is recognised by its magic bytes, whatever the file is called.
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<TableMetadata, DecodeError> {
-        let json: std::borrow::Cow<'_, [u8]> = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let json: std::borrow::Cow<'_, [u8]> = if bytes.starts_with(&GZIP_MAGIC) {
             // JSON compresses 10-30×; a file that inflates far beyond that is a bomb, not metadata.
             let limit = (bytes.len() as u64).saturating_mul(MAX_GZIP_RATIO).clamp(MIN_GZIP_BUDGET, MAX_GZIP_BUDGET);
             let mut out = Vec::new();
@@ -126,21 +137,21 @@ impl TableMetadata {
                 return Err(DecodeError::new(file, &field, format!("not valid table metadata JSON: {inner}")));
             }
         };
-        let mut m = wire.into_metadata(file)?;
-        // The logs were grown by doubling while parsed, and a day of commits keeps them for the load.
-        m.snapshot_log.shrink_to_fit();
-        m.metadata_log.shrink_to_fit();
-        Ok(m)
+        wire.finish(file)
     }
 
-    /// Decodes plain (not gzip) metadata JSON as it is read, without holding the file's bytes: a
-    /// day of commits is a 16 MB file. None where it does not decode; `from_bytes` then says why.
-    pub fn from_json_reader(file: &str, json: impl std::io::Read) -> Option<TableMetadata> {
-        let wire: Wire = serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, json)).ok()?;
-        let mut m = wire.into_metadata(file).ok()?;
-        m.snapshot_log.shrink_to_fit();
-        m.metadata_log.shrink_to_fit();
-        Some(m)
+    /// Decodes plain metadata JSON as it is read, without holding the file's bytes: a day of
+    /// commits is a 16 MB file. None for gzip (its inflation budget is checked on the bytes) and for
+    /// a file that does not decode: `from_bytes` then reads it, and says why.
+    pub fn from_reader(file: &str, mut json: impl std::io::Read) -> Option<TableMetadata> {
+        use std::io::Read;
+        let mut head = [0u8; 2];
+        json.read_exact(&mut head).ok()?;
+        if head == GZIP_MAGIC {
+            return None;
+        }
+        let wire: Wire = serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, (&head[..]).chain(json))).ok()?;
+        wire.finish(file).ok()
     }
 
     pub fn current_schema(&self) -> Option<&Schema> {

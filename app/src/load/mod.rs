@@ -76,18 +76,6 @@ fn anchor(metadata_path: &str, location: &str) -> Option<(String, String)> {
     (!location.is_empty()).then(|| (format!("{location}/"), if root.is_empty() { String::new() } else { format!("{root}/") }))
 }
 
-/// Plain metadata JSON decoded as it is read; None for gzip (its budget is checked on the bytes)
-/// and for a file that does not decode.
-fn metadata_from_reader(path: &str, mut reader: Box<dyn std::io::Read>) -> Option<crate::decode::TableMetadata> {
-    use std::io::Read;
-    let mut head = [0u8; 2];
-    reader.read_exact(&mut head).ok()?;
-    if head == [0x1f, 0x8b] {
-        return None;
-    }
-    crate::decode::TableMetadata::from_json_reader(path, (&head[..]).chain(reader))
-}
-
 /// Concurrent requests: enough to hide latency, few enough for a browser's per-host limit.
 pub const PARALLEL: usize = 6;
 
@@ -95,7 +83,7 @@ impl Loader {
     /// Reads and decodes the metadata file: from here on every summary series is known.
     pub async fn open<F: Fetch>(files: &F, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
         let streamed = match files.fetch_reader(metadata_path).await? {
-            Some((size, reader)) => metadata_from_reader(metadata_path, reader).map(|m| (m, size)),
+            Some((size, reader)) => crate::decode::TableMetadata::from_reader(metadata_path, reader).map(|m| (m, size)),
             None => None,
         };
         // Gzip, a source that hands over bytes only, or a file that does not decode (read whole
