@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, DEFAULT_DIST } from './serve.mjs';
@@ -499,6 +500,60 @@ test('a catalog without CORS (no proxy, another origin): the error says CORS and
     });
   } finally {
     await p.context.close();
+  }
+});
+
+/** A loopback HTTP server; `requests` lists every request it got ("METHOD path"). */
+async function loopback(handle) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    handle(req, res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+test('a catalog that redirects to a host nobody named: not followed, the error says so, nothing reaches that host', { timeout: 120000 }, async (t) => {
+  const cors = (req) => ({
+    'Access-Control-Allow-Origin': req.headers.origin || '*',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
+  });
+  // Would answer as a catalog does, so that a followed redirect would list tables.
+  const elsewhere = await loopback((req, res) => {
+    res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
+    res.end(req.method === 'OPTIONS' ? '' : JSON.stringify({ defaults: {}, overrides: {}, namespaces: [] }));
+  });
+  const named = await loopback((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors(req));
+      return res.end();
+    }
+    res.writeHead(302, { ...cors(req), Location: `${elsewhere.url}${req.url}` });
+    res.end();
+  });
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-redirect', async () => {
+      await connect(page, form({ uri: named.url, auth: 'token', token: 'tok-redirect-5521' }), errors);
+      const errs = await loadErrors(page);
+      await shot(page, 'redirect');
+      assert.equal(await page.locator(cs.tables).count(), 0, 'tables listed through a redirect');
+      const hit = errs.find((e) => e.includes(`${named.url}/v1/config`) && e.includes('redirect; not followed'));
+      assert.ok(hit, `a load-error naming ${named.url}/v1/config and the refused redirect; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown: ${hit}`);
+      assert.ok(named.requests.some((r) => r.startsWith('GET /v1/config')), `the named catalog was asked: ${named.requests}`);
+      // The server's own log, not the page's: DevTools lists a refused redirect's target as a request.
+      assert.deepEqual(elsewhere.requests, [], 'a request reached a host nobody named');
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+    await named.close();
+    await elsewhere.close();
   }
 });
 

@@ -2,6 +2,9 @@
 //! identifiers in backticks, strings as literals with Spark's backslash escapes, so that no value
 //! can end the statement or add another. A value that cannot be made safe (control or bidi
 //! characters, which a person pasting the statement would not see) gets no statement at all.
+//! Written here because no crate quotes by Spark's rules: sqlparser's printer doubles a quote and
+//! leaves a backslash as it is, and Spark reads `\'` as an escaped quote, so a value ending in a
+//! backslash would run on past its closing quote.
 
 /// Characters that must never reach a statement: controls (NUL, CR, LF, ESC…), line and paragraph
 /// separators, the bidirectional overrides that make text read differently than it runs, and the
@@ -49,13 +52,9 @@ pub fn string_dq(value: &str) -> Option<String> {
 /// `TIMESTAMP '2026-08-03 14:05:09'` for milliseconds since the epoch, or None outside years 1–9999
 /// (Spark's range; a writer's clock can say anything).
 pub fn timestamp(ms: i64) -> Option<String> {
-    let t = crate::model::time::rfc3339_ms(ms);
-    let (date, rest) = t.split_once('T')?;
-    let year: i64 = date.rsplitn(3, '-').nth(2)?.parse().ok()?;
-    if !(1..=9999).contains(&year) || date.len() != 10 {
-        return None;
-    }
-    Some(format!("TIMESTAMP '{date} {}'", rest.get(..8)?))
+    use chrono::Datelike;
+    let t = chrono::DateTime::from_timestamp_millis(ms)?;
+    (1..=9999).contains(&t.year()).then(|| format!("TIMESTAMP '{}'", t.format("%Y-%m-%d %H:%M:%S")))
 }
 
 #[cfg(test)]

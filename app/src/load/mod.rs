@@ -191,10 +191,10 @@ fn fault_kind(e: &SourceError) -> GapKind {
         SourceError::Io { .. } => GapKind::Unreadable,
         SourceError::Http { error, .. } => match error.kind {
             HttpErrorKind::Status(404) => GapKind::Missing,
-            HttpErrorKind::Status(s) => GapKind::HttpStatus(s),
+            HttpErrorKind::Status(s) | HttpErrorKind::Redirect(Some(s)) => GapKind::HttpStatus(s),
             HttpErrorKind::Cors => GapKind::Cors,
             HttpErrorKind::Unreachable => GapKind::Unreachable,
-            HttpErrorKind::Malformed | HttpErrorKind::Other => GapKind::Unreadable,
+            HttpErrorKind::Malformed | HttpErrorKind::Redirect(None) | HttpErrorKind::Other => GapKind::Unreadable,
         },
     }
 }

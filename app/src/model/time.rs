@@ -1,4 +1,8 @@
-//! Commit times as text. Written out here because chrono would be the only reason to pull it in.
+//! Commit times as text, and the calendar arithmetic of time partitions: chrono's (the build has it
+//! through arrow). A time read from a file can be anywhere in i64; past chrono's calendar it is
+//! shown as its number, never wrapped into a wrong date.
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, TimeDelta};
 
 /// A commit time kept as its milliseconds and written as `rfc3339_ms` text (JSON included): a
 /// day of commits keeps 17,280 per report, and the text is three times the size.
@@ -17,33 +21,31 @@ impl serde::Serialize for Rfc3339Ms {
     }
 }
 
-/// `2026-08-03T14:05:09.123Z` for milliseconds since the Unix epoch, UTC.
+/// `2026-08-03T14:05:09.123Z` for milliseconds since the Unix epoch, UTC. chrono's calendar ends
+/// near year ±262,000, well inside i64 milliseconds: a writer's clock past it is shown as its number.
 pub fn rfc3339_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", sod / 3600, sod % 3600 / 60, sod % 60)
+    match DateTime::from_timestamp_millis(ms) {
+        Some(t) => t.to_rfc3339_opts(SecondsFormat::Millis, true),
+        None => format!("{ms} ms after 1970-01-01 (past the calendar)"),
+    }
 }
 
 /// `2026-08-03` for days since the epoch (the `day` partition transform's value).
 pub fn date_of_days(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}")
+    match TimeDelta::try_days(days).and_then(|d| epoch_date().checked_add_signed(d)) {
+        Some(d) => d.format("%Y-%m-%d").to_string(),
+        _ => format!("day {days} after 1970-01-01 (past the calendar)"),
+    }
 }
 
-/// Howard Hinnant's days → (year, month, day) in the proleptic Gregorian calendar.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// Days since the epoch of the first day of `month` (1–12) of `year`; None outside the calendar.
+pub fn days_of_month_start(year: i64, month: u32) -> Option<i64> {
+    let d = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, 1)?;
+    Some(d.signed_duration_since(epoch_date()).num_days())
+}
+
+fn epoch_date() -> NaiveDate {
+    DateTime::UNIX_EPOCH.date_naive()
 }
 
 #[cfg(test)]
@@ -56,5 +58,20 @@ mod tests {
         // 2024-02-29T12:34:56.789Z, a leap day, computed by `date -u -d @1709210096`.
         assert_eq!(rfc3339_ms(1_709_210_096_789), "2024-02-29T12:34:56.789Z");
         assert_eq!(date_of_days(-1), "1969-12-31");
+        assert_eq!(date_of_days(20_790), "2026-12-03");
+        assert_eq!(rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn times_past_the_calendar_are_numbers_not_wrong_dates() {
+        // Year 10000 is still a date (ISO 8601's expanded years carry a sign).
+        assert_eq!(rfc3339_ms(253_402_300_800_000), "+10000-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_ms(i64::MAX), "9223372036854775807 ms after 1970-01-01 (past the calendar)");
+        assert_eq!(rfc3339_ms(i64::MIN), "-9223372036854775808 ms after 1970-01-01 (past the calendar)");
+        assert_eq!(date_of_days(1 << 50), "day 1125899906842624 after 1970-01-01 (past the calendar)");
+        assert_eq!(date_of_days(i64::MIN), "day -9223372036854775808 after 1970-01-01 (past the calendar)");
+        assert_eq!(days_of_month_start(1970, 1), Some(0));
+        assert_eq!(days_of_month_start(2000, 3), Some(11_017));
+        assert_eq!(days_of_month_start(i64::MAX, 1), None);
     }
 }

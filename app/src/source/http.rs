@@ -60,6 +60,10 @@ pub enum HttpErrorKind {
     /// The browser refused to read the response: the server sends no CORS headers for this origin.
     Cors,
     Status(u16),
+    /// A redirect, answered and not followed: its target may be a host the user did not name, and
+    /// following would carry the request (and its token) there. The status is None in the browser,
+    /// which does not show a redirect it was told not to follow.
+    Redirect(Option<u16>),
     Malformed,
     Other,
 }
@@ -75,6 +79,40 @@ impl HttpError {
     pub fn status(url: &str, status: u16, body: &[u8]) -> HttpError {
         HttpError { url: url.to_string(), kind: HttpErrorKind::Status(status), message: server_message(body) }
     }
+
+    /// A redirect from `url`; `location` is the header as the server sent it (relative or not).
+    pub fn redirect(url: &str, status: Option<u16>, location: Option<&str>) -> HttpError {
+        let message = location.map(|l| redirect_target(url, l)).unwrap_or_default();
+        HttpError { url: url.to_string(), kind: HttpErrorKind::Redirect(status), message }
+    }
+}
+
+/// Whether a status is a redirect a client would follow to its `Location`.
+pub fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Where a redirect points, as an absolute URL without its query or fragment (a redirect to a
+/// presigned URL carries a signature there), cut to a length a message can hold.
+fn redirect_target(base: &str, location: &str) -> String {
+    let location = location.split(['?', '#']).next().unwrap_or_default();
+    let base = base.split(['?', '#']).next().unwrap_or_default();
+    let absolute = if location.contains("://") {
+        location.to_string()
+    } else if let Some(rest) = location.strip_prefix("//") {
+        format!("{}//{rest}", base.split("//").next().unwrap_or_default())
+    } else if location.starts_with('/') {
+        format!("{}{location}", origin(base))
+    } else {
+        let dir = &base[..base.rfind('/').filter(|&i| i >= origin(base).len()).map_or(base.len(), |i| i + 1)];
+        let sep = if dir.ends_with('/') { "" } else { "/" };
+        format!("{dir}{sep}{location}")
+    };
+    let mut cut: String = absolute.chars().filter(|c| !c.is_control()).take(300).collect();
+    if cut.len() < absolute.len() {
+        cut.push('…');
+    }
+    cut
 }
 
 impl fmt::Display for HttpError {
@@ -83,6 +121,11 @@ impl fmt::Display for HttpError {
             HttpErrorKind::Status(s) => write!(f, "{}: HTTP {s} {}{}", self.url, reason(*s), if self.message.is_empty() { String::new() } else { format!(": {}", self.message) }),
             HttpErrorKind::Unreachable => write!(f, "{}: connection refused or host not found ({})", self.url, self.message),
             HttpErrorKind::Cors => write!(f, "{}: {}", self.url, self.message),
+            HttpErrorKind::Redirect(s) => {
+                let status = s.map(|s| format!("HTTP {s} ")).unwrap_or_default();
+                let to = if self.message.is_empty() { String::new() } else { format!(" to {}", self.message) };
+                write!(f, "{}: {status}redirect{to}; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)", self.url)
+            }
             HttpErrorKind::Malformed => write!(f, "{}: malformed response: {}", self.url, self.message),
             HttpErrorKind::Other => write!(f, "{}: {}", self.url, self.message),
         }
@@ -129,16 +172,13 @@ fn server_message(body: &[u8]) -> String {
     text.chars().take(200).collect::<String>().trim().to_string()
 }
 
+/// Only RFC 3986's unreserved characters go unescaped: what form values, path segments and
+/// SigV4's canonical query all ask for.
+const ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
 /// Percent-encoding for form values and URL path segments (RFC 3986 unreserved kept).
 pub fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, ESCAPED).to_string()
 }
 
 /// Everything before the path: `https://host:port`.
@@ -153,6 +193,21 @@ pub fn origin(url: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redirect_names_its_target_without_query_whatever_form_the_location_takes() {
+        let base = "http://127.0.0.1:9000/wh/t/metadata/v3.metadata.json?x=1";
+        let to = |l: &str| HttpError::redirect(base, Some(302), Some(l)).message;
+        assert_eq!(to("http://10.0.0.9:81/a/b?X-Amz-Signature=s3cr3t#f"), "http://10.0.0.9:81/a/b");
+        assert_eq!(to("//evil.example/x"), "http://evil.example/x");
+        assert_eq!(to("/other/y"), "http://127.0.0.1:9000/other/y");
+        assert_eq!(to("v4.metadata.json"), "http://127.0.0.1:9000/wh/t/metadata/v4.metadata.json");
+        assert_eq!(HttpError::redirect("http://h:1", Some(301), Some("z")).message, "http://h:1/z");
+        assert_eq!(to(&format!("http://h/{}", "a".repeat(400))).chars().count(), 301);
+        let shown = HttpError::redirect(base, None, None).to_string();
+        assert_eq!(shown, format!("{base}: redirect; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)"));
+        assert!(HttpError::redirect(base, Some(307), Some("http://o/p")).to_string().contains(": HTTP 307 redirect to http://o/p; not followed"));
+    }
 
     #[test]
     fn server_messages_are_read_from_rest_and_s3_errors() {

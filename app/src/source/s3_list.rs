@@ -141,46 +141,14 @@ fn unescape(s: &str) -> String {
 
 /// A form-encoded key (`+` a space, `%XX` a byte), as S3's `EncodingType=url` writes it.
 fn url_decode(s: &str) -> Result<String, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| format!("ListObjectsV2: bad escape in key {s}"))?;
-                out.push(hex);
-                i += 2;
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).map_err(|_| format!("ListObjectsV2: key {s} is not UTF-8 once decoded"))
+    let spaced = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced).decode_utf8().map(|k| k.into_owned()).map_err(|_| format!("ListObjectsV2: key {s} is not UTF-8 once decoded"))
 }
 
-/// `2026-12-01T17:30:05.123Z` (fraction optional) → ms since the epoch; None if not that shape.
+/// `2026-12-01T17:30:05.123Z` (fraction optional) → ms since the epoch; None if not a UTC time.
 pub fn iso8601_ms(t: &str) -> Option<i64> {
-    let t = t.strip_suffix('Z')?;
-    let (date, time) = t.split_once('T')?;
-    let mut d = date.splitn(3, '-').map(|x| x.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
-    let mut h = hms.splitn(3, ':').map(|x| x.parse::<i64>().ok());
-    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || hh > 23 || mm > 59 || ss > 60 || !frac.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let ms: i64 = format!("{:0<3}", frac.get(..3).unwrap_or(frac)).parse().ok()?;
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    days.checked_mul(86_400_000)?.checked_add(((hh * 60 + mm) * 60 + ss) * 1000 + ms)
+    let t = chrono::DateTime::parse_from_rfc3339(t).ok()?;
+    (t.offset().local_minus_utc() == 0).then(|| t.timestamp_millis())
 }
 
 #[cfg(test)]
@@ -192,6 +160,8 @@ mod tests {
         assert_eq!(iso8601_ms("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(iso8601_ms("2000-03-01T00:00:01.5Z"), Some(951_868_801_500));
         assert_eq!(iso8601_ms("2026-13-01T00:00:00Z"), None);
+        assert_eq!(iso8601_ms("2026-12-01T00:00:00+01:00"), None);
+        assert_eq!(iso8601_ms("99999999999999999-12-01T00:00:00Z"), None);
         assert_eq!(unescape("a&amp;b&lt;c&#x41;&#66;&bogus;"), "a&b<cAB&bogus;");
     }
 

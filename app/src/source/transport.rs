@@ -15,7 +15,7 @@ pub struct Ureq {
 
 impl Default for Ureq {
     fn default() -> Self {
-        let agent = ureq::Agent::config_builder().http_status_as_error(false).timeout_global(Some(Duration::from_secs(120))).build().into();
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).timeout_global(Some(Duration::from_secs(120))).build().into();
         Ureq { agent }
     }
 }
@@ -45,6 +45,10 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         err(kind, &e)
     })?;
     let status = response.status().as_u16();
+    if super::http::is_redirect(status) {
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok());
+        return Err(HttpError::redirect(&req.url, Some(status), location));
+    }
     let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();
     response

@@ -1,7 +1,7 @@
 //! Late data: one-row files in time partitions older than the window the writer is filling.
 
 use crate::decode::{DataContent, PartitionValue, Transform};
-use crate::model::time::{date_of_days, rfc3339_ms};
+use crate::model::time::{date_of_days, days_of_month_start, rfc3339_ms};
 
 use super::{thousands, Context, Finding, Severity};
 
@@ -13,23 +13,12 @@ fn period(transform: &Transform, value: i64) -> Option<(i64, i64)> {
         Transform::Day => Some((value.checked_mul(DAY_MS)?, DAY_MS)),
         Transform::Hour => Some((value.checked_mul(3_600_000)?, 3_600_000)),
         Transform::Month => {
-            let (y, m) = (1970i64.checked_add(value.div_euclid(12))?, value.rem_euclid(12) + 1);
-            Some((days_from_civil(y, m)?.checked_mul(DAY_MS)?, 28 * DAY_MS))
+            let (y, m) = (1970i64.checked_add(value.div_euclid(12))?, value.rem_euclid(12) as u32 + 1);
+            Some((days_of_month_start(y, m)?.checked_mul(DAY_MS)?, 28 * DAY_MS))
         }
-        Transform::Year => Some((days_from_civil(1970i64.checked_add(value)?, 1)?.checked_mul(DAY_MS)?, 365 * DAY_MS)),
+        Transform::Year => Some((days_of_month_start(1970i64.checked_add(value)?, 1)?.checked_mul(DAY_MS)?, 365 * DAY_MS)),
         _ => None,
     }
-}
-
-/// Days since the epoch of the first of month `m` of year `y`; None past i64 (a value from a file).
-fn days_from_civil(y: i64, m: i64) -> Option<i64> {
-    let y = if m <= 2 { y.checked_sub(1)? } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era.checked_mul(146_097)?.checked_add(doe - 719_468)
 }
 
 /// A one-row data file in a time partition: only these can be late, so only these are kept

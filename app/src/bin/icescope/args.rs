@@ -5,167 +5,216 @@ use std::collections::BTreeMap;
 
 use icescope::source::rest_catalog::CatalogAuth;
 
-pub const USAGE: &str = "\
-usage:
-  icescope inspect <table-folder | metadata.json | https://…/x.metadata.json | s3://…/x.metadata.json> [options]
-  icescope inspect --catalog URI [--warehouse W] --table NS.NAME [options]
-  icescope catalog --catalog URI [--warehouse W] [options]          list namespaces and tables
-  icescope diff <table …> [--from A] [--to B] [options]              what changed between two snapshots
-            A, B: a snapshot id, current, parent, job:<flink.job-id or prefix> (its last commit) or
-            checkpoint:<n> (its last commit); default: from the current snapshot's parent to current
-  icescope walk <table …> [--to A] [--manifest PATH]                 one snapshot's metadata, manifest
-            list and manifest entries (the first manifest unless named), as the spec names fields (JSON)
-  icescope export <table> --what snapshots|series|findings|all --format csv|parquet --out DIR [options]
-  icescope spark-export --table CATALOG.NS.NAME --to FOLDER          the Spark SQL that writes the
-            table's metadata tables as Parquet into FOLDER; then `icescope inspect FOLDER` (tables
-            whose manifests are too many to read here: icescope suggests it above 20,000)
-  icescope orphans <table-folder | metadata.json | s3://…/x.metadata.json> [--format json|text] [options]
-  icescope orphans --catalog URI [--warehouse W] --table NS.NAME [options]
-  icescope footers <table> [--snapshot ID] [options]     every live Parquet file's footer against its
-                                                         manifest entry (rows, size); ranged reads only
-  icescope duplicates <table> [--key COL[,COL]] [--snapshot ID] [--key-budget N] [options]
-                                                         live rows, distinct and duplicated keys, by
-                                                         the Flink job that added each copy; what
-                                                         each delete file and vector hit
+/// The commands. Every one takes the same options (a table is named the same way everywhere);
+/// each says which it reads.
+#[derive(Debug, clap::Parser)]
+#[command(name = "icescope", version, about = "See how a streaming writer grows an Apache Iceberg table, checkpoint by checkpoint", after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-output:   --format json|text|markdown (json)   --spark-catalog NAME   --table-name NS.NAME
-          --reads: print the paths read, one per line, instead of the report
-export:   files snapshots, growth, deletes, jobs, partitions, findings (.csv or .parquet) in --out;
-          --what all (default) | snapshots | series | findings; --format csv (default) | parquet;
-          CSV text starting with = + - @ gets a leading ' (OWASP CSV injection); with
-          --all-snapshots on a folder the orphan-file finding is exported too
-orphans:  every snapshot's manifests read; the files under the table none references (a folder's
-          files, or the store's objects by signed ListObjectsV2, --s3-list-page-size N keys a page),
-          data apart from metadata, and remove_orphan_files with older_than = last commit - 1 h
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// The table's history, findings and statements: TABLE is a table folder, a metadata.json, an
+    /// https:// or s3:// metadata URL, or --catalog with --table
+    Inspect(Args),
+    /// List a REST catalog's namespaces and tables
+    Catalog(Args),
+    /// What changed between two snapshots (--from A --to B; default the current snapshot's parent
+    /// and the current one). A, B: a snapshot id, current, parent, job:<flink.job-id or prefix> (its
+    /// last commit) or checkpoint:<n> (its last commit)
+    Diff(Args),
+    /// One snapshot's metadata, manifest list and manifest entries (the first manifest unless
+    /// --manifest names one), as the spec names fields (JSON)
+    Walk(Args),
+    /// Files, snapshots, growth, deletes, jobs, partitions and findings as CSV or Parquet in --out
+    Export(Args),
+    /// The Spark SQL that writes the table's metadata tables as Parquet into --to FOLDER; then
+    /// `icescope inspect FOLDER` (for tables whose manifests are too many to read here)
+    SparkExport(Args),
+    /// The files under the table that no snapshot references, and remove_orphan_files with
+    /// older_than = last commit - 1 h
+    Orphans(Args),
+    /// Every live Parquet file's footer against its manifest entry (rows, size); ranged reads only
+    Footers(Args),
+    /// Live rows, distinct and duplicated keys, by the Flink job that added each copy; what each
+    /// delete file and vector hit
+    Duplicates(Args),
+}
+
+const AFTER_HELP: &str = "\
+Each command takes the options of `icescope inspect --help`.
 reading:  metadata.json first: every snapshot's summary totals, then the manifests of the current
-          and last snapshots and the manifest lists of a sample (tables over 200 snapshots)
-          --all-snapshots: every snapshot's manifests   --metadata-first: the sample even on small tables
-          --metadata NAME: open this metadata file of the folder (e.g. v7.metadata.json) instead of
-          the newest by content (last-sequence-number, last-updated-ms): time travel through versions
-catalog:  --token T | --credential ID:SECRET [--oauth2-server-uri URI] [--scope S]
-          | --sigv4 --signing-region R --signing-name N (with the AWS keys below)
-storage:  --s3-endpoint URL --s3-access-key-id K --s3-secret-access-key S [--s3-session-token T]
-          --s3-region R --s3-path-style-access
-env:      ICESCOPE_TOKEN, ICESCOPE_CREDENTIAL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-          AWS_SESSION_TOKEN, AWS_REGION (flags win)
-";
+          and last snapshots and the manifest lists of a sample (tables over 200 snapshots).
+export:   CSV text starting with = + - @ gets a leading ' (OWASP CSV injection).
+secrets:  ICESCOPE_TOKEN, ICESCOPE_CREDENTIAL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+          AWS_SESSION_TOKEN, AWS_REGION stand in for their flags (flags win), so that secrets stay
+          out of shell history.";
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, clap::Args)]
 pub struct Args {
+    #[arg(skip)]
     pub command: String,
+    /// A table folder, a metadata.json, or an https:// or s3:// metadata URL (or an export folder)
+    #[arg(value_name = "TABLE")]
     pub target: Option<String>,
+    /// json, text or markdown (json); export: csv or parquet (csv)
+    #[arg(long = "format", value_name = "FORMAT", help_heading = "Output")]
+    format_flag: Option<String>,
+    #[arg(skip)]
     pub format: String,
     /// Whether `--format` was given (export defaults to CSV, the rest to JSON).
+    #[arg(skip)]
     pub format_given: bool,
-    /// `export --what`.
+    /// export: snapshots, series, findings or all
+    #[arg(long, default_value = "all", help_heading = "Output")]
     pub what: String,
-    /// `export --out DIR`.
+    /// export: the folder the files go to
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub out: Option<String>,
-    /// Keys per ListObjectsV2 page when `orphans` lists a table's store.
-    pub s3_list_page_size: usize,
-    pub help: bool,
-    pub all_snapshots: bool,
-    pub metadata_first: bool,
+    /// Print the paths read, one per line, instead of the report
+    #[arg(long, help_heading = "Output")]
     pub reads: bool,
-    /// `--snapshot ID` for footers and duplicates (default: the current snapshot).
-    pub snapshot: Option<String>,
-    /// `--key a,b`: the key columns (default: the schema's identifier fields).
-    pub key: Option<Vec<String>>,
-    /// `--key-budget N`: keys counted exactly before the sketch takes over.
-    pub key_budget: Option<usize>,
-    /// A metadata file of the folder to open instead of the newest.
-    pub metadata: Option<String>,
-    /// `diff`: the two snapshots.
-    pub from: Option<String>,
-    pub to: Option<String>,
-    /// `walk`: the manifest to open.
-    pub manifest: Option<String>,
+    /// The catalog name statements use (CALL <name>.system…)
+    #[arg(long, value_name = "NAME", help_heading = "Output")]
     pub spark_catalog: Option<String>,
+    /// The table name statements use (NS.NAME)
+    #[arg(long, value_name = "NS.NAME", help_heading = "Output")]
     pub table_name: Option<String>,
+    /// Read every snapshot's manifests (with a folder, orphan files become a finding too)
+    #[arg(long, help_heading = "Reading")]
+    pub all_snapshots: bool,
+    /// Read the sample even on a small table
+    #[arg(long, help_heading = "Reading")]
+    pub metadata_first: bool,
+    /// Open this metadata file of the folder (e.g. v7.metadata.json) instead of the newest by
+    /// content (last-sequence-number, last-updated-ms): time travel through versions
+    #[arg(long, value_name = "NAME", help_heading = "Reading")]
+    pub metadata: Option<String>,
+    /// diff: the older snapshot
+    #[arg(long, value_name = "A", help_heading = "Snapshots")]
+    pub from: Option<String>,
+    /// diff, walk: the newer snapshot; spark-export: the folder Spark writes to
+    #[arg(long, value_name = "B", help_heading = "Snapshots")]
+    pub to: Option<String>,
+    /// walk: the manifest to open
+    #[arg(long, value_name = "PATH", help_heading = "Snapshots")]
+    pub manifest: Option<String>,
+    /// footers, duplicates: the snapshot (default: the current one)
+    #[arg(long, value_name = "ID", help_heading = "Snapshots")]
+    pub snapshot: Option<String>,
+    /// duplicates: the key columns, comma-separated (default: the schema's identifier fields)
+    #[arg(long = "key", value_name = "COL[,COL]", help_heading = "Data files")]
+    key_flag: Option<String>,
+    #[arg(skip)]
+    pub key: Option<Vec<String>>,
+    /// duplicates: keys counted exactly before the sketch takes over
+    #[arg(long, value_name = "N", help_heading = "Data files")]
+    pub key_budget: Option<usize>,
+    /// orphans: keys per ListObjectsV2 page when the table's store is listed
+    #[arg(long, value_name = "N", default_value_t = icescope::source::s3_list::PAGE_SIZE, help_heading = "Data files")]
+    pub s3_list_page_size: usize,
+    /// An Iceberg REST catalog's URI
+    #[arg(long, value_name = "URI", help_heading = "Catalog")]
     pub catalog: Option<String>,
+    /// The warehouse the catalog serves (its `warehouse` parameter)
+    #[arg(long, value_name = "W", help_heading = "Catalog")]
     pub warehouse: Option<String>,
+    /// The table in the catalog
+    #[arg(long, value_name = "NS.NAME", help_heading = "Catalog")]
     pub table: Option<String>,
+    /// A bearer token
+    #[arg(long, value_name = "T", env = "ICESCOPE_TOKEN", hide_env_values = true, help_heading = "Catalog")]
     pub token: Option<String>,
+    /// OAuth2 client credentials
+    #[arg(long, value_name = "ID:SECRET", env = "ICESCOPE_CREDENTIAL", hide_env_values = true, help_heading = "Catalog")]
     pub credential: Option<String>,
+    /// Where to ask for the OAuth2 token (default: the catalog's v1/oauth/tokens)
+    #[arg(long, value_name = "URI", help_heading = "Catalog")]
     pub oauth2_server_uri: Option<String>,
+    /// The OAuth2 scope to ask for
+    #[arg(long, value_name = "S", help_heading = "Catalog")]
     pub scope: Option<String>,
+    /// Sign catalog requests with AWS SigV4 (Glue, S3 Tables), with the AWS keys below
+    #[arg(long, help_heading = "Catalog")]
     pub sigv4: bool,
+    /// --sigv4: the region to sign for (default: the S3 region)
+    #[arg(long, value_name = "R", help_heading = "Catalog")]
     pub signing_region: Option<String>,
+    /// --sigv4: the service to sign for (default: execute-api; glue, s3tables)
+    #[arg(long, value_name = "N", help_heading = "Catalog")]
     pub signing_name: Option<String>,
-    /// `s3.*` properties the user typed.
+    /// The object store (for AWS https://s3.<region>.amazonaws.com): requests go nowhere else
+    #[arg(long, value_name = "URL", help_heading = "Storage")]
+    s3_endpoint: Option<String>,
+    /// The AWS access key id (where the catalog vends none)
+    #[arg(long, value_name = "K", env = "AWS_ACCESS_KEY_ID", hide_env_values = true, help_heading = "Storage")]
+    s3_access_key_id: Option<String>,
+    /// The AWS secret access key
+    #[arg(long, value_name = "S", env = "AWS_SECRET_ACCESS_KEY", hide_env_values = true, help_heading = "Storage")]
+    s3_secret_access_key: Option<String>,
+    /// The AWS session token of temporary keys
+    #[arg(long, value_name = "T", env = "AWS_SESSION_TOKEN", hide_env_values = true, help_heading = "Storage")]
+    s3_session_token: Option<String>,
+    /// The store's region
+    #[arg(long, value_name = "R", env = "AWS_REGION", hide_env_values = true, help_heading = "Storage")]
+    s3_region: Option<String>,
+    /// Address buckets as https://endpoint/bucket (MinIO, SeaweedFS), not as a host name
+    #[arg(long, help_heading = "Storage")]
+    s3_path_style_access: bool,
+    /// `s3.*` properties the user typed, by PyIceberg's names.
+    #[arg(skip)]
     pub s3: BTreeMap<String, String>,
 }
 
-impl Args {
-    pub fn parse(argv: &[String]) -> Result<Args, String> {
-        let mut a = Args { format: "json".into(), what: "all".into(), s3_list_page_size: icescope::source::s3_list::PAGE_SIZE, ..Args::default() };
-        let mut it = argv.iter();
-        a.command = it.next().cloned().ok_or(USAGE)?;
-        if a.command == "-h" || a.command == "--help" {
-            a.help = true;
-            return Ok(a);
-        }
-        while let Some(flag) = it.next() {
-            let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-            match flag.as_str() {
-                "-h" | "--help" => a.help = true,
-                "--format" => {
-                    a.format = value(flag)?;
-                    a.format_given = true;
-                }
-                "--what" => a.what = value(flag)?,
-                "--out" => a.out = Some(value(flag)?),
-                "--s3-list-page-size" => a.s3_list_page_size = value(flag)?.parse().map_err(|_| "--s3-list-page-size takes a number of keys".to_string())?,
-                "--all-snapshots" => a.all_snapshots = true,
-                "--metadata-first" => a.metadata_first = true,
-                "--reads" => a.reads = true,
-                "--metadata" => a.metadata = Some(value(flag)?),
-                "--from" => a.from = Some(value(flag)?),
-                "--to" => a.to = Some(value(flag)?),
-                "--manifest" => a.manifest = Some(value(flag)?),
-                "--snapshot" => a.snapshot = Some(value(flag)?),
-                "--key" => a.key = Some(value(flag)?.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()),
-                "--key-budget" => a.key_budget = Some(value(flag)?.parse().map_err(|_| "--key-budget takes a number of keys")?),
-                "--spark-catalog" => a.spark_catalog = Some(value(flag)?),
-                "--table-name" => a.table_name = Some(value(flag)?),
-                "--catalog" => a.catalog = Some(value(flag)?),
-                "--warehouse" => a.warehouse = Some(value(flag)?),
-                "--table" => a.table = Some(value(flag)?),
-                "--token" => a.token = Some(value(flag)?),
-                "--credential" => a.credential = Some(value(flag)?),
-                "--oauth2-server-uri" => a.oauth2_server_uri = Some(value(flag)?),
-                "--scope" => a.scope = Some(value(flag)?),
-                "--sigv4" => a.sigv4 = true,
-                "--signing-region" => a.signing_region = Some(value(flag)?),
-                "--signing-name" => a.signing_name = Some(value(flag)?),
-                "--s3-endpoint" => _ = a.s3.insert("s3.endpoint".into(), value(flag)?),
-                "--s3-access-key-id" => _ = a.s3.insert("s3.access-key-id".into(), value(flag)?),
-                "--s3-secret-access-key" => _ = a.s3.insert("s3.secret-access-key".into(), value(flag)?),
-                "--s3-session-token" => _ = a.s3.insert("s3.session-token".into(), value(flag)?),
-                "--s3-region" => _ = a.s3.insert("s3.region".into(), value(flag)?),
-                "--s3-path-style-access" => _ = a.s3.insert("s3.path-style-access".into(), "true".into()),
-                other if !other.starts_with("--") && a.target.is_none() => a.target = Some(other.to_string()),
-                other => return Err(format!("unexpected argument `{other}`\n{USAGE}")),
-            }
-        }
-        a.fill_from_env();
-        Ok(a)
-    }
+/// What the command line asks for: help text to print, or a command to run.
+pub enum Invocation {
+    Help(String),
+    Run(Box<Args>),
+}
 
-    fn fill_from_env(&mut self) {
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        self.token = self.token.take().or_else(|| env("ICESCOPE_TOKEN"));
-        self.credential = self.credential.take().or_else(|| env("ICESCOPE_CREDENTIAL"));
-        for (prop, var) in [
-            ("s3.access-key-id", "AWS_ACCESS_KEY_ID"),
-            ("s3.secret-access-key", "AWS_SECRET_ACCESS_KEY"),
-            ("s3.session-token", "AWS_SESSION_TOKEN"),
-            ("s3.region", "AWS_REGION"),
+impl Args {
+    pub fn parse(argv: &[String]) -> Result<Invocation, String> {
+        use clap::Parser;
+        let cli = match Cli::try_parse_from(std::iter::once("icescope".to_string()).chain(argv.iter().cloned())) {
+            Ok(cli) => cli,
+            Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+                return Ok(Invocation::Help(format!("{}\n", e.render().to_string().trim_end())))
+            }
+            Err(e) => return Err(e.render().to_string().trim_start_matches("error: ").trim_end().to_string()),
+        };
+        let (name, mut a) = match cli.command {
+            Command::Inspect(a) => ("inspect", a),
+            Command::Catalog(a) => ("catalog", a),
+            Command::Diff(a) => ("diff", a),
+            Command::Walk(a) => ("walk", a),
+            Command::Export(a) => ("export", a),
+            Command::SparkExport(a) => ("spark-export", a),
+            Command::Orphans(a) => ("orphans", a),
+            Command::Footers(a) => ("footers", a),
+            Command::Duplicates(a) => ("duplicates", a),
+        };
+        a.command = name.to_string();
+        a.format_given = a.format_flag.is_some();
+        a.format = a.format_flag.take().unwrap_or_else(|| "json".into());
+        a.key = a.key_flag.take().map(|k| k.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect());
+        for (prop, value) in [
+            ("s3.endpoint", a.s3_endpoint.take()),
+            ("s3.access-key-id", a.s3_access_key_id.take()),
+            ("s3.secret-access-key", a.s3_secret_access_key.take()),
+            ("s3.session-token", a.s3_session_token.take()),
+            ("s3.region", a.s3_region.take()),
+            ("s3.path-style-access", a.s3_path_style_access.then(|| "true".to_string())),
         ] {
-            if let (false, Some(v)) = (self.s3.contains_key(prop), env(var)) {
-                self.s3.insert(prop.into(), v);
+            // An empty variable in the environment is no value.
+            if let Some(v) = value.filter(|v| !v.is_empty()) {
+                a.s3.insert(prop.into(), v);
             }
         }
+        a.token = a.token.take().filter(|v| !v.is_empty());
+        a.credential = a.credential.take().filter(|v| !v.is_empty());
+        Ok(Invocation::Run(Box::new(a)))
     }
 
     pub fn auth(&self) -> Result<CatalogAuth, String> {

@@ -76,10 +76,10 @@ fn run(argv: &[String]) -> Result<String, String> {
     use icescope::analysis::findings::TableRef;
     use icescope::analysis::inspect::inspect;
 
-    let a = args::Args::parse(argv)?;
-    if a.help {
-        return Ok(args::USAGE.to_string());
-    }
+    let a = match args::Args::parse(argv)? {
+        args::Invocation::Help(text) => return Ok(text),
+        args::Invocation::Run(a) => *a,
+    };
     match a.command.as_str() {
         "catalog" => open::catalog_listing(&a),
         "diff" => diff(&a),
@@ -133,7 +133,7 @@ fn run(argv: &[String]) -> Result<String, String> {
             let out = a.to.as_deref().or(a.out.as_deref()).ok_or("spark-export needs --to FOLDER (where Spark writes the Parquet files)")?;
             script(&parts.iter().map(String::as_str).collect::<Vec<_>>(), out)
         }
-        other => Err(format!("unknown command `{other}`\n{}", args::USAGE)),
+        other => Err(format!("unknown command `{other}`")),
     }
 }
 

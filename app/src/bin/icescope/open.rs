@@ -162,7 +162,7 @@ fn source(a: &Args, listed: Option<LocalFolder>) -> Result<(Files, String, Optio
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
         return Ok((Files::Remote(Box::new(files)), location, None));
     }
-    let target = a.target.as_deref().ok_or(super::args::USAGE)?;
+    let target = a.target.as_deref().ok_or("which table? Give a table folder, a metadata.json or its URL, or --catalog URI --table NS.NAME (icescope --help)")?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
         return Ok((Files::Remote(Box::new(files)), target.to_string(), None));

@@ -23,6 +23,8 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         headers.append(k, v).map_err(|e| err(HttpErrorKind::Other, format!("header {k}: {}", js_message(&e))))?;
     }
     init.set_headers(&headers);
+    // The browser would follow a redirect to any host; it is refused instead, as in the CLI.
+    init.set_redirect(web_sys::RequestRedirect::Manual);
     if let Some(body) = &req.body {
         init.set_body(&Uint8Array::from(body.as_slice()).into());
     }
@@ -33,6 +35,9 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
         Err(_) => return Err(blocked(req, &window)),
     };
+    if response.type_() == web_sys::ResponseType::Opaqueredirect {
+        return Err(HttpError::redirect(&req.url, None, None));
+    }
     let content_range = response.headers().get("content-range").ok().flatten();
     let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?)
         .await
