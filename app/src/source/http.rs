@@ -95,18 +95,13 @@ pub fn is_redirect(status: u16) -> bool {
 /// Where a redirect points, as an absolute URL without its query or fragment (a redirect to a
 /// presigned URL carries a signature there), cut to a length a message can hold.
 fn redirect_target(base: &str, location: &str) -> String {
-    let location = location.split(['?', '#']).next().unwrap_or_default();
-    let base = base.split(['?', '#']).next().unwrap_or_default();
-    let absolute = if location.contains("://") {
-        location.to_string()
-    } else if let Some(rest) = location.strip_prefix("//") {
-        format!("{}//{rest}", base.split("//").next().unwrap_or_default())
-    } else if location.starts_with('/') {
-        format!("{}{location}", origin(base))
-    } else {
-        let dir = &base[..base.rfind('/').filter(|&i| i >= origin(base).len()).map_or(base.len(), |i| i + 1)];
-        let sep = if dir.ends_with('/') { "" } else { "/" };
-        format!("{dir}{sep}{location}")
+    let absolute = match url::Url::parse(base).and_then(|b| b.join(location)) {
+        Ok(mut u) => {
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => location.split(['?', '#']).next().unwrap_or_default().to_string(),
     };
     let mut cut: String = absolute.chars().filter(|c| !c.is_control()).take(300).collect();
     if cut.len() < absolute.len() {
@@ -162,9 +157,8 @@ fn server_message(body: &[u8]) -> String {
             };
         }
     }
-    let tag = |name: &str| text.split(&format!("<{name}>")).nth(1).and_then(|r| r.split(&format!("</{name}>")).next()).map(str::to_string);
-    if let Some(code) = tag("Code") {
-        return match tag("Message") {
+    if let Ok(super::s3_list::S3Error { code: Some(code), message }) = quick_xml::de::from_str(&text) {
+        return match message {
             Some(m) => format!("{code}: {m}"),
             None => code,
         };

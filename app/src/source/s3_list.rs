@@ -47,96 +47,67 @@ impl S3Config {
     }
 }
 
+/// A `ListBucketResult` as S3 writes it; elements the census does not need are skipped.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ListBucketResult {
+    #[serde(default)]
+    contents: Vec<Contents>,
+    is_truncated: Option<String>,
+    next_continuation_token: Option<String>,
+    encoding_type: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Contents {
+    key: Option<String>,
+    size: Option<String>,
+    last_modified: Option<String>,
+}
+
+/// S3's `<Error>` document.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct S3Error {
+    pub code: Option<String>,
+    pub message: Option<String>,
+}
+
+/// The root element's name, or None when the bytes are not an XML document.
+fn root_name(text: &str) -> Option<String> {
+    let mut reader = quick_xml::Reader::from_str(text);
+    loop {
+        match reader.read_event().ok()? {
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => return Some(String::from_utf8_lossy(e.local_name().as_ref()).into_owned()),
+            quick_xml::events::Event::Eof => return None,
+            _ => {}
+        }
+    }
+}
+
 /// One `ListBucketResult` page. Only the elements the census needs are read; anything else in the
 /// document is skipped. A page that is not a listing (an error document) is an error.
 pub fn parse_list(xml: &[u8]) -> Result<ListPage, String> {
     let text = std::str::from_utf8(xml).map_err(|e| format!("ListObjectsV2 answer is not UTF-8: {e}"))?;
-    if !text.contains("<ListBucketResult") {
-        let code = element(text, "Code").unwrap_or_else(|| text.chars().take(200).collect());
+    if root_name(text).as_deref() != Some("ListBucketResult") {
+        let code = quick_xml::de::from_str::<S3Error>(text).ok().and_then(|e| e.code).unwrap_or_else(|| text.chars().take(200).collect());
         return Err(format!("ListObjectsV2 answered with no listing: {code}"));
     }
+    let doc: ListBucketResult = quick_xml::de::from_str(text).map_err(|e| format!("ListObjectsV2: {e}"))?;
     // With `encoding-type=url` (botocore asks for it; icescope does not) keys come percent-encoded.
-    let url_encoded = element(&outside_contents(text), "EncodingType").is_some_and(|e| e.trim() == "url");
+    let url_encoded = doc.encoding_type.as_deref().is_some_and(|e| e.trim() == "url");
     let mut page = ListPage::default();
-    let mut rest = text;
-    while let Some(start) = rest.find("<Contents>") {
-        let after = &rest[start + "<Contents>".len()..];
-        let end = after.find("</Contents>").ok_or("ListObjectsV2: <Contents> not closed")?;
-        let block = &after[..end];
-        let key = element(block, "Key").ok_or("ListObjectsV2: <Contents> without <Key>")?;
+    for c in doc.contents {
+        let key = c.key.ok_or("ListObjectsV2: <Contents> without <Key>")?;
         let key = if url_encoded { url_decode(&key)? } else { key };
-        let size = element(block, "Size").and_then(|s| s.trim().parse::<u64>().ok());
-        let modified_ms = element(block, "LastModified").and_then(|t| iso8601_ms(t.trim()));
+        let size = c.size.and_then(|s| s.trim().parse::<u64>().ok());
+        let modified_ms = c.last_modified.and_then(|t| iso8601_ms(t.trim()));
         page.objects.push(ListedObject { key, size, modified_ms });
-        rest = &after[end..];
     }
-    // Top-level elements only: after the last <Contents>, or before the first.
-    let outside = outside_contents(text);
-    page.truncated = element(&outside, "IsTruncated").is_some_and(|v| v.trim() == "true");
-    page.next_token = element(&outside, "NextContinuationToken").filter(|t| !t.is_empty());
+    page.truncated = doc.is_truncated.is_some_and(|v| v.trim() == "true");
+    page.next_token = doc.next_continuation_token.filter(|t| !t.is_empty());
     Ok(page)
-}
-
-/// The document with every <Contents> block cut out (a key could be named `<IsTruncated>`…, but
-/// inside <Key> it is escaped anyway; this keeps the top level unambiguous).
-fn outside_contents(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("<Contents>") {
-        out.push_str(&rest[..start]);
-        match rest[start..].find("</Contents>") {
-            Some(end) => rest = &rest[start + end + "</Contents>".len()..],
-            None => return out,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The unescaped text of the first `<name>…</name>` in `block`.
-fn element(block: &str, name: &str) -> Option<String> {
-    let open = format!("<{name}>");
-    let start = block.find(&open)? + open.len();
-    let end = block[start..].find(&format!("</{name}>"))?;
-    Some(unescape(&block[start..start + end]))
-}
-
-/// XML's five entities and numeric character references; anything else is kept as written.
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        let Some(semi) = tail.find(';').filter(|&j| j <= 12) else {
-            out.push('&');
-            rest = &tail[1..];
-            continue;
-        };
-        let entity = &tail[1..semi];
-        let c = match entity {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            e if e.starts_with("#x") || e.starts_with("#X") => u32::from_str_radix(&e[2..], 16).ok().and_then(char::from_u32),
-            e if e.starts_with('#') => e[1..].parse::<u32>().ok().and_then(char::from_u32),
-            _ => None,
-        };
-        match c {
-            Some(c) => {
-                out.push(c);
-                rest = &tail[semi + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// A form-encoded key (`+` a space, `%XX` a byte), as S3's `EncodingType=url` writes it.
@@ -162,7 +133,22 @@ mod tests {
         assert_eq!(iso8601_ms("2026-13-01T00:00:00Z"), None);
         assert_eq!(iso8601_ms("2026-12-01T00:00:00+01:00"), None);
         assert_eq!(iso8601_ms("99999999999999999-12-01T00:00:00Z"), None);
-        assert_eq!(unescape("a&amp;b&lt;c&#x41;&#66;&bogus;"), "a&b<cAB&bogus;");
+    }
+
+    #[test]
+    fn keys_are_unescaped_and_cannot_pose_as_the_page_s_own_elements() {
+        let xml = br#"<?xml version="1.0" encoding="UTF-8"?>
+<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name>
+<Contents><Key>t/a&amp;b&lt;c&#x41;&#66;&lt;IsTruncated&gt;true&lt;/IsTruncated&gt;</Key><Size>7</Size><LastModified>2026-12-01T17:30:05.123Z</LastModified></Contents>
+<Contents><Key>t/b</Key><Size>x</Size></Contents>
+<IsTruncated>false</IsTruncated></ListBucketResult>"#;
+        let page = parse_list(xml).unwrap();
+        assert_eq!(page.objects[0], ListedObject { key: "t/a&b<cAB<IsTruncated>true</IsTruncated>".into(), size: Some(7), modified_ms: Some(1_796_146_205_123) });
+        assert_eq!(page.objects[1], ListedObject { key: "t/b".into(), size: None, modified_ms: None });
+        assert!(!page.truncated);
+        assert!(parse_list(b"<ListBucketResult><Contents><Key>t/a</Key>").unwrap_err().starts_with("ListObjectsV2: "));
+        assert!(parse_list(b"<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>").unwrap_err().contains("without <Key>"));
+        assert!(parse_list(b"not xml").unwrap_err().contains("no listing: not xml"));
     }
 
     #[test]
