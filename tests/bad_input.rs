@@ -148,10 +148,7 @@ fn gzip_metadata_is_recognised_by_content() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut gz, &raw).unwrap();
     let gz = gz.finish().unwrap();
-    assert_eq!(
-        TableMetadata::from_bytes("x.metadata.json.gz", &gz).unwrap(),
-        TableMetadata::from_bytes("x.metadata.json", &raw).unwrap()
-    );
+    assert_eq!(TableMetadata::from_bytes("x.metadata.json.gz", &gz).unwrap(), TableMetadata::from_bytes("x.metadata.json", &raw).unwrap());
     let e = TableMetadata::from_bytes("x.metadata.json.gz", &gz[..gz.len() / 2]).unwrap_err();
     assert!(e.message.contains("gzip"), "{e}");
 }
@@ -161,11 +158,7 @@ fn gzip_metadata_is_recognised_by_content() {
 #[test]
 fn corrupted_bytes_never_panic() {
     let (folder, metadata) = example_files();
-    let files = [
-        first_with(&folder, |p| p.contains("/snap-")),
-        first_with(&folder, |p| p.ends_with("-m0.avro")),
-        metadata.clone(),
-    ];
+    let files = [first_with(&folder, |p| p.contains("/snap-")), first_with(&folder, |p| p.ends_with("-m0.avro")), metadata.clone()];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         state ^= state << 13;
@@ -206,12 +199,55 @@ fn extreme_values_in_metadata_make_reports_not_panics() {
     let edits: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
         ("max age i64::MIN", Box::new(|j| j["properties"]["history.expire.max-snapshot-age-ms"] = i64::MIN.to_string().into())),
         ("max age i64::MAX", Box::new(|j| j["properties"]["history.expire.max-snapshot-age-ms"] = i64::MAX.to_string().into())),
-        ("timestamps near i64::MIN", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["timestamp-ms"] = (i64::MIN + k as i64).into() })),
-        ("timestamps near i64::MAX", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["timestamp-ms"] = (i64::MAX - 100 + k as i64).into() })),
-        ("records near i64::MAX", Box::new(|j| for s in j["snapshots"].as_array_mut().unwrap() { s["summary"]["added-records"] = i64::MAX.to_string().into(); s["summary"]["total-records"] = u64::MAX.to_string().into() })),
-        ("checkpoints near i64::MAX", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MAX - 3 * k as i64).to_string().into() })),
-        ("checkpoints i64::MIN", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MIN + k as i64 * 20_000).to_string().into() })),
-        ("sequence numbers at the edges", Box::new(|j| for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() { s["sequence-number"] = if k % 2 == 0 { i64::MIN } else { i64::MAX }.into() })),
+        (
+            "timestamps near i64::MIN",
+            Box::new(|j| {
+                for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    s["timestamp-ms"] = (i64::MIN + k as i64).into()
+                }
+            }),
+        ),
+        (
+            "timestamps near i64::MAX",
+            Box::new(|j| {
+                for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    s["timestamp-ms"] = (i64::MAX - 100 + k as i64).into()
+                }
+            }),
+        ),
+        (
+            "records near i64::MAX",
+            Box::new(|j| {
+                for s in j["snapshots"].as_array_mut().unwrap() {
+                    s["summary"]["added-records"] = i64::MAX.to_string().into();
+                    s["summary"]["total-records"] = u64::MAX.to_string().into()
+                }
+            }),
+        ),
+        (
+            "checkpoints near i64::MAX",
+            Box::new(|j| {
+                for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MAX - 3 * k as i64).to_string().into()
+                }
+            }),
+        ),
+        (
+            "checkpoints i64::MIN",
+            Box::new(|j| {
+                for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    s["summary"]["flink.max-committed-checkpoint-id"] = (i64::MIN + k as i64 * 20_000).to_string().into()
+                }
+            }),
+        ),
+        (
+            "sequence numbers at the edges",
+            Box::new(|j| {
+                for (k, s) in j["snapshots"].as_array_mut().unwrap().iter_mut().enumerate() {
+                    s["sequence-number"] = if k % 2 == 0 { i64::MIN } else { i64::MAX }.into()
+                }
+            }),
+        ),
     ];
     for (what, edit) in edits {
         let mut json = original.clone();

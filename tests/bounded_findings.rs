@@ -19,7 +19,8 @@ fn history(commits: impl Iterator<Item = (String, i64)>) -> TableHistory {
     let mut first = meta["snapshots"][0].clone();
     // Only what the job findings read and the totals: the rest of a Flink summary is bulk here.
     let keep = ["operation", "total-data-files", "total-delete-files", "total-records", "added-records"];
-    first["summary"] = Value::Object(first["summary"].as_object().unwrap().iter().filter(|(k, _)| keep.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect());
+    first["summary"] =
+        Value::Object(first["summary"].as_object().unwrap().iter().filter(|(k, _)| keep.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect());
     let base = first["snapshot-id"].as_i64().unwrap();
     let snapshots: Vec<Value> = commits
         .enumerate()

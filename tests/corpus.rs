@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use icescope::decode::{Manifest, ManifestList, TableMetadata};
 
 fn corpus() -> Option<PathBuf> {
-    let root = std::env::var_os("ICESCOPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public"));
+    let root = std::env::var_os("ICESCOPE_CORPUS").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public"));
     if root.is_dir() {
         Some(root)
     } else {
@@ -43,8 +41,7 @@ fn every_metadata_file_decodes() {
     let found = corpus_files(|n| n.ends_with(".metadata.json") || n.ends_with(".metadata.json.gz"));
     let mut versions = std::collections::BTreeSet::new();
     for p in &found {
-        let m = TableMetadata::from_bytes(&p.display().to_string(), &std::fs::read(p).unwrap())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let m = TableMetadata::from_bytes(&p.display().to_string(), &std::fs::read(p).unwrap()).unwrap_or_else(|e| panic!("{e}"));
         versions.insert(m.format_version);
         let raw: serde_json::Value = match std::fs::read(p).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
             Some(v) => v,

@@ -73,7 +73,12 @@ fn footer_rows_and_sizes_equal_the_manifests_with_only_the_footers_fetched() {
         assert_eq!(fetched.requests, 2 * parquet as u64);
         let share = if name == "late-data" { 1 } else { 3 };
         assert!(fetched.bytes_fetched * share < fetched.bytes_in_files, "{name}: {fetched:?}");
-        let report = icescope::analysis::footers::footer_report(&h, index, &footers, &icescope::analysis::findings::TableRef { catalog: "lab".into(), table: "t".into() });
+        let report = icescope::analysis::footers::footer_report(
+            &h,
+            index,
+            &footers,
+            &icescope::analysis::findings::TableRef { catalog: "lab".into(), table: "t".into() },
+        );
         assert_eq!((report.record_count_mismatches, report.size_mismatches, report.unreadable), (0, 0, 0), "{name}");
         assert!(report.findings.is_empty(), "{name}: {:?}", report.findings);
     }
@@ -247,7 +252,8 @@ fn serve_ranges(files: std::collections::HashMap<String, Vec<u8>>, honor_range: 
             let (status, part, extra) = match range.filter(|_| honor_range) {
                 Some(r) => {
                     let (a, b) = r.split_once('-').unwrap();
-                    let (start, end) = if a.is_empty() { (n - b.parse::<u64>().unwrap().min(n), n - 1) } else { (a.parse().unwrap(), b.parse::<u64>().unwrap().min(n - 1)) };
+                    let (start, end) =
+                        if a.is_empty() { (n - b.parse::<u64>().unwrap().min(n), n - 1) } else { (a.parse().unwrap(), b.parse::<u64>().unwrap().min(n - 1)) };
                     ("206 Partial Content", body[start as usize..=end as usize].to_vec(), format!("Content-Range: bytes {start}-{end}/{n}\r\n"))
                 }
                 None => ("200 OK", body.clone(), String::new()),

@@ -57,7 +57,9 @@ fn upsert_rewrites_replace_delete_files_then_compact_data_files() {
     let d = diff(&h, at(&steps[1]["snapshot_before"]), at(&steps[1]["snapshot_after"]));
     assert_eq!(d.totals.data_files_removed, count(&steps[1], "rewritten_data_files_count"));
     assert_eq!(d.totals.data_files_added, count(&steps[1], "added_data_files_count"));
-    let files = |step: &Value, content: u64| step["files_by_content_after"].as_array().unwrap().iter().find(|c| c["content"] == content).map(|c| c["files"].as_u64().unwrap()).unwrap_or(0);
+    let files = |step: &Value, content: u64| {
+        step["files_by_content_after"].as_array().unwrap().iter().find(|c| c["content"] == content).map(|c| c["files"].as_u64().unwrap()).unwrap_or(0)
+    };
     assert_eq!(d.from.data_files, files(&steps[0], 0));
     assert_eq!(d.to.data_files, files(&steps[1], 0));
     let data_records = steps[1]["files_by_content_after"].as_array().unwrap().iter().find(|c| c["content"] == 0).unwrap()["records"].as_u64().unwrap();
@@ -70,7 +72,10 @@ fn schema_on_the_wire_names_the_column_added_and_the_one_dropped() {
     let changes = f["schema_changes"].as_array().unwrap();
     let d = diff(&h, 0, resolve(&h, "current").unwrap());
     let s = d.schema.expect("a schema change between the first and the current snapshot");
-    assert_eq!((s.from_schema_id as i64, s.to_schema_id as i64), (changes[0]["schema_id_before"].as_i64().unwrap(), changes[1]["schema_id_after"].as_i64().unwrap()));
+    assert_eq!(
+        (s.from_schema_id as i64, s.to_schema_id as i64),
+        (changes[0]["schema_id_before"].as_i64().unwrap(), changes[1]["schema_id_after"].as_i64().unwrap())
+    );
     let cols = |c: &Value| c["columns_after"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect::<Vec<_>>();
     let dropped: Vec<String> = cols(&changes[0]).into_iter().filter(|c| !cols(&changes[1]).contains(c)).collect();
     let added = changes[0]["statements"][0].as_str().unwrap().split("ADD COLUMN ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
@@ -100,11 +105,24 @@ fn shape_over_time_names_each_schema_change_and_its_first_commit() {
     let s = icescope::analysis::shape::shape(&h);
     let changes = f["schema_changes"].as_array().unwrap();
     let ids: Vec<i64> = s.schemas.iter().map(|v| v.schema_id as i64).collect();
-    assert_eq!(ids, vec![changes[0]["schema_id_before"].as_i64().unwrap(), changes[0]["schema_id_after"].as_i64().unwrap(), changes[1]["schema_id_after"].as_i64().unwrap()]);
+    assert_eq!(
+        ids,
+        vec![
+            changes[0]["schema_id_before"].as_i64().unwrap(),
+            changes[0]["schema_id_after"].as_i64().unwrap(),
+            changes[1]["schema_id_after"].as_i64().unwrap()
+        ]
+    );
     let added = s.schemas[1].change.as_ref().unwrap();
     assert_eq!(added.added.iter().map(|x| x.1.as_str()).collect::<Vec<_>>(), ["extra"]);
     let dropped = s.schemas[2].change.as_ref().unwrap();
-    let gone: Vec<String> = changes[0]["columns_after"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).filter(|c| !changes[1]["columns_after"].as_array().unwrap().iter().any(|x| x == c.as_str())).collect();
+    let gone: Vec<String> = changes[0]["columns_after"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .filter(|c| !changes[1]["columns_after"].as_array().unwrap().iter().any(|x| x == c.as_str()))
+        .collect();
     assert_eq!(dropped.dropped.iter().map(|x| x.1.clone()).collect::<Vec<_>>(), gone);
     // First used: the first snapshot recording the schema id, in commit order.
     for v in &s.schemas {
@@ -138,7 +156,9 @@ fn spark_exports() -> Vec<(String, Value)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("diffs.json").is_file())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&std::fs::read_to_string(p.join("diffs.json")).unwrap()).unwrap()))
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&std::fs::read_to_string(p.join("diffs.json")).unwrap()).unwrap())
+        })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
@@ -174,7 +194,11 @@ fn spark_label(h: &TableHistory, p: &Value) -> String {
     let mut keys: Vec<&String> = p.keys().collect();
     keys.sort_by_key(|k| order(k));
     let parts: Vec<String> = keys.iter().map(|k| format!("{k}={}", p[k.as_str()].as_str().unwrap_or("null"))).collect();
-    if parts.is_empty() { "(unpartitioned)".into() } else { parts.join("/") }
+    if parts.is_empty() {
+        "(unpartitioned)".into()
+    } else {
+        parts.join("/")
+    }
 }
 
 fn spark_files(h: &TableHistory, list: &Value) -> BTreeMap<Key, File> {
@@ -182,7 +206,13 @@ fn spark_files(h: &TableHistory, list: &Value) -> BTreeMap<Key, File> {
     for f in list.as_array().unwrap() {
         let content = f["content"].as_i64().unwrap();
         let key = (f["path"].as_str().unwrap().to_string(), content, f.get("content_offset").and_then(Value::as_i64));
-        let file = File { content, kind: kind(content, f["file_format"].as_str().unwrap()), records: f["records"].as_u64().unwrap(), bytes: f["bytes"].as_u64().unwrap(), partition: spark_label(h, &f["partition"]) };
+        let file = File {
+            content,
+            kind: kind(content, f["file_format"].as_str().unwrap()),
+            records: f["records"].as_u64().unwrap(),
+            bytes: f["bytes"].as_u64().unwrap(),
+            partition: spark_label(h, &f["partition"]),
+        };
         assert!(out.insert(key.clone(), file).is_none(), "Spark lists {key:?} twice");
     }
     out
@@ -332,7 +362,6 @@ fn live_files_of_each_pair_equal_spark_entries_file_by_file() {
 /// Scenarios where `diff` and Spark disagree (none: the deletion vectors of one Puffin file were
 /// once counted as one file; they are keyed by path and content_offset now, as the spec tracks them).
 const DISAGREE: &[(&str, &str)] = &[];
-
 
 #[test]
 fn walk_shows_what_a_null_sequence_number_inherits() {

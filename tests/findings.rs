@@ -85,8 +85,7 @@ fn end_of_input_commits_are_labelled_exactly_where_spark_sees_them() {
             .filter(|s| s["summary"]["flink.max-committed-checkpoint-id"].as_str() == Some("9223372036854775807"))
             .map(|s| s["snapshot_id"].as_i64().unwrap())
             .collect();
-        let mut got: Vec<i64> =
-            fx.of_kind("end_of_input_commit").iter().flat_map(|f| f.snapshot_ids.iter().map(|s| s.0 as i64)).collect();
+        let mut got: Vec<i64> = fx.of_kind("end_of_input_commit").iter().flat_map(|f| f.snapshot_ids.iter().map(|s| s.0 as i64)).collect();
         want.sort_unstable();
         got.sort_unstable();
         assert_eq!(got, want, "{name}");
@@ -97,7 +96,16 @@ fn end_of_input_commits_are_labelled_exactly_where_spark_sees_them() {
 #[test]
 fn an_unbroken_stream_has_no_replay_resume_gap_or_schema_finding() {
     let fx = fixture("append-stream");
-    for kind in ["savepoint_replayed", "job_resumed", "concurrent_writers", "checkpoint_gaps", "schema_under_running_writer", "late_one_row_files", "delete_debt", "retention"] {
+    for kind in [
+        "savepoint_replayed",
+        "job_resumed",
+        "concurrent_writers",
+        "checkpoint_gaps",
+        "schema_under_running_writer",
+        "late_one_row_files",
+        "delete_debt",
+        "retention",
+    ] {
         fx.none_of(kind);
     }
 }
@@ -157,11 +165,8 @@ fn late_one_row_files_name_every_old_one_row_partition() {
     assert!(f[0].statement.as_deref().unwrap().contains(&format!("TIMESTAMP '{oldest} 00:00:00'")));
     assert_eq!(fx.facts["compaction_scoped_to_month"]["result"][0]["rewritten_data_files_count"], 0);
     // The Partitions chart marks as late exactly the partitions the finding names.
-    let marked: Vec<String> = icescope::analysis::partitions::partition_stats(&fx.history)
-        .into_iter()
-        .filter(|p| p.max_lateness_ms.is_some())
-        .map(|p| p.label)
-        .collect();
+    let marked: Vec<String> =
+        icescope::analysis::partitions::partition_stats(&fx.history).into_iter().filter(|p| p.max_lateness_ms.is_some()).map(|p| p.label).collect();
     let mut expected: Vec<String> = late.iter().map(|d| format!("ts_day={d}")).collect();
     expected.sort();
     assert_eq!(marked, expected);
@@ -397,7 +402,11 @@ fn deletion_vectors_count_as_their_puffin_files_and_live_rows_are_spark_count() 
     assert_eq!(f.len(), 1);
     let opened = u("live_data_files") + u("puffin_files");
     assert!(
-        f[0].evidence.contains(&format!("a full scan opens {opened} files (the {} deletion vectors sit in {} Puffin files)", u("live_deletion_vectors"), u("puffin_files"))),
+        f[0].evidence.contains(&format!(
+            "a full scan opens {opened} files (the {} deletion vectors sit in {} Puffin files)",
+            u("live_deletion_vectors"),
+            u("puffin_files")
+        )),
         "{}",
         f[0].evidence
     );
@@ -428,7 +437,11 @@ fn a_resume_from_an_older_savepoint_names_where_it_went_back_to_and_whose_rows_i
     let short = |j: &str| format!("{}…", &j[..8]);
     assert_eq!(f.title, format!("Savepoint replayed: job {} restored from about checkpoint {a} and wrote again what followed it", short(&jobs[2])));
     // All of job 2's rows are repeated, exactly as Spark counted them.
-    assert!(f.evidence.contains(&format!("all {} rows of job {}", icescope::analysis::findings::thousands(dup_rows(&jobs[1])), short(&jobs[1]))), "{}", f.evidence);
+    assert!(
+        f.evidence.contains(&format!("all {} rows of job {}", icescope::analysis::findings::thousands(dup_rows(&jobs[1])), short(&jobs[1]))),
+        "{}",
+        f.evidence
+    );
     // Job 1's share is bounded from above by its commits after the restore point: the commit
     // after a savepoint without stop also holds rows from before it.
     let bound = number_before(&f.evidence, &format!(" rows of job {} (its commits after checkpoint {a})", short(&jobs[0])));
@@ -490,7 +503,10 @@ fn each_snapshot_names_its_writer_and_in_job_maintenance_is_not_another_writer()
     fx.none_of("savepoint_replayed");
     // Spark wrote every snapshot of the v3 table; the dynamic sink's first commit (its branch) names no engine.
     let v3 = fixture("v3-deletion-vectors");
-    assert!(icescope::analysis::inspect::inspect(&v3.history, &TableRef::guess(&v3.history, None)).snapshots.iter().all(|r| r.writer == icescope::model::Writer::Spark));
+    assert!(icescope::analysis::inspect::inspect(&v3.history, &TableRef::guess(&v3.history, None))
+        .snapshots
+        .iter()
+        .all(|r| r.writer == icescope::model::Writer::Spark));
 }
 
 #[test]
@@ -523,8 +539,7 @@ fn icebergsink_and_the_dynamic_sink_end_without_a_long_max_commit_and_raise_noth
         assert_eq!(spans.len(), 1, "{name}");
         assert_eq!(spans[0].job_id, job);
         assert!(!spans[0].end_of_input, "{name}: no Long.MAX_VALUE commit");
-        let committed: Vec<i64> =
-            fx.facts["commits"].as_array().unwrap().iter().filter_map(|c| c["max_committed_checkpoint_id"].as_i64()).collect();
+        let committed: Vec<i64> = fx.facts["commits"].as_array().unwrap().iter().filter_map(|c| c["max_committed_checkpoint_id"].as_i64()).collect();
         assert_eq!(spans[0].checkpoint_ids, committed, "{name}");
         for kind in ["end_of_input_commit", "checkpoint_gaps", "savepoint_replayed", "concurrent_writers", "job_resumed", "manifests_never_merged"] {
             fx.none_of(kind);

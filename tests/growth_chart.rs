@@ -32,7 +32,12 @@ fn one_point_per_snapshot_with_the_stamp() {
     let h = history("pyiceberg-daily-appends");
     let series = GrowthSeries::of(&h);
     assert_eq!(series.axis, XAxis::CommitOrder, "PyIceberg writes no flink.* keys");
-    let stamp = Stamp { table: "lab.events".into(), snapshot: h.metadata.current_snapshot_id.unwrap().to_string(), metadata_file: h.metadata_file.clone(), generated_at: "2026-11-30T00:00:00.000Z".into() };
+    let stamp = Stamp {
+        table: "lab.events".into(),
+        snapshot: h.metadata.current_snapshot_id.unwrap().to_string(),
+        metadata_file: h.metadata_file.clone(),
+        generated_at: "2026-11-30T00:00:00.000Z".into(),
+    };
     let (n, svg) = render(&series, &stamp);
     assert_eq!(n, h.snapshots.len());
     assert!(svg.contains(&stamp.snapshot) && svg.contains("lab.events"));
@@ -45,7 +50,8 @@ fn one_point_per_snapshot_with_the_stamp() {
 #[test]
 fn table_names_are_text_not_markup() {
     let h = history("pyiceberg-daily-appends");
-    let stamp = Stamp { table: "<script>alert(1)</script>".into(), snapshot: "1".into(), metadata_file: "metadata/v3.metadata.json".into(), generated_at: "t".into() };
+    let stamp =
+        Stamp { table: "<script>alert(1)</script>".into(), snapshot: "1".into(), metadata_file: "metadata/v3.metadata.json".into(), generated_at: "t".into() };
     let (_, svg) = render(&GrowthSeries::of(&h), &stamp);
     assert!(!svg.contains("<script>"), "the table name reached the SVG as markup");
 }
@@ -62,7 +68,8 @@ fn x_positions_follow_the_checkpoints_the_writers_recorded() {
         let metadata = newest_metadata(&folder).unwrap();
         let h = load_table(&folder, &metadata, ReadMode::MetadataFirst).unwrap();
         let raw: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join(&metadata)).unwrap()).unwrap();
-        let summary = |id: i128| raw["snapshots"].as_array().unwrap().iter().find(|s| s["snapshot-id"].as_i64().map(i128::from) == Some(id)).unwrap()["summary"].clone();
+        let summary =
+            |id: i128| raw["snapshots"].as_array().unwrap().iter().find(|s| s["snapshot-id"].as_i64().map(i128::from) == Some(id)).unwrap()["summary"].clone();
         let series = GrowthSeries::of(&h);
         assert_eq!(series.axis, XAxis::CheckpointId, "{name}");
         let points: Vec<(Option<i64>, Option<String>, String)> = series
@@ -70,7 +77,11 @@ fn x_positions_follow_the_checkpoints_the_writers_recorded() {
             .iter()
             .map(|p| {
                 let s = summary(p.snapshot_id.0);
-                (s["flink.max-committed-checkpoint-id"].as_str().map(|c| c.parse().unwrap()), s["flink.job-id"].as_str().map(String::from), s["operation"].as_str().unwrap().to_string())
+                (
+                    s["flink.max-committed-checkpoint-id"].as_str().map(|c| c.parse().unwrap()),
+                    s["flink.job-id"].as_str().map(String::from),
+                    s["operation"].as_str().unwrap().to_string(),
+                )
             })
             .collect();
         let last_real = |job: &Option<String>| points.iter().filter(|(c, j, _)| j == job && *c != Some(i64::MAX)).filter_map(|(c, _, _)| *c).max().unwrap_or(0);

@@ -150,7 +150,11 @@ fn check(case: &Case) -> Result<(), String> {
     let text = run(&case.dir, "text", &args)?;
     ensure!(markdown.code == Some(0) && text.code == Some(0), "markdown exit {:?}, text exit {:?}", markdown.code, text.code);
     markdown_is_text(&markdown.stdout).map_err(|why| format!("markdown: {why}"))?;
-    let md_count = markdown.stdout.lines().find_map(|l| l.strip_prefix("- snapshots: ")).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse::<usize>().ok());
+    let md_count = markdown
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("- snapshots: "))
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse::<usize>().ok());
     ensure!(md_count == Some(snapshots), "markdown says {md_count:?} snapshots, JSON {snapshots}");
     let gaps = report["gaps"].as_array().map(Vec::len).unwrap_or(0);
     text_is_visible(&text.stdout, snapshots, gaps).map_err(|why| format!("text: {why}"))?;
@@ -172,7 +176,7 @@ fn check_error(want: &Value, out: &Output) -> Result<(), String> {
     let field = want["field"].as_str().unwrap_or_default();
     let head = if field.is_empty() { format!("icescope: {file}: ") } else { format!("icescope: {file}: field `{field}`: ") };
     ensure!(err.starts_with(&head), "stderr {err:?} does not start with {head:?}");
-    ensure!(field.is_empty() == !err.starts_with(&format!("icescope: {file}: field `")), "stderr {err:?} names a field, none expected");
+    ensure!(field.is_empty() != err.starts_with(&format!("icescope: {file}: field `")), "stderr {err:?} names a field, none expected");
     for w in strings(&want["contains"]) {
         ensure!(err.contains(&w), "stderr {err:?} lacks {w:?}");
     }

@@ -30,7 +30,8 @@ fn open(root: &Path, mode: ReadMode) -> (LocalFolder, String, TableHistory, Vec<
     let folder = LocalFolder::open(root).unwrap();
     let metadata = newest_metadata(&folder).expect("metadata");
     let history = load_table(&folder, &metadata, mode).expect("loads");
-    let listing: Vec<ListedFile> = listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().filter(|f| !LAB_FILES.contains(&f.path.as_str())).collect();
+    let listing: Vec<ListedFile> =
+        listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().filter(|f| !LAB_FILES.contains(&f.path.as_str())).collect();
     (folder, metadata, history, listing)
 }
 
@@ -70,7 +71,10 @@ fn orphans_are_exactly_the_labs_census_on_every_fixture() {
         // Metadata orphans are apart from data ones, and a metadata.json orphan is one that neither the
         // current file nor its metadata log names (read here from the raw JSON, not icescope's decoder).
         let raw: Value = serde_json::from_slice(&std::fs::read(root.join(&metadata)).unwrap()).unwrap();
-        let logged: Vec<String> = raw["metadata-log"].as_array().map(|v| v.iter().filter_map(|e| e["metadata-file"].as_str()).map(|s| s.rsplit('/').next().unwrap().to_string()).collect()).unwrap_or_default();
+        let logged: Vec<String> = raw["metadata-log"]
+            .as_array()
+            .map(|v| v.iter().filter_map(|e| e["metadata-file"].as_str()).map(|s| s.rsplit('/').next().unwrap().to_string()).collect())
+            .unwrap_or_default();
         let current = metadata.rsplit('/').next().unwrap().to_string();
         let stray: Vec<String> = listing
             .iter()
@@ -102,7 +106,8 @@ fn taskmanager_kill_finding_names_both_orphans_and_a_statement_that_spares_commi
     let last = history.snapshots.iter().map(|s| s.snapshot.timestamp_ms).max().unwrap().max(history.metadata.last_updated_ms);
     assert_eq!(report.older_than_ms, last - IN_FLIGHT_MARGIN_MS);
     let ts = icescope::analysis::sql::timestamp(last - IN_FLIGHT_MARGIN_MS).unwrap();
-    let name = icescope::analysis::sql::string(&icescope::analysis::sql::multipart(&f["table"].as_str().unwrap().split('.').collect::<Vec<_>>()).unwrap()).unwrap();
+    let name =
+        icescope::analysis::sql::string(&icescope::analysis::sql::multipart(&f["table"].as_str().unwrap().split('.').collect::<Vec<_>>()).unwrap()).unwrap();
     assert_eq!(finding.statement.as_deref(), Some(format!("CALL lab.system.remove_orphan_files(table => {name}, older_than => {ts});").as_str()));
 }
 
@@ -170,7 +175,8 @@ fn a_folder_picked_by_its_parent_finds_the_same_orphans_below_its_name() {
     let root_in_listing = table_root(&metadata).unwrap();
     assert_eq!(root_in_listing, "taskmanager-kill/");
     let report = orphans(&history, &listing, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
-    let mut want: Vec<String> = facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
+    let mut want: Vec<String> =
+        facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
     want.extend(LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")));
     want.sort();
     assert_eq!(report.data.iter().map(|o| o.path.clone()).collect::<Vec<_>>(), want);

@@ -11,6 +11,8 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 failed=()
 run() { local name="$1"; shift; step "$name"; "$@" || failed+=("$name"); }
 
+run "format and lints (cargo fmt --check, clippy -D warnings, native and wasm)" bash -c \
+  'cargo fmt --check && cargo clippy --quiet --all-targets -- -D warnings && cargo clippy --quiet --target wasm32-unknown-unknown --bin icescope-web -- -D warnings'
 run "native tests (cargo test)" cargo test --quiet
 run "CLI build for the reader comparisons" cargo build --quiet --bin icescope
 run "independent readers (pytest)" tests/.venv/bin/python -m pytest -q tests/py
@@ -22,7 +24,7 @@ run "app build (trunk build --release)" trunk build --release
 run "end to end in headless Chromium (node --test)" node --test tests/e2e/
 
 step "summary"
-echo "groups: $((6 - ${#failed[@]})) passed, ${#failed[@]} failed"
+echo "groups: $((7 - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'FAILED: %s\n' "${failed[@]}"
   exit 1

@@ -19,6 +19,9 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_missing[@]}" >/dev/null
 fi
 
+for c in rustfmt clippy; do
+  rustup component list --installed | grep -q "^$c" || { log "rustup component add $c"; rustup component add "$c"; }
+done
 rustup target list --installed | grep -qx wasm32-unknown-unknown || { log "rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen 0.2.130" ]; then

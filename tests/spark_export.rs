@@ -133,7 +133,22 @@ fn without_the_metadata_json_the_series_stand_and_the_gap_says_what_is_missing()
         assert_eq!(b.gaps.len(), 1, "{name}: {:?}", b.gaps);
         assert!(b.gaps[0].message.contains("no metadata.json"), "{name}");
         let counts = |r: &Inspect| -> Vec<Value> {
-            r.snapshots.iter().map(|s| (s, s.totals())).map(|(s, t)| serde_json::json!([s.snapshot_id, t.manifests, t.manifest_bytes, t.data_files, t.delete_files, t.records, s.flink_job_id, s.flink_checkpoint_id])).collect()
+            r.snapshots
+                .iter()
+                .map(|s| (s, s.totals()))
+                .map(|(s, t)| {
+                    serde_json::json!([
+                        s.snapshot_id,
+                        t.manifests,
+                        t.manifest_bytes,
+                        t.data_files,
+                        t.delete_files,
+                        t.records,
+                        s.flink_job_id,
+                        s.flink_checkpoint_id
+                    ])
+                })
+                .collect()
         };
         let mut ca = counts(&a);
         let mut cb = counts(&b);

@@ -2,9 +2,9 @@
 //! Layers, left to right; none imports one to its right: source → decode → model → analysis → view.
 //! `load` drives source → decode → model for the CLI and the browser; only they import it.
 
-pub mod decode;
-pub mod source;
-pub mod model;
-pub mod load;
 pub mod analysis;
+pub mod decode;
+pub mod load;
+pub mod model;
+pub mod source;
 pub mod view;

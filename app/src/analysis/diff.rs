@@ -244,17 +244,36 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
     let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(code).unwrap_or_default();
     out += &format!("| flink.job-id | {} | {} |\n", job(&d.from), job(&d.to));
     out += &format!("| checkpoint | {} | {} |\n", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id));
-    out += &format!("| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n", d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records);
+    out += &format!(
+        "| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n",
+        d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records
+    );
     let t = &d.totals;
     out += &format!(
         "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{}).\n\n",
-        t.data_files_added, t.data_files_removed, t.records_added, t.records_removed, t.delete_files_added, t.delete_files_removed, t.deletes_added, t.deletes_removed
+        t.data_files_added,
+        t.data_files_removed,
+        t.records_added,
+        t.records_removed,
+        t.delete_files_added,
+        t.delete_files_removed,
+        t.deletes_added,
+        t.deletes_removed
     );
     if !d.partitions.is_empty() {
         out += "| partition | data files + | data files − | records + | records − | delete files + | delete files − |\n|---|---:|---:|---:|---:|---:|---:|\n";
         for p in &d.partitions {
             let c = &p.changes;
-            out += &format!("| {} | {} | {} | {} | {} | {} | {} |\n", text(&p.partition), c.data_files_added, c.data_files_removed, c.records_added, c.records_removed, c.delete_files_added, c.delete_files_removed);
+            out += &format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                text(&p.partition),
+                c.data_files_added,
+                c.data_files_removed,
+                c.records_added,
+                c.records_removed,
+                c.delete_files_added,
+                c.delete_files_removed
+            );
         }
         out += "\n";
     }
@@ -306,7 +325,8 @@ pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
         let parent = h.snapshots[cur].snapshot.parent_snapshot_id.ok_or("the current snapshot has no parent")?;
         h.snapshots.iter().position(|s| s.snapshot.snapshot_id == parent)
     } else if let Some(job) = spec.strip_prefix("job:") {
-        let jobs: std::collections::BTreeSet<&str> = h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| &*f.job_id).filter(|j| j.starts_with(job)).collect();
+        let jobs: std::collections::BTreeSet<&str> =
+            h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| &*f.job_id).filter(|j| j.starts_with(job)).collect();
         if jobs.len() > 1 {
             return Err(format!("job:{job} matches {} job ids: give more of it", jobs.len()));
         }

@@ -29,16 +29,22 @@ pub fn resolve_keys(history: &TableHistory, named: Option<&[String]>) -> Result<
             .iter()
             .map(|n| {
                 let all = schema.all_fields();
-                all.iter()
-                    .find(|(full, _)| full == n)
-                    .map(|(full, f)| (f.id, full.clone()))
-                    .ok_or_else(|| format!("--key {n}: no such column in the current schema (columns: {})", all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")))
+                all.iter().find(|(full, _)| full == n).map(|(full, f)| (f.id, full.clone())).ok_or_else(|| {
+                    format!("--key {n}: no such column in the current schema (columns: {})", all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "))
+                })
             })
             .collect(),
         _ if !schema.identifier_field_ids.is_empty() => schema
             .identifier_field_ids
             .iter()
-            .map(|&id| schema.all_fields().into_iter().find(|(_, f)| f.id == id).map(|(n, f)| (f.id, n)).ok_or_else(|| format!("identifier field id {id} is not in the current schema")))
+            .map(|&id| {
+                schema
+                    .all_fields()
+                    .into_iter()
+                    .find(|(_, f)| f.id == id)
+                    .map(|(n, f)| (f.id, n))
+                    .ok_or_else(|| format!("identifier field id {id} is not in the current schema"))
+            })
             .collect(),
         _ => Err("the table's schema names no identifier fields: choose the key columns (--key col[,col])".into()),
     }
@@ -96,7 +102,17 @@ pub struct KeyCounter<'h> {
 
 impl<'h> KeyCounter<'h> {
     pub fn new(history: &'h TableHistory, budget: usize) -> Self {
-        KeyCounter { history, budget, jobs: Vec::new(), job_of: HashMap::new(), map: HashMap::new(), more: HashMap::new(), sketch: None, rows: 0, buf: Vec::new() }
+        KeyCounter {
+            history,
+            budget,
+            jobs: Vec::new(),
+            job_of: HashMap::new(),
+            map: HashMap::new(),
+            more: HashMap::new(),
+            sketch: None,
+            rows: 0,
+            buf: Vec::new(),
+        }
     }
 
     fn job(&mut self, adder: Option<i64>) -> u16 {

@@ -170,7 +170,11 @@ pub fn text(r: &FooterReport) -> String {
                     if f.size_matches == Some(false) { " MISMATCH" } else { "" },
                     f.row_groups.unwrap_or(0),
                     visible(&f.codecs.join("/")),
-                    f.columns.iter().map(|c| format!("{}#{}", visible(&c.path), c.field_id.map(|i| i.to_string()).unwrap_or_else(|| "?".into()))).collect::<Vec<_>>().join(", ")
+                    f.columns
+                        .iter()
+                        .map(|c| format!("{}#{}", visible(&c.path), c.field_id.map(|i| i.to_string()).unwrap_or_else(|| "?".into())))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             }
         }

@@ -152,7 +152,11 @@ impl GrowthSeries {
                     (XAxis::CommitOrder, _) => format!("#{}", p.index + 1),
                     (XAxis::CheckpointId, Some(c)) => {
                         checkpoint_x = x;
-                        if c == eoi { "end of input".into() } else { format!("cp {c}") }
+                        if c == eoi {
+                            "end of input".into()
+                        } else {
+                            format!("cp {c}")
+                        }
                     }
                     (XAxis::CheckpointId, None) => format!("{} after cp {}", p.operation, checkpoint_x),
                 };

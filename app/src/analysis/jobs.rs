@@ -54,11 +54,7 @@ impl JobSpan {
     /// Checkpoint ids between the first and last committed that this job never committed, as
     /// inclusive ranges: one per hole, however many ids it spans.
     pub fn checkpoint_holes(&self) -> Vec<(i64, i64)> {
-        self.checkpoint_ids
-            .windows(2)
-            .filter(|w| w[1].checked_sub(w[0]).is_some_and(|d| (2..=MAX_HOLE).contains(&d)))
-            .map(|w| (w[0] + 1, w[1] - 1))
-            .collect()
+        self.checkpoint_ids.windows(2).filter(|w| w[1].checked_sub(w[0]).is_some_and(|d| (2..=MAX_HOLE).contains(&d))).map(|w| (w[0] + 1, w[1] - 1)).collect()
     }
 
     /// How many checkpoint ids the holes hold.
@@ -150,7 +146,11 @@ impl Sink {
             return Sink::FlinkSinkOrIcebergSink;
         }
         let recent = summaries().filter_map(|s| s.get("iceberg-version")).filter_map(iceberg_minor).any(|v| v >= (1, 10));
-        if recent { Sink::DynamicSink } else { Sink::Unknown }
+        if recent {
+            Sink::DynamicSink
+        } else {
+            Sink::Unknown
+        }
     }
 
     pub fn label(self) -> &'static str {

@@ -52,7 +52,11 @@ pub fn code(s: &str) -> String {
 }
 
 fn bytes(b: u64) -> String {
-    if b >= 1 << 20 { format!("{:.1} MB", b as f64 / 1_048_576.0) } else { format!("{} KB", b / 1024) }
+    if b >= 1 << 20 {
+        format!("{:.1} MB", b as f64 / 1_048_576.0)
+    } else {
+        format!("{} KB", b / 1024)
+    }
 }
 
 pub fn markdown(report: &Inspect) -> String {

@@ -2,20 +2,20 @@
 //! May import model, decode and source types; never view.
 
 pub mod diff;
-pub mod shape;
-pub mod walk;
-pub mod export;
 pub mod duplicates;
+pub mod export;
 pub mod findings;
 pub mod footers;
 pub mod growth;
+pub mod inspect;
 pub mod jobs;
 pub mod markdown;
 pub mod orphans;
 pub mod partitions;
 pub mod projection;
-pub mod sql;
+pub mod shape;
 pub mod spark_export;
-pub mod inspect;
+pub mod sql;
+pub mod walk;
 
 pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

@@ -121,7 +121,11 @@ pub fn orphans(history: &TableHistory, listing: &[ListedFile], root: &str) -> Re
         }
         let kind = kind_of(rel);
         let orphan = Orphan { path: f.path.clone(), kind, size: f.size, modified_ms: f.modified_ms, spared: f.modified_ms.is_some_and(|t| t >= older_than_ms) };
-        if kind == OrphanKind::Data { data.push(orphan) } else { metadata.push(orphan) }
+        if kind == OrphanKind::Data {
+            data.push(orphan)
+        } else {
+            metadata.push(orphan)
+        }
     }
     data.sort_by(|a, b| a.path.cmp(&b.path));
     metadata.sort_by(|a, b| (a.kind, &a.path).cmp(&(b.kind, &b.path)));

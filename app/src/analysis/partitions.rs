@@ -106,10 +106,7 @@ pub fn partition_timeline(history: &TableHistory, max_snapshots: usize) -> Parti
     let mut partitions: Vec<String> = per_snapshot.iter().flat_map(|(_, m)| m.keys().cloned()).collect();
     partitions.sort();
     partitions.dedup();
-    let snapshots = per_snapshot
-        .into_iter()
-        .map(|(i, m)| (i, partitions.iter().map(|p| m.get(p).copied().unwrap_or(0)).collect()))
-        .collect();
+    let snapshots = per_snapshot.into_iter().map(|(i, m)| (i, partitions.iter().map(|p| m.get(p).copied().unwrap_or(0)).collect())).collect();
     PartitionTimeline { partitions, snapshots }
 }
 
@@ -162,7 +159,11 @@ pub(crate) fn label(history: &TableHistory, spec_id: i32, values: &[(std::sync::
             }
         })
         .collect();
-    if parts.is_empty() { "(unpartitioned)".to_string() } else { parts.join("/") }
+    if parts.is_empty() {
+        "(unpartitioned)".to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 #[cfg(test)]

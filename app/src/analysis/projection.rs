@@ -82,9 +82,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     };
     // metadata.json sizes written during the window: each commit writes one.
     let sizes: Vec<&crate::model::MetadataSize> = history.metadata_sizes.iter().filter(|m| m.timestamp_ms >= ta && m.timestamp_ms <= tb).collect();
-    let metadata_json_bytes = (sizes.len() >= 2).then(|| {
-        (sizes[sizes.len() - 1].bytes as f64 - sizes[0].bytes as f64) / (sizes.len() - 1) as f64
-    });
+    let metadata_json_bytes = (sizes.len() >= 2).then(|| (sizes[sizes.len() - 1].bytes as f64 - sizes[0].bytes as f64) / (sizes.len() - 1) as f64);
     let per_commit = Rates {
         snapshots: 1.0,
         manifests: d(ca.manifests, cb.manifests),

@@ -78,7 +78,11 @@ pub fn shape(h: &TableHistory) -> Shape {
         .iter()
         .enumerate()
         .map(|(k, &id)| {
-            let first = h.snapshots.iter().find(|s| s.snapshot.schema_id == Some(id)).map(|s| (s.snapshot.snapshot_id, s.snapshot.timestamp_ms, rfc3339_ms(s.snapshot.timestamp_ms)));
+            let first = h
+                .snapshots
+                .iter()
+                .find(|s| s.snapshot.schema_id == Some(id))
+                .map(|s| (s.snapshot.snapshot_id, s.snapshot.timestamp_ms, rfc3339_ms(s.snapshot.timestamp_ms)));
             SchemaVersion {
                 schema_id: id,
                 fields: m.schema(id).map(|s| s.fields.len()).unwrap_or(0),
@@ -100,7 +104,18 @@ pub fn shape(h: &TableHistory) -> Shape {
         .sort_orders
         .iter()
         .map(|o| {
-            let fields: Vec<String> = o.fields.iter().map(|f| format!("{} {} {}", f.get("transform").and_then(|v| v.as_str()).unwrap_or("?"), f.get("source-id").map(|v| format!("source {v}")).unwrap_or_default(), f.get("direction").and_then(|v| v.as_str()).unwrap_or(""))).collect();
+            let fields: Vec<String> = o
+                .fields
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} {} {}",
+                        f.get("transform").and_then(|v| v.as_str()).unwrap_or("?"),
+                        f.get("source-id").map(|v| format!("source {v}")).unwrap_or_default(),
+                        f.get("direction").and_then(|v| v.as_str()).unwrap_or("")
+                    )
+                })
+                .collect();
             (o.order_id, if fields.is_empty() { "unsorted".into() } else { fields.join(", ") }, Some(o.order_id) == m.default_sort_order_id)
         })
         .collect();

@@ -92,7 +92,15 @@ pub fn list_row(m: &ManifestFile) -> Vec<Field> {
         f("manifest_path", Some(500), &m.manifest_path),
         f("manifest_length", Some(501), m.manifest_length),
         f("partition_spec_id", Some(502), m.partition_spec_id),
-        f("content", Some(517), match m.content { ManifestContent::Data => "0 (data)".to_string(), ManifestContent::Deletes => "1 (deletes)".to_string(), ManifestContent::Unknown(v) => format!("{v} (unknown)") }),
+        f(
+            "content",
+            Some(517),
+            match m.content {
+                ManifestContent::Data => "0 (data)".to_string(),
+                ManifestContent::Deletes => "1 (deletes)".to_string(),
+                ManifestContent::Unknown(v) => format!("{v} (unknown)"),
+            },
+        ),
         f("sequence_number", Some(515), m.sequence_number),
         f("min_sequence_number", Some(516), m.min_sequence_number),
         o("added_snapshot_id", 503, m.added_snapshot_id),
@@ -123,11 +131,28 @@ fn entry_row(e: &crate::decode::ManifestEntry, row: Option<&ManifestFile>, v2: b
     let added = e.status == ManifestStatus::Added;
     let seq = row.filter(|_| v2).map(|m| (m.sequence_number, "sequence_number"));
     let mut out = vec![
-        f("status", Some(0), match e.status { ManifestStatus::Existing => "0 (existing)", ManifestStatus::Added => "1 (added)", ManifestStatus::Deleted => "2 (deleted)" }),
+        f(
+            "status",
+            Some(0),
+            match e.status {
+                ManifestStatus::Existing => "0 (existing)",
+                ManifestStatus::Added => "1 (added)",
+                ManifestStatus::Deleted => "2 (deleted)",
+            },
+        ),
         inherited("snapshot_id", 1, e.snapshot_id, row.and_then(|m| Some((m.added_snapshot_id?, "added_snapshot_id"))), added),
         inherited("sequence_number", 3, e.sequence_number, seq, added),
         inherited("file_sequence_number", 4, e.file_sequence_number, seq, added),
-        f("data_file.content", Some(134), match d.content { DataContent::Data => "0 (data)".to_string(), DataContent::PositionDeletes => "1 (position deletes)".to_string(), DataContent::EqualityDeletes => "2 (equality deletes)".to_string(), DataContent::Unknown(v) => format!("{v} (unknown)") }),
+        f(
+            "data_file.content",
+            Some(134),
+            match d.content {
+                DataContent::Data => "0 (data)".to_string(),
+                DataContent::PositionDeletes => "1 (position deletes)".to_string(),
+                DataContent::EqualityDeletes => "2 (equality deletes)".to_string(),
+                DataContent::Unknown(v) => format!("{v} (unknown)"),
+            },
+        ),
         f("data_file.file_path", Some(100), &d.file_path),
         f("data_file.file_format", Some(101), &d.file_format),
         f("data_file.partition", Some(102), d.partition.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
@@ -163,7 +188,12 @@ pub fn walk(h: &TableHistory, snapshot: usize, manifest: Option<&str>, max_rows:
         ];
         let row = list.and_then(|l| l.iter().find(|r| r.manifest_path == p));
         let v2 = h.metadata.format_version >= 2;
-        Some(ManifestLevel { path: p.to_string(), header, entries: m.entries.iter().take(max_rows).map(|e| entry_row(e, row, v2)).collect(), total_entries: m.entries.len() })
+        Some(ManifestLevel {
+            path: p.to_string(),
+            header,
+            entries: m.entries.iter().take(max_rows).map(|e| entry_row(e, row, v2)).collect(),
+            total_entries: m.entries.len(),
+        })
     });
     Walk {
         metadata_file: h.metadata_file.clone(),

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-
 use super::avro_datum::Datum;
 use super::DecodeError;
 

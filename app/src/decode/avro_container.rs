@@ -162,12 +162,7 @@ impl<'a> Container<'a> {
 
     /// Hands every record to `each` as it is decoded. A failure part-way names the block and how
     /// many records came before it.
-    pub fn for_each_record(
-        &self,
-        file: &str,
-        bytes: &[u8],
-        mut each: impl FnMut(usize, &Datum<'_, '_>) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
+    pub fn for_each_record(&self, file: &str, bytes: &[u8], mut each: impl FnMut(usize, &Datum<'_, '_>) -> Result<(), DecodeError>) -> Result<(), DecodeError> {
         let mut pos = self.body;
         let mut read = 0usize;
         let mut inflated_total: u64 = 0;
@@ -181,9 +176,10 @@ impl<'a> Container<'a> {
             let (Ok(count), Ok(size)) = (u64::try_from(count), usize::try_from(size)) else {
                 return Err(fail(block, read, format!("negative record count {count} or size {size}")));
             };
-            let end = pos.checked_add(size).filter(|&e| e <= bytes.len()).ok_or_else(|| {
-                fail(block, read, format!("it declares {size} bytes but {} remain", bytes.len() - pos))
-            })?;
+            let end = pos
+                .checked_add(size)
+                .filter(|&e| e <= bytes.len())
+                .ok_or_else(|| fail(block, read, format!("it declares {size} bytes but {} remain", bytes.len() - pos)))?;
             let data = self.inflate(&bytes[pos..end]).map_err(|m| fail(block, read, m))?;
             inflated_total = inflated_total.saturating_add(data.len() as u64);
             if inflated_total > MAX_FILE_INFLATED {

@@ -20,12 +20,20 @@ fn check_canonical(v: &serde_json::Value) -> Result<(), String> {
     use serde_json::Value;
     let schema = |v: &Value| matches!(v, Value::String(_) | Value::Array(_) | Value::Object(_));
     match v {
-        Value::Array(items) => items.iter().try_for_each(|i| if schema(i) { check_canonical(i) } else { Err(format!("a list holds {i} where a schema is expected")) }),
+        Value::Array(items) => {
+            items.iter().try_for_each(|i| if schema(i) { check_canonical(i) } else { Err(format!("a list holds {i} where a schema is expected")) })
+        }
         Value::Object(map) => map.iter().try_for_each(|(k, v)| match k.as_str() {
             "name" | "type" | "fields" | "symbols" | "items" | "values" | "order" => {
-                if schema(v) { check_canonical(v) } else { Err(format!("`{k}` is {v} where a schema is expected")) }
+                if schema(v) {
+                    check_canonical(v)
+                } else {
+                    Err(format!("`{k}` is {v} where a schema is expected"))
+                }
             }
-            "size" | "precision" | "scale" if v.as_i64().is_none() && v.as_str().is_none_or(|s| s.parse::<i64>().is_err()) => Err(format!("`{k}` is not an integer")),
+            "size" | "precision" | "scale" if v.as_i64().is_none() && v.as_str().is_none_or(|s| s.parse::<i64>().is_err()) => {
+                Err(format!("`{k}` is not an integer"))
+            }
             _ => Ok(()),
         }),
         _ => Ok(()),
@@ -48,7 +56,7 @@ fn check_names(v: &serde_json::Value) -> Result<(), String> {
             for key in ["name", "namespace"] {
                 if let Some(n) = map.get(key) {
                     let s = n.as_str().ok_or_else(|| n.to_string())?;
-                    if !(s.is_empty() && key == "namespace") && !valid_full_name(s) {
+                    if (!s.is_empty() || key != "namespace") && !valid_full_name(s) {
                         return Err(s.to_string());
                     }
                 }

@@ -17,7 +17,10 @@ pub fn deletion_vector(file: &str, blob: &[u8]) -> Result<RoaringTreemap, Decode
     }
     let declared = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
     if declared.checked_add(8) != Some(blob.len()) {
-        return Err(err("length", format!("the blob declares {declared} bytes of magic and vector, but the manifest's content_size_in_bytes leaves {}", blob.len() - 8)));
+        return Err(err(
+            "length",
+            format!("the blob declares {declared} bytes of magic and vector, but the manifest's content_size_in_bytes leaves {}", blob.len() - 8),
+        ));
     }
     let body = &blob[4..4 + declared];
     if body[..4] != MAGIC {

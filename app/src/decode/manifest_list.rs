@@ -54,7 +54,11 @@ fn manifest_file(r: &Rec<'_, '_, '_>) -> Result<ManifestFile, DecodeError> {
     Ok(ManifestFile {
         manifest_path: r.req_string("manifest_path")?,
         manifest_length: r.long("manifest_length")?.unwrap_or(0),
-        partition_spec_id: r.long("partition_spec_id")?.map(|x| i32::try_from(x).map_err(|_| r.err("partition_spec_id", format!("{x} is out of range")))).transpose()?.unwrap_or(0),
+        partition_spec_id: r
+            .long("partition_spec_id")?
+            .map(|x| i32::try_from(x).map_err(|_| r.err("partition_spec_id", format!("{x} is out of range"))))
+            .transpose()?
+            .unwrap_or(0),
         content,
         sequence_number,
         min_sequence_number: r.long("min_sequence_number")?.unwrap_or(sequence_number),

@@ -23,19 +23,18 @@ const BATCH_ROWS: usize = 8192;
 /// `wanted`'s order; None for a field the file does not carry.
 pub fn leaf_indices(metadata: &ParquetMetaData, wanted: &[(i32, &str)]) -> Vec<Option<usize>> {
     let schema = metadata.file_metadata().schema_descr();
-    let by_id = |id: i32| (0..schema.num_columns()).find(|&i| {
-        let column = schema.column(i);
-        let info = column.self_type().get_basic_info();
-        info.has_id() && info.id() == id
-    });
+    let by_id = |id: i32| {
+        (0..schema.num_columns()).find(|&i| {
+            let column = schema.column(i);
+            let info = column.self_type().get_basic_info();
+            info.has_id() && info.id() == id
+        })
+    };
     let any_ids = (0..schema.num_columns()).any(|i| {
         let column = schema.column(i);
         column.self_type().get_basic_info().has_id()
     });
-    wanted
-        .iter()
-        .map(|&(id, name)| if any_ids { by_id(id) } else { (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == name) })
-        .collect()
+    wanted.iter().map(|&(id, name)| if any_ids { by_id(id) } else { (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == name) }).collect()
 }
 
 /// The byte ranges (offset, length) of these leaf columns' chunks in every row group, checked

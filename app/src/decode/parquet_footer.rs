@@ -27,7 +27,8 @@ pub fn footer_span(file: &str, tail: &[u8], object_size: u64) -> Result<(u64, u6
     }
     let tail = &tail[tail.len() - TAIL_BYTES as usize..];
     if &tail[4..8] != MAGIC {
-        let why = if &tail[4..8] == b"PARE" { "an encrypted footer (`PARE`), which icescope cannot read" } else { "not `PAR1`: not a Parquet file, or cut short" };
+        let why =
+            if &tail[4..8] == b"PARE" { "an encrypted footer (`PARE`), which icescope cannot read" } else { "not `PAR1`: not a Parquet file, or cut short" };
         return Err(err("magic", format!("the last 4 bytes are {:02x?}: {why}", &tail[4..8])));
     }
     let len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));

@@ -106,7 +106,9 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
         // v2 keeps its levels uncompressed in front of the values, lengths in the header.
         let count = count(v2.num_values)?;
         let (rep, def) = (length(v2.rep_len, "repetition_levels_byte_length")?, length(v2.def_len, "definition_levels_byte_length")?);
-        let levels = body.get(..rep.checked_add(def).ok_or("level lengths overflow")?).ok_or_else(|| format!("level lengths {rep} + {def} run past the page's {} bytes", body.len()))?;
+        let levels = body
+            .get(..rep.checked_add(def).ok_or("level lengths overflow")?)
+            .ok_or_else(|| format!("level lengths {rep} + {def} run past the page's {} bytes", body.len()))?;
         if leaf.max_rep > 0 {
             walk(&levels[..rep], count, leaf.max_rep, track.as_deref_mut(), true).map_err(|m| format!("repetition levels: {m}"))?;
         }
@@ -129,7 +131,10 @@ pub fn check_page(h: &PageHeader, body: &[u8], leaf: Leaf, mut track: Option<&mu
         match encoding {
             RLE => {
                 let len = rest.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).ok_or_else(|| format!("{what} levels: no length"))?;
-                let end = len.checked_add(4).filter(|&e| e <= rest.len()).ok_or_else(|| format!("{what} levels of {len} bytes with {} left in the page", rest.len() - 4))?;
+                let end = len
+                    .checked_add(4)
+                    .filter(|&e| e <= rest.len())
+                    .ok_or_else(|| format!("{what} levels of {len} bytes with {} left in the page", rest.len() - 4))?;
                 walk(&rest[4..end], count, max, track.as_deref_mut(), what == "repetition").map_err(|m| format!("{what} levels: {m}"))?;
                 rest = &rest[end..];
             }

@@ -25,7 +25,12 @@ const MAX_HEADER_BYTES: usize = 1 << 20;
 /// the pages that are there), None where none were fetched (not checked then, and not decoded
 /// either). Leaves read together under one repeated group (a map's key and value,
 /// a list of structs' fields) must describe the same entries in every row group.
-pub fn check_pages<'a>(file: &str, metadata: &ParquetMetaData, leaves: Option<&[usize]>, bytes: impl Fn(u64, u64) -> Option<&'a [u8]>) -> Result<(), DecodeError> {
+pub fn check_pages<'a>(
+    file: &str,
+    metadata: &ParquetMetaData,
+    leaves: Option<&[usize]>,
+    bytes: impl Fn(u64, u64) -> Option<&'a [u8]>,
+) -> Result<(), DecodeError> {
     let schema = metadata.file_metadata().schema_descr();
     let all: Vec<usize> = match leaves {
         Some(l) => l.to_vec(),

@@ -63,10 +63,9 @@ impl Type {
         match self {
             Type::Primitive(p) => p.clone(),
             Type::Nested(n) => match n.as_ref() {
-                NestedType::Struct { fields } => format!(
-                    "struct<{}>",
-                    fields.iter().map(|f| format!("{}: {}", f.name, f.field_type.describe())).collect::<Vec<_>>().join(", ")
-                ),
+                NestedType::Struct { fields } => {
+                    format!("struct<{}>", fields.iter().map(|f| format!("{}: {}", f.name, f.field_type.describe())).collect::<Vec<_>>().join(", "))
+                }
                 NestedType::List { element, .. } => format!("list<{}>", element.describe()),
                 NestedType::Map { key, value, .. } => format!("map<{}, {}>", key.describe(), value.describe()),
             },
@@ -193,7 +192,9 @@ mod tests {
 
     #[test]
     fn transforms_read_as_the_spec_names_them_and_keep_what_it_does_not() {
-        for (text, t) in [("day", Transform::Day), ("bucket[16]", Transform::Bucket(16)), ("truncate[ 4]", Transform::Truncate(4)), ("identity", Transform::Identity)] {
+        for (text, t) in
+            [("day", Transform::Day), ("bucket[16]", Transform::Bucket(16)), ("truncate[ 4]", Transform::Truncate(4)), ("identity", Transform::Identity)]
+        {
             assert_eq!(Transform::parse(text), t);
         }
         assert_eq!(Transform::parse("bucket[-1]"), Transform::Unknown("bucket[-1]".into()));

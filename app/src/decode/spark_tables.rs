@@ -119,14 +119,17 @@ pub fn snapshots(file: &str, bytes: &[u8]) -> Result<Vec<SnapshotRow>, DecodeErr
     let mut out = Vec::new();
     for batch in batches(file, bytes)? {
         let c = Cols { file, batch: &batch };
-        let (at, id, parent, op, list, summary) = (c.col("committed_at")?, c.col("snapshot_id")?, c.col("parent_id")?, c.col("operation")?, c.col("manifest_list")?, c.col("summary")?);
+        let (at, id, parent, op, list, summary) =
+            (c.col("committed_at")?, c.col("snapshot_id")?, c.col("parent_id")?, c.col("operation")?, c.col("manifest_list")?, c.col("summary")?);
         let map = summary.as_map_opt().ok_or_else(|| mistyped(file, "summary", summary.as_ref()))?;
         for row in 0..batch.num_rows() {
             let mut pairs = Vec::new();
             if !map.is_null(row) {
                 let entries = map.value(row);
                 for i in 0..entries.len() {
-                    if let (Some(k), v) = (text(file, "summary.key", entries.column(0).as_ref(), i)?, text(file, "summary.value", entries.column(1).as_ref(), i)?) {
+                    if let (Some(k), v) =
+                        (text(file, "summary.key", entries.column(0).as_ref(), i)?, text(file, "summary.value", entries.column(1).as_ref(), i)?)
+                    {
                         pairs.push((k, v.unwrap_or_default()));
                     }
                 }
@@ -169,7 +172,16 @@ pub fn manifest_counts(file: &str, bytes: &[u8]) -> Result<Vec<ListCounts>, Deco
     let mut out = Vec::new();
     for batch in batches(file, bytes)? {
         let c = Cols { file, batch: &batch };
-        let names = ["reference_snapshot_id", "content", "manifests", "manifest_bytes", "added_data_files", "existing_data_files", "added_delete_files", "existing_delete_files"];
+        let names = [
+            "reference_snapshot_id",
+            "content",
+            "manifests",
+            "manifest_bytes",
+            "added_data_files",
+            "existing_data_files",
+            "added_delete_files",
+            "existing_delete_files",
+        ];
         let cols = names.iter().map(|n| c.col(n)).collect::<Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
             // Spark's sum over no non-null values is null: none counted.
@@ -195,11 +207,19 @@ pub fn manifests(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>, DecodeEr
     let mut out = Vec::new();
     for batch in batches(file, bytes)? {
         let c = Cols { file, batch: &batch };
-        let (content, path, length, spec, adder) = (c.col("content")?, c.col("path")?, c.col("length")?, c.col("partition_spec_id")?, c.col("added_snapshot_id")?);
-        let counts = ["added_data_files_count", "existing_data_files_count", "deleted_data_files_count", "added_delete_files_count", "existing_delete_files_count", "deleted_delete_files_count"]
-            .iter()
-            .map(|n| c.col(n).map(|a| (*n, a)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let (content, path, length, spec, adder) =
+            (c.col("content")?, c.col("path")?, c.col("length")?, c.col("partition_spec_id")?, c.col("added_snapshot_id")?);
+        let counts = [
+            "added_data_files_count",
+            "existing_data_files_count",
+            "deleted_data_files_count",
+            "added_delete_files_count",
+            "existing_delete_files_count",
+            "deleted_delete_files_count",
+        ]
+        .iter()
+        .map(|n| c.col(n).map(|a| (*n, a)))
+        .collect::<Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
             let n = |i: usize| int(file, counts[i].0, counts[i].1.as_ref(), row);
             let content = content_of(req_int(file, "content", content.as_ref(), row)?);
@@ -279,7 +299,8 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
         let df_col = c.col("data_file")?;
         let df: &StructArray = df_col.as_struct_opt().ok_or_else(|| mistyped(file, "data_file", df_col.as_ref()))?;
         let f = |name: &str| df.column_by_name(name).ok_or_else(|| DecodeError::new(file, &format!("data_file.{name}"), "the column is missing"));
-        let (content, path, format, spec, records, size) = (f("content")?, f("file_path")?, f("file_format")?, f("spec_id")?, f("record_count")?, f("file_size_in_bytes")?);
+        let (content, path, format, spec, records, size) =
+            (f("content")?, f("file_path")?, f("file_format")?, f("spec_id")?, f("record_count")?, f("file_size_in_bytes")?);
         // An unpartitioned table's partition struct has no fields, and Parquet cannot hold an
         // empty group: Spark leaves the column out.
         let partition: Option<&StructArray> = match df.column_by_name("partition") {
@@ -319,7 +340,10 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
             let equality_ids = match opt("equality_ids") {
                 Some(a) if !a.is_null(row) => {
                     let list = a.as_list_opt::<i32>().ok_or_else(|| mistyped(file, "data_file.equality_ids", a.as_ref()))?.value(row);
-                    (0..list.len()).filter_map(|i| int(file, "data_file.equality_ids", list.as_ref(), i).transpose()).map(|v| v.and_then(|v| i32_of(file, "data_file.equality_ids", v))).collect::<Result<Vec<_>, _>>()?
+                    (0..list.len())
+                        .filter_map(|i| int(file, "data_file.equality_ids", list.as_ref(), i).transpose())
+                        .map(|v| v.and_then(|v| i32_of(file, "data_file.equality_ids", v)))
+                        .collect::<Result<Vec<_>, _>>()?
                 }
                 _ => Vec::new(),
             };
@@ -327,7 +351,10 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
                 referenced_data_file: opt("referenced_data_file").map(|a| text(file, "data_file.referenced_data_file", a.as_ref(), row)).transpose()?.flatten(),
                 first_row_id: opt("first_row_id").map(|a| int(file, "data_file.first_row_id", a.as_ref(), row)).transpose()?.flatten(),
                 content_offset: opt("content_offset").map(|a| int(file, "data_file.content_offset", a.as_ref(), row)).transpose()?.flatten(),
-                content_size_in_bytes: opt("content_size_in_bytes").map(|a| int(file, "data_file.content_size_in_bytes", a.as_ref(), row)).transpose()?.flatten(),
+                content_size_in_bytes: opt("content_size_in_bytes")
+                    .map(|a| int(file, "data_file.content_size_in_bytes", a.as_ref(), row))
+                    .transpose()?
+                    .flatten(),
             };
             let has_v3 = v3.referenced_data_file.is_some() || v3.first_row_id.is_some() || v3.content_offset.is_some() || v3.content_size_in_bytes.is_some();
             let tuple = names
@@ -351,7 +378,11 @@ pub fn entries(file: &str, bytes: &[u8]) -> Result<Vec<EntryRow>, DecodeError> {
                         file_size_in_bytes: req_int(file, "data_file.file_size_in_bytes", size.as_ref(), row)?,
                         equality_ids: equality_ids.into(),
                         metric_field_ids,
-                        sort_order_id: opt("sort_order_id").map(|a| int(file, "data_file.sort_order_id", a.as_ref(), row)).transpose()?.flatten().and_then(|v| i32::try_from(v).ok()),
+                        sort_order_id: opt("sort_order_id")
+                            .map(|a| int(file, "data_file.sort_order_id", a.as_ref(), row))
+                            .transpose()?
+                            .flatten()
+                            .and_then(|v| i32::try_from(v).ok()),
                         v3: has_v3.then(|| Box::new(v3)),
                     },
                 },

@@ -64,10 +64,15 @@ const MAX_RECENT_KEYS: usize = 8;
 
 fn shared_keys<K: AsRef<str>>(keys: &[K]) -> Arc<Keys> {
     RECENT_KEYS.with(|r| {
-        super::recent::shared(&mut r.borrow_mut(), MAX_RECENT_KEYS, |k| k.same(keys), || {
-            let (text, ends) = pack(keys);
-            Arc::new(Keys { text, ends })
-        })
+        super::recent::shared(
+            &mut r.borrow_mut(),
+            MAX_RECENT_KEYS,
+            |k| k.same(keys),
+            || {
+                let (text, ends) = pack(keys);
+                Arc::new(Keys { text, ends })
+            },
+        )
     })
 }
 

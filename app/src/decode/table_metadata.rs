@@ -115,7 +115,11 @@ impl TableMetadata {
                 .read_to_end(&mut out)
                 .map_err(|e| DecodeError::new(file, "", format!("gzip-compressed metadata cannot be inflated: {e}")))?;
             if out.len() as u64 > limit {
-                return Err(DecodeError::new(file, "", format!("gzip-compressed metadata inflates past {} MiB ({} bytes compressed)", limit >> 20, bytes.len())));
+                return Err(DecodeError::new(
+                    file,
+                    "",
+                    format!("gzip-compressed metadata inflates past {} MiB ({} bytes compressed)", limit >> 20, bytes.len()),
+                ));
             }
             out.into()
         } else {
@@ -202,13 +206,7 @@ impl Wire {
             _ => return Err(missing(file, "partition-specs", v)),
         };
         let default_spec_id = self.default_spec_id.unwrap_or(partition_specs[0].spec_id);
-        let snapshots = self
-            .snapshots
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| snapshot(file, i, v, s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let snapshots = self.snapshots.unwrap_or_default().into_iter().enumerate().map(|(i, s)| snapshot(file, i, v, s)).collect::<Result<Vec<_>, _>>()?;
         Ok(TableMetadata {
             format_version: v,
             table_uuid: self.table_uuid,

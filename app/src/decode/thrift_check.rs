@@ -51,7 +51,10 @@ impl Walk<'_> {
     }
 
     fn advance(&mut self, n: u64, what: &str) -> Result<(), String> {
-        let n = usize::try_from(n).ok().filter(|&n| n <= self.left()).ok_or_else(|| format!("{what} of {n} bytes at byte {} with {} left", self.pos, self.left()))?;
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.left())
+            .ok_or_else(|| format!("{what} of {n} bytes at byte {} with {} left", self.pos, self.left()))?;
         self.pos += n;
         Ok(())
     }
@@ -214,17 +217,8 @@ const COLUMN_META: &[(i16, Kind)] = &[
     (16, Struct(&[(1, I64), (2, List(6, &[])), (3, List(6, &[]))])),
     (17, Struct(&[(1, Struct(&[(1, Double), (2, Double), (3, Double), (4, Double), (5, Double), (6, Double), (7, Double), (8, Double)])), (2, List(5, &[]))])),
 ];
-const COLUMN_CHUNK: &[(i16, Kind)] = &[
-    (1, Binary),
-    (2, I64),
-    (3, Struct(COLUMN_META)),
-    (4, I64),
-    (5, I32),
-    (6, I64),
-    (7, I32),
-];
-const ROW_GROUP: &[(i16, Kind)] =
-    &[(1, List(12, COLUMN_CHUNK)), (2, I64), (3, I64), (4, List(12, &[(1, I32), (2, Bool), (3, Bool)])), (5, I64), (7, I16)];
+const COLUMN_CHUNK: &[(i16, Kind)] = &[(1, Binary), (2, I64), (3, Struct(COLUMN_META)), (4, I64), (5, I32), (6, I64), (7, I32)];
+const ROW_GROUP: &[(i16, Kind)] = &[(1, List(12, COLUMN_CHUNK)), (2, I64), (3, I64), (4, List(12, &[(1, I32), (2, Bool), (3, Bool)])), (5, I64), (7, I16)];
 const FILE_METADATA: &[(i16, Kind)] = &[
     (1, I32),
     (2, List(12, SCHEMA_ELEMENT)),
@@ -405,12 +399,22 @@ pub fn page_header(bytes: &[u8]) -> Result<PageHeader, String> {
             (5, 12) => {
                 let f = w.i32_fields()?;
                 let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
-                out.v1 = Some(DataPageV1 { num_values: at(1).unwrap_or(-1), encoding: at(2).unwrap_or(-1), def_encoding: at(3).unwrap_or(-1), rep_encoding: at(4).unwrap_or(-1) });
+                out.v1 = Some(DataPageV1 {
+                    num_values: at(1).unwrap_or(-1),
+                    encoding: at(2).unwrap_or(-1),
+                    def_encoding: at(3).unwrap_or(-1),
+                    rep_encoding: at(4).unwrap_or(-1),
+                });
             }
             (8, 12) => {
                 let f = w.i32_fields()?;
                 let at = |i: i64| f.iter().find(|(k, _)| *k == i).map(|(_, v)| *v);
-                out.v2 = Some(DataPageV2 { num_values: at(1).unwrap_or(-1), encoding: at(4).unwrap_or(-1), def_len: at(5).unwrap_or(-1), rep_len: at(6).unwrap_or(-1) });
+                out.v2 = Some(DataPageV2 {
+                    num_values: at(1).unwrap_or(-1),
+                    encoding: at(4).unwrap_or(-1),
+                    def_len: at(5).unwrap_or(-1),
+                    rep_len: at(6).unwrap_or(-1),
+                });
             }
             (_, ty) => w.value(ty, 1)?,
         }

@@ -56,7 +56,13 @@ pub async fn read_footer<F: Fetch>(files: &F, path: &str, manifest_size: Option<
 
 /// The footers of a snapshot's live Parquet files (data, position and equality deletes), six
 /// reads in flight. Deletion vectors live in Puffin files and have no footer to check.
-pub async fn read_footers<F: Fetch>(files: &F, history: &TableHistory, index: usize, progress: &mut dyn FnMut(usize, usize), cancel: &dyn Fn() -> bool) -> (Vec<FileFooter>, Fetched) {
+pub async fn read_footers<F: Fetch>(
+    files: &F,
+    history: &TableHistory,
+    index: usize,
+    progress: &mut dyn FnMut(usize, usize),
+    cancel: &dyn Fn() -> bool,
+) -> (Vec<FileFooter>, Fetched) {
     let live: Vec<LiveFile<'_>> = history.live_files(index).into_iter().filter(|f| f.file.file_format == FileFormat::Parquet).collect();
     let total = live.len();
     let mut fetched = Fetched::default();
@@ -116,7 +122,12 @@ pub struct ScanResult {
 }
 
 /// Reads the given columns of one Parquet file (footer, then only their chunks).
-async fn columns_of<F: Fetch>(files: &F, f: &LiveFile<'_>, wanted: &[(i32, &str)], fetched: &mut Fetched) -> Result<(Vec<Vec<ArrayRef>>, Vec<Option<usize>>), String> {
+async fn columns_of<F: Fetch>(
+    files: &F,
+    f: &LiveFile<'_>,
+    wanted: &[(i32, &str)],
+    fetched: &mut Fetched,
+) -> Result<(Vec<Vec<ArrayRef>>, Vec<Option<usize>>), String> {
     let path = &*f.file.file_path;
     let (footer, object_size) = read_footer(files, path, u64::try_from(f.file.file_size_in_bytes).ok(), fetched).await?;
     let size = object_size.or(u64::try_from(f.file.file_size_in_bytes).ok()).unwrap_or(0);
@@ -169,10 +180,15 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
         let path = &*d.file.file_path;
         if d.file.is_deletion_vector() {
             let v3 = d.file.v3.as_deref();
-            let (Some(offset), Some(len), Some(target)) = (v3.and_then(|v| v.content_offset), v3.and_then(|v| v.content_size_in_bytes), v3.and_then(|v| v.referenced_data_file.as_deref())) else {
+            let (Some(offset), Some(len), Some(target)) =
+                (v3.and_then(|v| v.content_offset), v3.and_then(|v| v.content_size_in_bytes), v3.and_then(|v| v.referenced_data_file.as_deref()))
+            else {
                 return Err(format!("{path}: a deletion vector entry without content_offset, content_size_in_bytes or referenced_data_file"));
             };
-            let (offset, len) = (u64::try_from(offset).map_err(|_| format!("{path}: field `content_offset`: {offset} is negative"))?, u64::try_from(len).map_err(|_| format!("{path}: field `content_size_in_bytes`: {len} is negative"))?);
+            let (offset, len) = (
+                u64::try_from(offset).map_err(|_| format!("{path}: field `content_offset`: {offset} is negative"))?,
+                u64::try_from(len).map_err(|_| format!("{path}: field `content_size_in_bytes`: {len} is negative"))?,
+            );
             let r = files.fetch_range(path, ByteRange::At { offset, len }).await.map_err(|e| e.to_string())?;
             result.fetched.add(r.transferred);
             result.fetched.files += 1;
@@ -181,7 +197,11 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
             }
             let vector = crate::decode::deletion_vector::deletion_vector(path, &r.bytes).map_err(|e| e.to_string())?;
             if vector.len() != d.file.record_count.max(0) as u64 {
-                return Err(format!("{path}: the vector at offset {offset} holds {} positions, its manifest entry's record_count says {}", vector.len(), d.file.record_count));
+                return Err(format!(
+                    "{path}: the vector at offset {offset} holds {} positions, its manifest entry's record_count says {}",
+                    vector.len(),
+                    d.file.record_count
+                ));
             }
             deleted.add_vector(d, target, vector);
         } else if d.file.content == DataContent::PositionDeletes {
@@ -245,7 +265,10 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
         let wanted_ref: Vec<(i32, &str)> = wanted.iter().map(|(i, n)| (*i, n.as_str())).collect();
         let (batches, found) = columns_of(files, f, &wanted_ref, &mut result.fetched).await?;
         if let Some(missing) = found.iter().zip(&wanted).find(|(f, _)| f.is_none()) {
-            return Err(format!("{path}: the file carries no column for field id {} (`{}`): it was written before the column existed", missing.1 .0, missing.1 .1));
+            return Err(format!(
+                "{path}: the file carries no column for field id {} (`{}`): it was written before the column existed",
+                missing.1 .0, missing.1 .1
+            ));
         }
         let positions = deleted.deleted_positions(path).cloned();
         let mut row_in_file: u64 = 0;

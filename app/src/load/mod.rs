@@ -5,16 +5,16 @@
 use std::fmt;
 
 use crate::decode::DecodeError;
-use crate::model::{Fault, GapKind, Need, TableHistory};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
+use crate::model::{Fault, GapKind, Need, TableHistory};
 use futures::stream::{self, StreamExt};
 
 use crate::source::{Fetch, SourceError};
 
 pub mod data_scan;
-pub mod spark_export;
 mod pump;
+pub mod spark_export;
 pub use pump::Pump;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -129,10 +129,7 @@ impl Loader {
             // its list states can tell, so a manifest of any other length is not the one listed.
             Need::Manifest { path, expected_bytes: Some(want) } if b.len() as u64 != *want => Err(Fault::new(
                 GapKind::Inconsistent,
-                format!(
-                    "{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names",
-                    b.len()
-                ),
+                format!("{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names", b.len()),
             )),
             _ => Ok(b),
         });
@@ -161,7 +158,9 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadat
     let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
     let top = candidates.iter().max_by_key(|p| (metadata_version(p), p.as_str())).cloned();
     let logged: std::collections::HashMap<String, i64> = match &top {
-        Some(t) if candidates.len() > 2 => files.fetch_range(t, ByteRange::Tail { len: TAIL_BYTES }).await.map(|r| logged_in_tail(&r.bytes)).unwrap_or_default().into_iter().collect(),
+        Some(t) if candidates.len() > 2 => {
+            files.fetch_range(t, ByteRange::Tail { len: TAIL_BYTES }).await.map(|r| logged_in_tail(&r.bytes)).unwrap_or_default().into_iter().collect()
+        }
         _ => Default::default(),
     };
     let heads = stream::iter(candidates)

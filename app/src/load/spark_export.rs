@@ -62,7 +62,13 @@ pub fn detect(index: &PathIndex) -> Option<ExportLayout> {
 }
 
 /// Every part of one exported table, decoded and concatenated; None when the export lacks it.
-async fn read_table<F: Fetch, T>(files: &F, layout: &ExportLayout, name: &str, stats: &mut ReadStats, decode: fn(&str, &[u8]) -> Result<Vec<T>, DecodeError>) -> Option<Result<Vec<T>, LoadError>> {
+async fn read_table<F: Fetch, T>(
+    files: &F,
+    layout: &ExportLayout,
+    name: &str,
+    stats: &mut ReadStats,
+    decode: fn(&str, &[u8]) -> Result<Vec<T>, DecodeError>,
+) -> Option<Result<Vec<T>, LoadError>> {
     let parts = layout.tables.get(name)?;
     let mut out = Vec::new();
     for p in parts {
@@ -86,7 +92,13 @@ async fn read_table<F: Fetch, T>(files: &F, layout: &ExportLayout, name: &str, s
 /// The metadata of a table known only from Spark's tables: snapshots with their summaries, the
 /// location the metadata log's paths sit under, the refs. Schemas and partition specs are not in
 /// Spark's tables: findings that need them say so.
-fn synthesized(snapshots: &[SnapshotRow], log: &[LogRow], refs: &[spark_tables::RefRow], current: Option<i64>, source: &str) -> Result<TableMetadata, LoadError> {
+fn synthesized(
+    snapshots: &[SnapshotRow],
+    log: &[LogRow],
+    refs: &[spark_tables::RefRow],
+    current: Option<i64>,
+    source: &str,
+) -> Result<TableMetadata, LoadError> {
     let latest = log.iter().max_by_key(|l| l.timestamp_ms);
     let location = latest.and_then(|l| l.file.rsplit_once("/metadata/").map(|(loc, _)| loc.to_string())).unwrap_or_default();
     // Sequence numbers are not in Spark's tables: commit order, ending at the log's latest.
@@ -113,7 +125,8 @@ fn synthesized(snapshots: &[SnapshotRow], log: &[LogRow], refs: &[spark_tables::
             j
         })
         .collect();
-    let refs: serde_json::Map<String, serde_json::Value> = refs.iter().map(|r| (r.name.clone(), serde_json::json!({"snapshot-id": r.snapshot_id, "type": r.kind.to_lowercase()}))).collect();
+    let refs: serde_json::Map<String, serde_json::Value> =
+        refs.iter().map(|r| (r.name.clone(), serde_json::json!({"snapshot-id": r.snapshot_id, "type": r.kind.to_lowercase()}))).collect();
     let current = current.or_else(|| refs.get("main").and_then(|m| m["snapshot-id"].as_i64()));
     let json = serde_json::json!({
         "format-version": 2,
@@ -145,7 +158,11 @@ impl Loader {
         let log = read_table(files, layout, "metadata_log_entries", &mut stats, spark_tables::metadata_log).await.transpose()?.unwrap_or_default();
         let newest = log.iter().max_by_key(|l| l.timestamp_ms).map(|l| l.file.rsplit('/').next().unwrap_or_default().to_string());
         // The copied metadata.json: the one Spark's log names newest, else the only one.
-        let copied = layout.metadata.iter().find(|p| newest.as_deref().is_some_and(|n| p.rsplit('/').next() == Some(n))).or(if layout.metadata.len() == 1 { layout.metadata.first() } else { None });
+        let copied = layout.metadata.iter().find(|p| newest.as_deref().is_some_and(|n| p.rsplit('/').next() == Some(n))).or(if layout.metadata.len() == 1 {
+            layout.metadata.first()
+        } else {
+            None
+        });
         let mut extra: Vec<Gap> = Vec::new();
         let snapshots = read_table(files, layout, "snapshots", &mut stats, spark_tables::snapshots).await.transpose()?.unwrap_or_default();
         let mut history = match copied {
@@ -182,7 +199,12 @@ impl Loader {
             extra.push(Gap {
                 file: copied.cloned().unwrap_or_default(),
                 kind: GapKind::Inconsistent,
-                message: format!("Spark's snapshots table has {} snapshots, this metadata.json {} ({} in only one of them): not the version Spark read", ids.len(), known.len(), ids.symmetric_difference(&known).count()),
+                message: format!(
+                    "Spark's snapshots table has {} snapshots, this metadata.json {} ({} in only one of them): not the version Spark read",
+                    ids.len(),
+                    known.len(),
+                    ids.symmetric_difference(&known).count()
+                ),
                 snapshot_ids: Vec::new(),
             });
         }
@@ -209,7 +231,12 @@ fn settle<T>(r: Option<Result<Vec<T>, LoadError>>, name: &str, layout: &ExportLa
             None
         }
         None => {
-            gaps.push(Gap { file: format!("{}{name}/", layout.root), kind: GapKind::Missing, message: format!("the export has no `{name}` table"), snapshot_ids: Vec::new() });
+            gaps.push(Gap {
+                file: format!("{}{name}/", layout.root),
+                kind: GapKind::Missing,
+                message: format!("the export has no `{name}` table"),
+                snapshot_ids: Vec::new(),
+            });
             None
         }
     }

@@ -1,6 +1,5 @@
 //! The keys Flink's Iceberg sink writes into every snapshot summary it commits.
 
-
 use serde::Serialize;
 
 pub const JOB_ID: &str = "flink.job-id";

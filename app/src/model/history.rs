@@ -304,7 +304,10 @@ pub(crate) enum ManifestSlot {
     Pending,
     /// With the lists that name it, for the gap's "needed by".
     Unavailable(Gap, Vec<String>),
-    Loaded { digest: Arc<ManifestDigest>, manifest: Option<Arc<Manifest>> },
+    Loaded {
+        digest: Arc<ManifestDigest>,
+        manifest: Option<Arc<Manifest>>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -512,9 +515,9 @@ impl TableHistory {
                 out.push(LiveFile {
                     file: &e.data_file,
                     added_snapshot_id: e.snapshot_id.or(m.added_snapshot_id),
-                    data_sequence_number: e.sequence_number.or(
-                        (e.status == ManifestStatus::Added && self.metadata.format_version >= 2).then_some(m.sequence_number),
-                    ),
+                    data_sequence_number: e
+                        .sequence_number
+                        .or((e.status == ManifestStatus::Added && self.metadata.format_version >= 2).then_some(m.sequence_number)),
                     partition_spec_id: manifest.partition_spec_id.unwrap_or(m.partition_spec_id),
                 });
             }
@@ -535,9 +538,7 @@ impl TableHistory {
     /// The current snapshot's index, or the last in commit order when none is marked current.
     pub fn current_index(&self) -> Option<usize> {
         let current = self.metadata.current_snapshot_id;
-        current
-            .and_then(|id| self.snapshots.iter().position(|s| s.snapshot.snapshot_id == id))
-            .or_else(|| self.snapshots.len().checked_sub(1))
+        current.and_then(|id| self.snapshots.iter().position(|s| s.snapshot.snapshot_id == id)).or_else(|| self.snapshots.len().checked_sub(1))
     }
 
     /// The data and delete files (DV Puffin files included) named by a live entry of any manifest
@@ -569,7 +570,8 @@ impl TableHistory {
         }
         let lists = self.lists.values().filter(|l| matches!(l, ListSlot::Unavailable(_))).count();
         let manifests = self.manifests.values().filter(|m| matches!(m, ManifestSlot::Unavailable(..) | ManifestSlot::Pending)).count();
-        (lists + manifests > 0).then(|| format!("{lists} manifest list(s) and {manifests} manifest(s) could not be read: a file only they name would pass for an orphan"))
+        (lists + manifests > 0)
+            .then(|| format!("{lists} manifest list(s) and {manifests} manifest(s) could not be read: a file only they name would pass for an orphan"))
     }
 
     /// Every file that could not be read, with the message and the snapshots that need it; the
@@ -644,7 +646,8 @@ pub(crate) enum NoCount {
 pub(crate) fn count_list(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Result<LiveCounts, NoCount> {
     let mut c = LiveCounts { manifests: list.len() as u64, ..LiveCounts::default() };
     for m in list {
-        let len = u64::try_from(m.manifest_length).map_err(|_| NoCount::Invalid(format!("manifest {}: manifest_length {} is negative", m.manifest_path, m.manifest_length)))?;
+        let len = u64::try_from(m.manifest_length)
+            .map_err(|_| NoCount::Invalid(format!("manifest {}: manifest_length {} is negative", m.manifest_path, m.manifest_length)))?;
         c.manifest_bytes = c.manifest_bytes.checked_add(len).ok_or_else(|| NoCount::Invalid("the manifests' lengths sum past 2^64".into()))?;
         let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { return Err(NoCount::Missing) };
         digest.counts.add_to(&mut c).ok_or_else(|| NoCount::Invalid(format!("its manifests' counts sum past 2^64 (at manifest {})", m.manifest_path)))?;

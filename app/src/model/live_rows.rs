@@ -81,7 +81,13 @@ impl DeleteIndex {
         }
         for (path, positions) in by_file {
             let applies = self.applies(delete, &path);
-            self.hits.push(DeleteHit { delete_file: delete.file.file_path.to_string(), kind: "position_deletes", data_file: path.clone(), rows: positions.len(), applies });
+            self.hits.push(DeleteHit {
+                delete_file: delete.file.file_path.to_string(),
+                kind: "position_deletes",
+                data_file: path.clone(),
+                rows: positions.len(),
+                applies,
+            });
             if applies {
                 *self.positions.entry(path).or_default() |= positions;
             }

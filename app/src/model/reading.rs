@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use crate::decode::{Manifest, ManifestContent, ManifestFile, ManifestList};
 
-use super::history::{count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Fault, Gap, GapKind, ListSlot, ManifestSlot, NoCount, TableHistory, Want};
+use super::history::{
+    count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Fault, Gap, GapKind, ListSlot, ManifestSlot, NoCount, TableHistory, Want,
+};
 
 /// How much of the history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,14 +316,23 @@ impl TableHistory {
         let decoded = decoded.and_then(|l| {
             let mut seen = std::collections::HashSet::new();
             if let Some(dup) = l.iter().find(|m| !seen.insert(same_object(&m.manifest_path))) {
-                return Err(Fault::new(GapKind::Inconsistent, format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path)));
+                return Err(Fault::new(
+                    GapKind::Inconsistent,
+                    format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path),
+                ));
             }
             let unknown = l.iter().enumerate().find_map(|(i, m)| if let crate::decode::ManifestContent::Unknown(v) = m.content { Some((i, v)) } else { None });
             if let Some((i, v)) = unknown {
-                return Err(Fault::new(GapKind::Decode, format!("{path}: manifest[{i}].content: unknown manifest content {v} (0 data, 1 deletes): which of its manifests hold data cannot be told")));
+                return Err(Fault::new(
+                    GapKind::Decode,
+                    format!("{path}: manifest[{i}].content: unknown manifest content {v} (0 data, 1 deletes): which of its manifests hold data cannot be told"),
+                ));
             }
             if let Some(neg) = l.iter().find(|m| m.manifest_length < 0) {
-                return Err(Fault::new(GapKind::Inconsistent, format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length)));
+                return Err(Fault::new(
+                    GapKind::Inconsistent,
+                    format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length),
+                ));
             }
             Ok(l)
         });
@@ -584,16 +595,9 @@ impl TableHistory {
             }
         }
         let all_entries: u64 = unread.iter().map(|u| u.1).fold(0, u64::saturating_add);
-        let (known_bytes, known_rows) = if probed_entries > 0 {
-            (probed_bytes, probed_entries)
-        } else {
-            (self.reading.list_bytes_read, self.reading.list_rows_read)
-        };
-        let list_bytes = if known_rows > 0 {
-            ((known_bytes as f64 / known_rows as f64) * all_entries as f64) as u64
-        } else {
-            all_entries.saturating_mul(100)
-        };
+        let (known_bytes, known_rows) =
+            if probed_entries > 0 { (probed_bytes, probed_entries) } else { (self.reading.list_bytes_read, self.reading.list_rows_read) };
+        let list_bytes = if known_rows > 0 { ((known_bytes as f64 / known_rows as f64) * all_entries as f64) as u64 } else { all_entries.saturating_mul(100) };
         let created: u64 = unread.iter().map(|u| u.2).fold(0, u64::saturating_add);
         let files = (unread.len() as u64).saturating_add(created);
         let bytes = list_bytes.saturating_add(created.saturating_mul(avg_manifest));

@@ -55,11 +55,21 @@ impl TableHistory {
         let mut counted = 0;
         for (id, sums) in per {
             let Some(i) = self.index_of_avro_id(id) else {
-                gaps.push(Gap { file: source.to_string(), kind: GapKind::Inconsistent, message: format!("all_manifests counts snapshot {id}, which the metadata does not have: Spark read another version of the table"), snapshot_ids: Vec::new() });
+                gaps.push(Gap {
+                    file: source.to_string(),
+                    kind: GapKind::Inconsistent,
+                    message: format!("all_manifests counts snapshot {id}, which the metadata does not have: Spark read another version of the table"),
+                    snapshot_ids: Vec::new(),
+                });
                 continue;
             };
             let Some((manifests, bytes, data, deletes)) = sums else {
-                gaps.push(Gap { file: source.to_string(), kind: GapKind::Inconsistent, message: format!("all_manifests of snapshot {id}: a negative count, an unknown content or a sum past 2^64"), snapshot_ids: vec![self.snapshots[i].snapshot.snapshot_id] });
+                gaps.push(Gap {
+                    file: source.to_string(),
+                    kind: GapKind::Inconsistent,
+                    message: format!("all_manifests of snapshot {id}: a negative count, an unknown content or a sum past 2^64"),
+                    snapshot_ids: vec![self.snapshots[i].snapshot.snapshot_id],
+                });
                 continue;
             };
             counted += 1;
@@ -78,7 +88,14 @@ impl TableHistory {
         if counted > 0 {
             for i in 0..self.snapshots.len() {
                 if self.snapshots[i].listed.is_none() && self.snapshots[i].summary.unpack().data_files == Some(0) {
-                    self.snapshots[i].listed = Some(Box::new(Totals { manifests: Some(0), manifest_bytes: Some(0), data_files: Some(0), delete_files: Some(0), source: Some(CountSource::ManifestList), ..Totals::default() }));
+                    self.snapshots[i].listed = Some(Box::new(Totals {
+                        manifests: Some(0),
+                        manifest_bytes: Some(0),
+                        data_files: Some(0),
+                        delete_files: Some(0),
+                        source: Some(CountSource::ManifestList),
+                        ..Totals::default()
+                    }));
                 }
             }
         }
@@ -98,11 +115,18 @@ impl TableHistory {
                     if d.counts.add_to(&mut c).is_some() && bytes.is_some() {
                         self.snapshots[cur].counted = Some(Box::new(c));
                     } else {
-                        gaps.push(Gap { file: source.to_string(), kind: GapKind::Inconsistent, message: "entries of the current snapshot: its counts sum past 2^64 or a manifest length is negative".into(), snapshot_ids: vec![self.snapshots[cur].snapshot.snapshot_id] });
+                        gaps.push(Gap {
+                            file: source.to_string(),
+                            kind: GapKind::Inconsistent,
+                            message: "entries of the current snapshot: its counts sum past 2^64 or a manifest length is negative".into(),
+                            snapshot_ids: vec![self.snapshots[cur].snapshot.snapshot_id],
+                        });
                     }
                     self.written.merge(written);
                 }
-                Err(m) => gaps.push(Gap { file: source.to_string(), kind: GapKind::Decode, message: m, snapshot_ids: vec![self.snapshots[cur].snapshot.snapshot_id] }),
+                Err(m) => {
+                    gaps.push(Gap { file: source.to_string(), kind: GapKind::Decode, message: m, snapshot_ids: vec![self.snapshots[cur].snapshot.snapshot_id] })
+                }
             }
             for (e, _) in entries.iter().filter(|(e, _)| e.status.is_live()) {
                 self.referenced.insert(e.data_file.file_path.clone());
@@ -135,7 +159,12 @@ impl TableHistory {
             x.entries
                 .iter()
                 .filter(|(e, _)| e.status.is_live())
-                .map(|(e, spec)| LiveFile { file: &e.data_file, added_snapshot_id: e.snapshot_id, data_sequence_number: e.sequence_number, partition_spec_id: *spec })
+                .map(|(e, spec)| LiveFile {
+                    file: &e.data_file,
+                    added_snapshot_id: e.snapshot_id,
+                    data_sequence_number: e.sequence_number,
+                    partition_spec_id: *spec,
+                })
                 .collect(),
         )
     }

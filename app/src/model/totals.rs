@@ -2,7 +2,6 @@
 //! manifest list's counts (exact, delete kinds not split), or the totals its writer put in the
 //! snapshot summary (stated, not checked). Numbers from files are checked: an overflow is unknown.
 
-
 use serde::Serialize;
 
 /// Where a snapshot's numbers come from, weakest first.
@@ -167,9 +166,7 @@ impl Totals {
     /// Delete files a full scan opens beside the data files; deletion vectors count once each here
     /// (see the delete-debt finding for the Puffin files they share).
     pub fn deletes(&self) -> Option<u64> {
-        self.delete_files.or_else(|| {
-            self.position_delete_files?.checked_add(self.equality_delete_files?)?.checked_add(self.deletion_vectors?)
-        })
+        self.delete_files.or_else(|| self.position_delete_files?.checked_add(self.equality_delete_files?)?.checked_add(self.deletion_vectors?))
     }
 
     /// Fields of `self` left unknown are taken from `weaker`, which never overrides.
@@ -177,7 +174,19 @@ impl Totals {
         macro_rules! fill {
             ($($f:ident),*) => { $( if self.$f.is_none() { self.$f = weaker.$f; } )* };
         }
-        fill!(manifests, manifest_bytes, data_files, delete_files, position_delete_files, equality_delete_files, deletion_vectors, records, position_deletes, equality_deletes, files_size);
+        fill!(
+            manifests,
+            manifest_bytes,
+            data_files,
+            delete_files,
+            position_delete_files,
+            equality_delete_files,
+            deletion_vectors,
+            records,
+            position_deletes,
+            equality_deletes,
+            files_size
+        );
         if self.source.is_none() {
             self.source = weaker.source;
         }

@@ -8,10 +8,18 @@ use super::resolve::PathIndex;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SourceError {
     /// No available file matches the path the metadata names.
-    NotFound { reference: String },
-    Io { path: String, message: String },
+    NotFound {
+        reference: String,
+    },
+    Io {
+        path: String,
+        message: String,
+    },
     /// A request that failed, with what kind of failure it was (status, CORS, unreachable).
-    Http { path: String, error: super::http::HttpError },
+    Http {
+        path: String,
+        error: super::http::HttpError,
+    },
 }
 
 impl fmt::Display for SourceError {
@@ -23,7 +31,11 @@ impl fmt::Display for SourceError {
             SourceError::Io { path, message } => write!(f, "{path}: {message}"),
             SourceError::Http { path, error } => {
                 let message = error.to_string();
-                if message.starts_with(path.as_str()) { write!(f, "{message}") } else { write!(f, "{path}: {message}") }
+                if message.starts_with(path.as_str()) {
+                    write!(f, "{message}")
+                } else {
+                    write!(f, "{path}: {message}")
+                }
             }
         }
     }
@@ -66,10 +78,7 @@ pub trait FileSet {
 
     /// Bytes of the file a metadata reference points at, with the path it resolved to.
     fn read_reference(&self, reference: &str) -> Result<(String, Vec<u8>), SourceError> {
-        let path = self
-            .resolve(reference)
-            .ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?
-            .to_string();
+        let path = self.resolve(reference).ok_or_else(|| SourceError::NotFound { reference: reference.to_string() })?.to_string();
         let bytes = self.read_path(&path)?;
         Ok((path, bytes))
     }

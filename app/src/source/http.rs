@@ -17,11 +17,7 @@ impl Request {
     }
 
     pub fn post_form(url: impl Into<String>, form: &[(&str, &str)]) -> Request {
-        let body: String = form
-            .iter()
-            .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
-            .collect::<Vec<_>>()
-            .join("&");
+        let body: String = form.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect::<Vec<_>>().join("&");
         Request {
             method: "POST",
             url: url.into(),
@@ -113,13 +109,19 @@ fn redirect_target(base: &str, location: &str) -> String {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            HttpErrorKind::Status(s) => write!(f, "{}: HTTP {s} {}{}", self.url, reason(*s), if self.message.is_empty() { String::new() } else { format!(": {}", self.message) }),
+            HttpErrorKind::Status(s) => {
+                write!(f, "{}: HTTP {s} {}{}", self.url, reason(*s), if self.message.is_empty() { String::new() } else { format!(": {}", self.message) })
+            }
             HttpErrorKind::Unreachable => write!(f, "{}: connection refused or host not found ({})", self.url, self.message),
             HttpErrorKind::Cors => write!(f, "{}: {}", self.url, self.message),
             HttpErrorKind::Redirect(s) => {
                 let status = s.map(|s| format!("HTTP {s} ")).unwrap_or_default();
                 let to = if self.message.is_empty() { String::new() } else { format!(" to {}", self.message) };
-                write!(f, "{}: {status}redirect{to}; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)", self.url)
+                write!(
+                    f,
+                    "{}: {status}redirect{to}; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)",
+                    self.url
+                )
             }
             HttpErrorKind::Malformed => write!(f, "{}: malformed response: {}", self.url, self.message),
             HttpErrorKind::Other => write!(f, "{}: {}", self.url, self.message),
@@ -199,14 +201,23 @@ mod tests {
         assert_eq!(HttpError::redirect("http://h:1", Some(301), Some("z")).message, "http://h:1/z");
         assert_eq!(to(&format!("http://h/{}", "a".repeat(400))).chars().count(), 301);
         let shown = HttpError::redirect(base, None, None).to_string();
-        assert_eq!(shown, format!("{base}: redirect; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)"));
+        assert_eq!(
+            shown,
+            format!("{base}: redirect; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)")
+        );
         assert!(HttpError::redirect(base, Some(307), Some("http://o/p")).to_string().contains(": HTTP 307 redirect to http://o/p; not followed"));
     }
 
     #[test]
     fn server_messages_are_read_from_rest_and_s3_errors() {
-        assert_eq!(server_message(br#"{"error":{"message":"Table does not exist: ns.t","type":"NoSuchTableException","code":404}}"#), "NoSuchTableException: Table does not exist: ns.t");
-        assert_eq!(server_message(b"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>"), "AccessDenied: Access Denied.");
+        assert_eq!(
+            server_message(br#"{"error":{"message":"Table does not exist: ns.t","type":"NoSuchTableException","code":404}}"#),
+            "NoSuchTableException: Table does not exist: ns.t"
+        );
+        assert_eq!(
+            server_message(b"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>"),
+            "AccessDenied: Access Denied."
+        );
         assert_eq!(origin("http://127.0.0.1:8181/v1/config?warehouse=w"), "http://127.0.0.1:8181");
         assert_eq!(encode("a b/ü"), "a%20b%2F%C3%BC");
     }

@@ -30,10 +30,7 @@ pub fn candidates(index: &PathIndex) -> Option<(String, Vec<String>)> {
     let all: Vec<&str> = index.paths().filter(|p| is_metadata_file(p)).collect();
     let dir_of = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
     let in_metadata = |d: &str| d == "metadata" || d.ends_with("/metadata");
-    let dir = all
-        .iter()
-        .map(|p| dir_of(p))
-        .min_by_key(|d| (!in_metadata(d), d.matches('/').count(), d.clone()))?;
+    let dir = all.iter().map(|p| dir_of(p)).min_by_key(|d| (!in_metadata(d), d.matches('/').count(), d.clone()))?;
     let files = all.into_iter().filter(|p| dir_of(p) == dir).map(str::to_string).collect();
     Some((dir, files))
 }

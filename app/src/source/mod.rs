@@ -5,16 +5,16 @@
 pub mod fetch;
 pub mod files;
 pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod local;
 pub mod metadata_pick;
 pub mod object_read;
 pub mod range;
+pub mod remote;
 pub mod resolve;
 pub mod rest_catalog;
 pub mod s3;
 pub mod s3_list;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod local;
-pub mod remote;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 

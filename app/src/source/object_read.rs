@@ -23,7 +23,10 @@ pub struct ObjectAccess {
 pub enum Plan {
     Get(Request),
     /// Send `sign` to the catalog, apply its answer to `unsigned` (`s3::apply_remote_signature`).
-    RemoteSign { unsigned: Request, sign: Request },
+    RemoteSign {
+        unsigned: Request,
+        sign: Request,
+    },
 }
 
 impl ObjectAccess {

@@ -177,7 +177,9 @@ impl<T: Transport> Fetch for RemoteFiles<T> {
     /// with the whole file, which is cut to the range and counted in full (`RangeRead::transferred`).
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
         match self.ranged(reference, range).await {
-            Err(SourceError::Http { error, .. }) if error.kind == HttpErrorKind::Status(403) && self.refresh_credentials().await => self.ranged(reference, range).await,
+            Err(SourceError::Http { error, .. }) if error.kind == HttpErrorKind::Status(403) && self.refresh_credentials().await => {
+                self.ranged(reference, range).await
+            }
             other => other,
         }
     }

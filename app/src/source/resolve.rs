@@ -169,11 +169,7 @@ mod tests {
 
     #[test]
     fn longest_suffix_wins_over_same_file_name() {
-        let index = PathIndex::new([
-            "a/metadata/snap-1.avro".to_string(),
-            "t/metadata/snap-1.avro".to_string(),
-            "t/metadata/m0.avro".to_string(),
-        ]);
+        let index = PathIndex::new(["a/metadata/snap-1.avro".to_string(), "t/metadata/snap-1.avro".to_string(), "t/metadata/m0.avro".to_string()]);
         assert_eq!(index.resolve("s3://bucket/wh/db/t/metadata/snap-1.avro"), Some("t/metadata/snap-1.avro"));
         assert_eq!(index.resolve("file:///tmp/x/t/metadata/m0.avro"), Some("t/metadata/m0.avro"));
         assert_eq!(index.resolve("metadata/other.avro"), None);

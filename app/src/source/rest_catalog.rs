@@ -16,9 +16,20 @@ pub enum CatalogAuth {
     Bearer(String),
     /// OAuth2 client credentials (`id:secret`), at the catalog's `/v1/oauth/tokens` unless a token
     /// endpoint is given.
-    OAuth2 { client_id: String, client_secret: String, server_uri: Option<String>, scope: Option<String> },
+    OAuth2 {
+        client_id: String,
+        client_secret: String,
+        server_uri: Option<String>,
+        scope: Option<String>,
+    },
     /// AWS SigV4 on every catalog request (Glue, S3 Tables).
-    SigV4 { region: String, signing_name: String, access_key_id: String, secret_access_key: String, session_token: Option<String> },
+    SigV4 {
+        region: String,
+        signing_name: String,
+        access_key_id: String,
+        secret_access_key: String,
+        session_token: Option<String>,
+    },
 }
 
 impl std::fmt::Debug for CatalogAuth {
@@ -259,8 +270,11 @@ pub fn split_identifier(ident: &str) -> Option<(Vec<String>, String)> {
 fn authorize(req: Request, token: Option<&str>, auth: &CatalogAuth, now_ms: u64) -> Result<Request, HttpError> {
     match (auth, token) {
         (CatalogAuth::SigV4 { region, signing_name, access_key_id, secret_access_key, session_token }, _) => {
-            sign_request(req.clone(), access_key_id, secret_access_key, session_token.as_deref(), region, signing_name, now_ms)
-                .map_err(|m| HttpError { url: req.url.clone(), kind: HttpErrorKind::Other, message: m })
+            sign_request(req.clone(), access_key_id, secret_access_key, session_token.as_deref(), region, signing_name, now_ms).map_err(|m| HttpError {
+                url: req.url.clone(),
+                kind: HttpErrorKind::Other,
+                message: m,
+            })
         }
         (CatalogAuth::Bearer(t), _) => Ok(req.header("Authorization", format!("Bearer {t}"))),
         (_, Some(t)) => Ok(req.header("Authorization", format!("Bearer {t}"))),
@@ -291,38 +305,15 @@ pub fn props_for(reference: &str, user: &Props, table_config: &Props, storage: &
     p
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn longest_vended_prefix_wins_over_config_over_user() {
-        let user = Props::from([("s3.access-key-id".into(), "user".into()), ("s3.endpoint".into(), "http://typed".into())]);
-        let config = Props::from([("s3.endpoint".into(), "http://vended".into())]);
-        let storage = vec![
-            StorageCredential { prefix: "s3://wh/".into(), config: Props::from([("s3.access-key-id".into(), "wide".into())]) },
-            StorageCredential { prefix: "s3://wh/ns/t".into(), config: Props::from([("s3.access-key-id".into(), "narrow".into())]) },
-        ];
-        let p = props_for("s3a://wh/ns/t/metadata/m.avro", &user, &config, &storage);
-        assert_eq!(p["s3.access-key-id"], "narrow");
-        assert_eq!(p["s3.endpoint"], "http://vended");
-        assert_eq!(props_for("s3://other/x", &user, &Props::new(), &storage)["s3.access-key-id"], "user");
-    }
-
-    #[test]
-    fn identifiers_and_namespaces_encode_like_the_spec() {
-        assert_eq!(split_identifier("a.b.t"), Some((vec!["a".into(), "b".into()], "t".into())));
-        assert_eq!(split_identifier("t"), None);
-        let s = Session { uri: "http://c".into(), prefix: "wh".into(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
-        assert_eq!(s.load_table_request(&["a".into(), "b c".into()], "t", 0).unwrap().url, "http://c/v1/wh/namespaces/a%1Fb%20c/tables/t");
-    }
-}
-
 /// A property value fit to show: secrets (keys, tokens, passwords) are replaced by their length.
 pub fn masked(key: &str, value: &str) -> String {
     let k = key.to_ascii_lowercase();
     let secret = ["secret", "token", "password", "credential", "signature"].iter().any(|s| k.contains(s));
-    if secret { format!("•••••• ({} characters)", value.chars().count()) } else { value.to_string() }
+    if secret {
+        format!("•••••• ({} characters)", value.chars().count())
+    } else {
+        value.to_string()
+    }
 }
 
 /// Walks every namespace (following `parent` for nested ones) and every page of tables, one request
@@ -396,5 +387,32 @@ impl Lister {
             None => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_vended_prefix_wins_over_config_over_user() {
+        let user = Props::from([("s3.access-key-id".into(), "user".into()), ("s3.endpoint".into(), "http://typed".into())]);
+        let config = Props::from([("s3.endpoint".into(), "http://vended".into())]);
+        let storage = vec![
+            StorageCredential { prefix: "s3://wh/".into(), config: Props::from([("s3.access-key-id".into(), "wide".into())]) },
+            StorageCredential { prefix: "s3://wh/ns/t".into(), config: Props::from([("s3.access-key-id".into(), "narrow".into())]) },
+        ];
+        let p = props_for("s3a://wh/ns/t/metadata/m.avro", &user, &config, &storage);
+        assert_eq!(p["s3.access-key-id"], "narrow");
+        assert_eq!(p["s3.endpoint"], "http://vended");
+        assert_eq!(props_for("s3://other/x", &user, &Props::new(), &storage)["s3.access-key-id"], "user");
+    }
+
+    #[test]
+    fn identifiers_and_namespaces_encode_like_the_spec() {
+        assert_eq!(split_identifier("a.b.t"), Some((vec!["a".into(), "b".into()], "t".into())));
+        assert_eq!(split_identifier("t"), None);
+        let s = Session { uri: "http://c".into(), prefix: "wh".into(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
+        assert_eq!(s.load_table_request(&["a".into(), "b c".into()], "t", 0).unwrap().url, "http://c/v1/wh/namespaces/a%1Fb%20c/tables/t");
     }
 }

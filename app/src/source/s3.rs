@@ -3,9 +3,9 @@
 //! catalog vends and what a person types mean the same.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, UNIX_EPOCH};
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::SystemTime;
+use std::time::{Duration, UNIX_EPOCH};
 
 use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{sign, PayloadChecksumKind, SignableBody, SignableRequest, SigningSettings};
@@ -97,7 +97,15 @@ fn has_dns_name(endpoint: &str) -> bool {
 }
 
 /// SigV4 with the AWS SDK's own signer (aws-sigv4): headers are added to the request.
-pub fn sign_request(mut req: Request, access_key: &str, secret_key: &str, session_token: Option<&str>, region: &str, service: &str, now_ms: u64) -> Result<Request, String> {
+pub fn sign_request(
+    mut req: Request,
+    access_key: &str,
+    secret_key: &str,
+    session_token: Option<&str>,
+    region: &str,
+    service: &str,
+    now_ms: u64,
+) -> Result<Request, String> {
     let identity = Credentials::new(access_key, secret_key, session_token.map(str::to_string), None, "icescope").into();
     let mut settings = SigningSettings::default();
     if service == "s3" {
@@ -132,8 +140,7 @@ pub fn sign_request(mut req: Request, access_key: &str, secret_key: &str, sessio
 
 /// Iceberg's remote signing: the catalog signs a request it describes (`POST …/v1/aws/s3/sign`).
 pub fn remote_sign_request(signer_url: &str, region: &str, req: &Request) -> Request {
-    let headers: serde_json::Map<String, serde_json::Value> =
-        req.headers.iter().map(|(k, v)| (k.clone(), serde_json::json!([v]))).collect();
+    let headers: serde_json::Map<String, serde_json::Value> = req.headers.iter().map(|(k, v)| (k.clone(), serde_json::json!([v]))).collect();
     Request::post_json(signer_url, &serde_json::json!({"method": req.method, "region": region, "uri": req.url, "headers": headers}))
 }
 
@@ -177,7 +184,8 @@ mod tests {
 
     #[test]
     fn object_urls_follow_the_addressing_style() {
-        let mut c = S3Config::from_props(&Props::from([("s3.endpoint".into(), "http://127.0.0.1:8333/".into()), ("s3.path-style-access".into(), "true".into())]));
+        let mut c =
+            S3Config::from_props(&Props::from([("s3.endpoint".into(), "http://127.0.0.1:8333/".into()), ("s3.path-style-access".into(), "true".into())]));
         assert_eq!(c.object_url("wh", "ns/t/metadata/v1.metadata.json").unwrap(), "http://127.0.0.1:8333/wh/ns/t/metadata/v1.metadata.json");
         c.path_style = false;
         assert_eq!(c.object_url("wh", "a b").unwrap(), "http://127.0.0.1:8333/wh/a%20b", "an IP cannot take a bucket subdomain");

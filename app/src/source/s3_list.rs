@@ -41,7 +41,9 @@ impl S3Config {
         q.push(format!("prefix={}", encode(prefix)));
         let url = format!("{base}?{}", q.join("&"));
         match (&self.access_key_id, &self.secret_access_key) {
-            (Some(ak), Some(sk)) => sign_request(Request::get(url), ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms),
+            (Some(ak), Some(sk)) => {
+                sign_request(Request::get(url), ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms)
+            }
             _ => Ok(Request::get(url)),
         }
     }
@@ -79,7 +81,9 @@ fn root_name(text: &str) -> Option<String> {
     let mut reader = quick_xml::Reader::from_str(text);
     loop {
         match reader.read_event().ok()? {
-            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => return Some(String::from_utf8_lossy(e.local_name().as_ref()).into_owned()),
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                return Some(String::from_utf8_lossy(e.local_name().as_ref()).into_owned())
+            }
             quick_xml::events::Event::Eof => return None,
             _ => {}
         }
@@ -143,7 +147,10 @@ mod tests {
 <Contents><Key>t/b</Key><Size>x</Size></Contents>
 <IsTruncated>false</IsTruncated></ListBucketResult>"#;
         let page = parse_list(xml).unwrap();
-        assert_eq!(page.objects[0], ListedObject { key: "t/a&b<cAB<IsTruncated>true</IsTruncated>".into(), size: Some(7), modified_ms: Some(1_796_146_205_123) });
+        assert_eq!(
+            page.objects[0],
+            ListedObject { key: "t/a&b<cAB<IsTruncated>true</IsTruncated>".into(), size: Some(7), modified_ms: Some(1_796_146_205_123) }
+        );
         assert_eq!(page.objects[1], ListedObject { key: "t/b".into(), size: None, modified_ms: None });
         assert!(!page.truncated);
         assert!(parse_list(b"<ListBucketResult><Contents><Key>t/a</Key>").unwrap_err().starts_with("ListObjectsV2: "));

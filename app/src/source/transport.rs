@@ -51,11 +51,6 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
     }
     let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();
-    response
-        .into_body()
-        .into_reader()
-        .take(MAX_BODY)
-        .read_to_end(&mut body)
-        .map_err(|e| err(HttpErrorKind::Other, &e))?;
+    response.into_body().into_reader().take(MAX_BODY).read_to_end(&mut body).map_err(|e| err(HttpErrorKind::Other, &e))?;
     Ok(Response { status, body, content_range })
 }

@@ -1,6 +1,6 @@
 //! view: what a person sees — plotters charts (any backend) and, in the browser, Leptos components.
 //! Reads analysis results and the model; nothing imports view.
 
-pub mod chart;
 #[cfg(target_arch = "wasm32")]
 pub mod app;
+pub mod chart;

@@ -4,7 +4,9 @@
 //! table values (job ids, operations, paths, summaries) are whatever a writer put there, and
 //! `=HYPERLINK(…)` in a job id must not become a live formula in the reader's spreadsheet. The
 //! price: such a value reads back with the `'` in front. Numbers are ours and never guarded
-//! (a negative count is a number, not a formula).
+//! (a negative count is a number, not a formula). Written here rather than with the `csv` crate,
+//! whose quoting is chosen per writer, not per cell: text must always be quoted and a missing value
+//! never, or an empty string and no value would read back the same.
 
 use super::table::{Table, Values};
 use crate::model::time::rfc3339_ms;
@@ -31,11 +33,10 @@ fn cell(values: &Values, row: usize) -> String {
         Values::TimestampMs(v) => v.get(row).copied().flatten().map(rfc3339_ms).unwrap_or_default(),
         Values::Text(v) => v.get(row).and_then(|x| x.as_deref()).map(|s| quote(&guard_formula(s))).unwrap_or_default(),
         // JSON arrays: unambiguous whatever the ids hold. Text inside is still guarded as a whole cell.
-        Values::IntList(v) => v.get(row).map(|ids| quote(&format!("[{}]", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")))).unwrap_or_default(),
-        Values::TextList(v) => v
-            .get(row)
-            .map(|s| quote(&guard_formula(&serde_json::to_string(s).unwrap_or_else(|_| "[]".into()))))
-            .unwrap_or_default(),
+        Values::IntList(v) => {
+            v.get(row).map(|ids| quote(&format!("[{}]", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")))).unwrap_or_default()
+        }
+        Values::TextList(v) => v.get(row).map(|s| quote(&guard_formula(&serde_json::to_string(s).unwrap_or_else(|_| "[]".into())))).unwrap_or_default(),
     }
 }
 
@@ -58,7 +59,9 @@ mod tests {
 
     #[test]
     fn hostile_text_stays_in_its_cell_and_never_runs() {
-        let t = Table::new("t", 4).col("v", Values::Text(vec![Some("=cmd|' /C calc'!A0".into()), Some("a \"q\",\nb".into()), Some("-1".into()), None])).col("n", Values::Int(vec![Some(-1), Some(2), None, Some(i128::from(u64::MAX))]));
+        let t = Table::new("t", 4)
+            .col("v", Values::Text(vec![Some("=cmd|' /C calc'!A0".into()), Some("a \"q\",\nb".into()), Some("-1".into()), None]))
+            .col("n", Values::Int(vec![Some(-1), Some(2), None, Some(i128::from(u64::MAX))]));
         assert_eq!(csv(&t), "\"v\",\"n\"\n\"'=cmd|' /C calc'!A0\",-1\n\"a \"\"q\"\",\nb\",2\n\"'-1\",\n,18446744073709551615\n");
     }
 }

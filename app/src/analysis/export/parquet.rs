@@ -87,7 +87,9 @@ mod tests {
 
     #[test]
     fn integers_are_int64_until_one_does_not_fit_then_exact_text() {
-        let t = Table::new("ints", 2).col("fits", Values::Int(vec![Some(i128::from(i64::MIN)), None])).col("wide", Values::Int(vec![Some(i128::from(u64::MAX)), Some(1)]));
+        let t = Table::new("ints", 2)
+            .col("fits", Values::Int(vec![Some(i128::from(i64::MIN)), None]))
+            .col("wide", Values::Int(vec![Some(i128::from(u64::MAX)), Some(1)]));
         let b = read_back(&t);
         let fits = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
         assert_eq!((fits.value(0), fits.is_null(1)), (i64::MIN, true));

@@ -73,9 +73,9 @@ fn holes(cx: &Context<'_>, j: &JobSpan) -> Vec<(Hole, [usize; 2])> {
         .into_iter()
         .filter_map(|(a, b, gap_ms)| {
             let d = cp(b).checked_sub(cp(a))?;
-            (2..=crate::analysis::jobs::MAX_HOLE).contains(&d).then(|| {
-                (Hole { from: cp(a) + 1, to: cp(b) - 1, gap_ms, expected_ms: per_id.map(|p| p.saturating_mul(d)) }, [a, b])
-            })
+            (2..=crate::analysis::jobs::MAX_HOLE)
+                .contains(&d)
+                .then(|| (Hole { from: cp(a) + 1, to: cp(b) - 1, gap_ms, expected_ms: per_id.map(|p| p.saturating_mul(d)) }, [a, b]))
         })
         .collect()
 }
@@ -134,7 +134,8 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                     schedule,
                 ),
                 action: if paused.is_empty() {
-                    "Nothing, unless the checkpoint history shows failures: a savepoint or a declined checkpoint loses no rows and leaves no files behind.".into()
+                    "Nothing, unless the checkpoint history shows failures: a savepoint or a declined checkpoint loses no rows and leaves no files behind."
+                        .into()
                 } else {
                     "Nothing is lost (the rows re-commit after the restore), but the files written before the failure are \
                      orphans: schedule remove_orphan_files past the longest recovery."

@@ -18,9 +18,7 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
             _ => break,
         }
     }
-    let grew = (since + 1..=cur)
-        .filter(|&i| matches!((h.totals(i - 1).deletes(), h.totals(i).deletes()), (Some(a), Some(b)) if b > a))
-        .count();
+    let grew = (since + 1..=cur).filter(|&i| matches!((h.totals(i - 1).deletes(), h.totals(i).deletes()), (Some(a), Some(b)) if b > a)).count();
     let commits = cur - since + 1;
     // Deletion vectors are blobs inside Puffin files, several to a file: a scan opens the Puffin
     // files, not one file per vector.
@@ -65,10 +63,7 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
              rewrite applies deletes of every kind, but without remove-dangling-deletes the deletes it applied stay in the table.",
             if cx.streaming() { "every N checkpoints" } else { "after the batches that delete" }
         ),
-        statement: cx.table.statement(
-            "rewrite_data_files",
-            Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into()),
-        ),
+        statement: cx.table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into())),
     }]
 }
 

@@ -69,12 +69,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         in_time_partitions += 1;
         newest = Some(newest.map_or(value.0, |n| n.max(value.0)));
         if f.file.record_count == 1 {
-            one_row.push(TimeFile {
-                start_ms: value.0,
-                width_ms: value.1,
-                added_index: f.added_snapshot_id.and_then(|id| h.index_of_avro_id(id)),
-                field,
-            });
+            one_row.push(TimeFile { start_ms: value.0, width_ms: value.1, added_index: f.added_snapshot_id.and_then(|id| h.index_of_avro_id(id)), field });
         }
     }
     let newest = newest.unwrap_or(0);
@@ -103,7 +98,12 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         severity: Severity::Warning,
         title: format!("{} one-row files in {} old partitions (late data)", late.len(), partitions.len()),
         snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: snapshot_idx.iter().filter_map(|&i| h.snapshots[i].flink.as_ref().map(|f| f.job_id.to_string())).collect::<std::collections::BTreeSet<_>>().into_iter().collect(),
+        job_ids: snapshot_idx
+            .iter()
+            .filter_map(|&i| h.snapshots[i].flink.as_ref().map(|f| f.job_id.to_string()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
         evidence: format!(
             "{} live one-row files sit in partitions older than the window their commit was filling: {}. The latest \
              arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \

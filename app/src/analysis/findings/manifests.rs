@@ -26,12 +26,7 @@ impl MergePolicy {
     fn describe(&self) -> String {
         let src = |stated: bool| if stated { "table property" } else { "Iceberg's default" };
         if self.enabled {
-            format!(
-                "commit.manifest-merge.enabled true ({}), min-count-to-merge {} ({})",
-                src(self.stated.0),
-                self.min_count,
-                src(self.stated.1)
-            )
+            format!("commit.manifest-merge.enabled true ({}), min-count-to-merge {} ({})", src(self.stated.0), self.min_count, src(self.stated.1))
         } else {
             format!("commit.manifest-merge.enabled false ({})", src(self.stated.0))
         }

@@ -70,15 +70,14 @@ impl TableRef {
 
     /// Why no statement is printed for this table, if none is.
     pub fn refusal(&self) -> Option<String> {
-        self.literal().is_none().then(|| {
-            crate::analysis::sql::refusal(&self.table).unwrap_or_else(|| "it has an empty part".into())
-        })
+        self.literal().is_none().then(|| crate::analysis::sql::refusal(&self.table).unwrap_or_else(|| "it has an empty part".into()))
     }
 
     /// `CALL <catalog>.system.procedure(args);` — `<catalog>` stays for the reader to fill in, any
     /// other catalog name is quoted; `args` must be built from `sql` literals.
     pub fn call(&self, procedure: &str, args: &str) -> String {
-        let catalog = if self.catalog == "<catalog>" { self.catalog.clone() } else { crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into()) };
+        let catalog =
+            if self.catalog == "<catalog>" { self.catalog.clone() } else { crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into()) };
         format!("CALL {catalog}.system.{procedure}({args});")
     }
 
@@ -157,7 +156,7 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
             f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
         }
     }
-    out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
 }
 
@@ -182,7 +181,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -53,11 +53,8 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         );
         let overlap_sum = overlaps.iter().map(|o| o.1).try_fold(0u64, |a, r| a.checked_add(r?));
         let exact = overlaps.iter().all(|o| o.2);
-        let cause = if first == 1 {
-            "it started without state, so it re-read the source from the beginning".to_string()
-        } else {
-            restore.explain(replayed, first)
-        };
+        let cause =
+            if first == 1 { "it started without state, so it re-read the source from the beginning".to_string() } else { restore.explain(replayed, first) };
         let evidence = format!(
             "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
              What it wrote again repeats {overlap_text}: {} {} of the {} rows job {} added (in {} snapshots, first {}) repeat \
@@ -100,7 +97,12 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             title: if first == 1 {
                 format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
             } else {
-                format!("Savepoint replayed: job {} restored from {}checkpoint {} and wrote again what followed it", Context::short(&job.job_id), if restore.estimated { "about " } else { "" }, restore.checkpoint)
+                format!(
+                    "Savepoint replayed: job {} restored from {}checkpoint {} and wrote again what followed it",
+                    Context::short(&job.job_id),
+                    if restore.estimated { "about " } else { "" },
+                    restore.checkpoint
+                )
             },
             snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
             job_ids: vec![job.job_id.clone(), replayed.job_id.clone()],

@@ -42,7 +42,13 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
         return Vec::new();
     }
     let name_of = |id: i32| {
-        h.metadata.schemas.iter().rev().find_map(|s| s.field_by_id(id)).map(|f| format!("`{}` (field id {id})", f.name)).unwrap_or_else(|| format!("field id {id}"))
+        h.metadata
+            .schemas
+            .iter()
+            .rev()
+            .find_map(|s| s.field_by_id(id))
+            .map(|f| format!("`{}` (field id {id})", f.name))
+            .unwrap_or_else(|| format!("field id {id}"))
     };
     let names = |ids: &BTreeSet<i32>| ids.iter().map(|&id| name_of(id)).collect::<Vec<_>>().join(", ");
     let dropped: BTreeSet<i32> = stale.iter().flat_map(|s| s.2.iter().copied()).collect();
@@ -70,7 +76,9 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     evidence += &if from_footers == stale.len() {
         " The columns are those the data files physically carry (their Parquet footers).".to_string()
     } else if from_footers > 0 {
-        format!(" The columns are those the data files carry (Parquet footers) for {from_footers} of these commits, those their column metrics name for the rest.")
+        format!(
+            " The columns are those the data files carry (Parquet footers) for {from_footers} of these commits, those their column metrics name for the rest."
+        )
     } else {
         " The columns are those the files' column metrics name in the manifests (run `icescope footers` to read what the files carry).".to_string()
     };

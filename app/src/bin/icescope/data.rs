@@ -17,7 +17,10 @@ fn snapshot(a: &Args, files: &Files, loader: &mut Loader) -> Result<usize, Strin
     let index = match &a.snapshot {
         Some(id) => {
             let want: i128 = id.parse().map_err(|_| format!("--snapshot {id}: not a snapshot id"))?;
-            h.snapshots.iter().position(|s| s.snapshot.snapshot_id.0 == want).ok_or_else(|| format!("--snapshot {id}: no such snapshot in {}", h.metadata_file))?
+            h.snapshots
+                .iter()
+                .position(|s| s.snapshot.snapshot_id.0 == want)
+                .ok_or_else(|| format!("--snapshot {id}: no such snapshot in {}", h.metadata_file))?
         }
         None => h.current_index().ok_or("the table has no snapshots")?,
     };

@@ -100,7 +100,7 @@ fn run(argv: &[String]) -> Result<String, String> {
             }
             let mut report = inspect(history, &table);
             report.findings.extend(orphan_finding(history, listing.as_ref(), &table));
-            report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+            report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
             let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
             load.metadata_pick = pick;
             report.load = Some(load);
@@ -163,7 +163,7 @@ fn export(a: &args::Args) -> Result<String, String> {
     let (report, table) = report(a, history);
     let mut findings = report.findings.clone();
     findings.extend(orphan_finding(history, listing.as_ref(), &table));
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let mut written = String::new();
     for t in tables_of(&report, history, &findings, what) {
@@ -182,7 +182,8 @@ fn orphans(a: &args::Args) -> Result<String, String> {
     use icescope::analysis::orphans::{finding, orphans};
     let (loader, _, listing) = open::history_with_listing(a, true, true)?;
     let history = &loader.history;
-    let (files, root) = listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
+    let (files, root) =
+        listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
     let census = orphans(history, &files, &root)?;
     let (_, table) = report(a, history);
     let f = finding(&census, &table);
@@ -190,11 +191,24 @@ fn orphans(a: &args::Args) -> Result<String, String> {
         "json" => serde_json::to_string_pretty(&serde_json::json!({"orphans": census, "finding": f})).map(|s| s + "\n").map_err(|e| e.to_string()),
         "text" | "markdown" => {
             let visible = icescope::analysis::markdown::visible;
-            let mut out = format!("{} files listed, {} referenced, {} data orphans, {} metadata orphans\n", census.listed, census.referenced, census.data.len(), census.metadata.len());
+            let mut out = format!(
+                "{} files listed, {} referenced, {} data orphans, {} metadata orphans\n",
+                census.listed,
+                census.referenced,
+                census.data.len(),
+                census.metadata.len()
+            );
             for o in census.data.iter().chain(&census.metadata) {
                 let size = o.size.map(|s| s.to_string()).unwrap_or_else(|| "?".into());
                 let when = o.modified_ms.map(icescope::model::time::rfc3339_ms).unwrap_or_else(|| "?".into());
-                out += &format!("{:<14} {:>12} {} {}{}\n", format!("{:?}", o.kind).to_lowercase(), size, when, visible(&o.path), if o.spared { " (spared: newer than older_than)" } else { "" });
+                out += &format!(
+                    "{:<14} {:>12} {} {}{}\n",
+                    format!("{:?}", o.kind).to_lowercase(),
+                    size,
+                    when,
+                    visible(&o.path),
+                    if o.spared { " (spared: newer than older_than)" } else { "" }
+                );
             }
             if let Some(s) = f.as_ref().and_then(|f| f.statement.as_ref()) {
                 out += &format!("{}\n", visible(s));
@@ -207,7 +221,11 @@ fn orphans(a: &args::Args) -> Result<String, String> {
 
 /// The orphan-file finding, where the files were listed and every manifest read.
 #[cfg(not(target_arch = "wasm32"))]
-fn orphan_finding(history: &icescope::model::TableHistory, listing: Option<&open::Listing>, table: &icescope::analysis::findings::TableRef) -> Option<icescope::analysis::findings::Finding> {
+fn orphan_finding(
+    history: &icescope::model::TableHistory,
+    listing: Option<&open::Listing>,
+    table: &icescope::analysis::findings::TableRef,
+) -> Option<icescope::analysis::findings::Finding> {
     let (files, root) = listing?;
     icescope::analysis::orphans::finding(&icescope::analysis::orphans::orphans(history, files, root).ok()?, table)
 }

@@ -3,20 +3,22 @@
 use std::path::Path;
 
 use futures::executor::block_on;
+use icescope::load::pick_metadata;
 use icescope::load::{load_with_stats, Loader};
 use icescope::model::{ReadMode, TableHistory};
-use icescope::source::range::{ByteRange, RangeRead};
-use icescope::source::{Fetch, PathIndex, SourceError};
 use icescope::source::local::LocalFolder;
-use icescope::load::pick_metadata;
 use icescope::source::metadata_pick::MetadataPick;
+use icescope::source::range::{ByteRange, RangeRead};
 use icescope::source::remote::{self, RemoteFiles};
 use icescope::source::rest_catalog::{split_identifier, CatalogOptions};
 use icescope::source::transport::Ureq;
+use icescope::source::{Fetch, PathIndex, SourceError};
 
 use super::args::Args;
 
-/// Where the table's files are, for commands that read inside data files too.
+/// Where the table's files are, for commands that read inside data files too. One per run, so
+/// the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Files {
     Local(LocalFolder),
     Remote(Box<RemoteFiles<Ureq>>),
@@ -106,9 +108,8 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
         let remote = RemoteFiles::direct(Ureq::default(), a.s3.clone(), t);
         let objects = block_on(remote.list_prefix(t, a.s3_list_page_size)).map_err(|e| e.to_string())?;
         let listed = icescope::source::fetch::Listed::new(remote, objects.into_iter().map(|o| (o.key, o.size)));
-        let layout = icescope::load::spark_export::detect(&listed.index).ok_or_else(|| {
-            format!("{t}: no export of Spark's metadata tables here (`snapshots/*.parquet`); name a table's metadata.json to open a table")
-        })?;
+        let layout = icescope::load::spark_export::detect(&listed.index)
+            .ok_or_else(|| format!("{t}: no export of Spark's metadata tables here (`snapshots/*.parquet`); name a table's metadata.json to open a table"))?;
         let loader = block_on(Loader::open_spark_export(&listed, &layout, a.reads)).map_err(|e| e.to_string())?;
         let metadata = loader.history.metadata_file.clone();
         return Ok((Files::Remote(Box::new(listed.into_inner())), loader, metadata, None));
@@ -137,13 +138,18 @@ pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Lo
     let listing = match &files {
         Files::Remote(remote) => {
             let s3 = a.catalog.is_some() || icescope::source::s3::parse_s3(&metadata).is_some();
-            if all && list_store && s3 { Some(store_listing(a, remote, &loader)?) } else { None }
+            if all && list_store && s3 {
+                Some(store_listing(a, remote, &loader)?)
+            } else {
+                None
+            }
         }
         Files::Local(folder) if all => {
             use icescope::source::FileSet;
             // A census from a partial listing would call every unlisted file missing: refused instead.
             let index = folder.complete_index().map_err(|e| e.to_string())?;
-            icescope::analysis::orphans::table_root(&metadata).map(|root| (icescope::analysis::orphans::listed_files(index, |p| folder.size_of(p), |p| folder.modified_ms(p)), root))
+            icescope::analysis::orphans::table_root(&metadata)
+                .map(|root| (icescope::analysis::orphans::listed_files(index, |p| folder.size_of(p), |p| folder.modified_ms(p)), root))
         }
         Files::Local(_) => None,
     };
@@ -162,7 +168,8 @@ fn source(a: &Args, listed: Option<LocalFolder>) -> Result<(Files, String, Optio
         let files = RemoteFiles::from_catalog(t, a.s3.clone(), session, ns, table, &loaded);
         return Ok((Files::Remote(Box::new(files)), location, None));
     }
-    let target = a.target.as_deref().ok_or("which table? Give a table folder, a metadata.json or its URL, or --catalog URI --table NS.NAME (icescope --help)")?;
+    let target =
+        a.target.as_deref().ok_or("which table? Give a table folder, a metadata.json or its URL, or --catalog URI --table NS.NAME (icescope --help)")?;
     if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3.clone(), target);
         return Ok((Files::Remote(Box::new(files)), target.to_string(), None));

@@ -16,8 +16,8 @@ use crate::source::s3::Props;
 use super::fetch::Browser;
 use super::files::TableFiles;
 use super::loader::open_table;
-use crate::source::remote::{self, RemoteFiles};
 use super::AppState;
+use crate::source::remote::{self, RemoteFiles};
 
 const REMEMBER_KEY: &str = "icescope.catalog";
 
@@ -186,7 +186,11 @@ pub fn CatalogPanel() -> impl IntoView {
         ev.prevent_default();
         let f = form.get_untracked();
         if let Some(s) = storage() {
-            let _ = if f.remember { s.set_item(REMEMBER_KEY, &serde_json::to_string(&f.without_secrets()).unwrap_or_default()) } else { s.remove_item(REMEMBER_KEY) };
+            let _ = if f.remember {
+                s.set_item(REMEMBER_KEY, &serde_json::to_string(&f.without_secrets()).unwrap_or_default())
+            } else {
+                s.remove_item(REMEMBER_KEY)
+            };
         }
         let opts = match f.options() {
             Ok(o) => o,
@@ -209,8 +213,11 @@ pub fn CatalogPanel() -> impl IntoView {
             busy.set(false);
             match result {
                 Ok(c) => {
-                    let wanted = super::permalink::get("table").filter(|_| super::permalink::get("catalog").is_some_and(|u| u == c.session.uri || u == opts_uri));
-                    let found = wanted.and_then(|t| c.listing.iter().find_map(|(ns, tables)| tables.iter().find(|x| format!("{}.{x}", ns.join(".")) == t).map(|x| (ns.clone(), x.clone()))));
+                    let wanted =
+                        super::permalink::get("table").filter(|_| super::permalink::get("catalog").is_some_and(|u| u == c.session.uri || u == opts_uri));
+                    let found = wanted.and_then(|t| {
+                        c.listing.iter().find_map(|(ns, tables)| tables.iter().find(|x| format!("{}.{x}", ns.join(".")) == t).map(|x| (ns.clone(), x.clone())))
+                    });
                     connected.set(Some(c.clone()));
                     if let Some((ns, t)) = found {
                         open_from_catalog(state, c, ns, t);

@@ -153,6 +153,7 @@ async fn png_at_2x(svg: &str, width: u32, height: u32) -> Result<String, String>
     canvas.set_width(width * 2);
     canvas.set_height(height * 2);
     let ctx = canvas.get_context("2d").ok().flatten().ok_or("no 2d context")?.unchecked_into::<web_sys::CanvasRenderingContext2d>();
-    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, f64::from(width * 2), f64::from(height * 2)).map_err(|e| super::fetch::js_message(&e))?;
+    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, f64::from(width * 2), f64::from(height * 2))
+        .map_err(|e| super::fetch::js_message(&e))?;
     canvas.to_data_url_with_type("image/png").map_err(|e| super::fetch::js_message(&e))
 }

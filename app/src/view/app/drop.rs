@@ -106,9 +106,8 @@ pub fn DropZone() -> impl IntoView {
 async fn open_set(state: AppState, mut set: PickedFiles) {
     set.shrink_to_fit();
     if set.is_empty() {
-        return state.error(
-            "none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into(),
-        );
+        return state
+            .error("none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into());
     }
     state.errors.set(Vec::new());
     state.vended.set(None);
@@ -125,7 +124,11 @@ async fn open_set(state: AppState, mut set: PickedFiles) {
 /// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
 fn table_name(metadata_path: &str) -> String {
     let parts = crate::source::resolve::table_names(metadata_path);
-    if parts.is_empty() { "table".to_string() } else { parts.join("/") }
+    if parts.is_empty() {
+        "table".to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
@@ -187,4 +190,3 @@ async fn read_entry(entry: &FileSystemEntry, set: &mut PickedFiles) -> Result<()
     }
     Ok(())
 }
-

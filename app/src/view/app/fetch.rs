@@ -8,10 +8,7 @@ use crate::source::http::{origin, HttpError, HttpErrorKind, Request, Response};
 
 /// The message of a JS exception, without the stack the browser attaches.
 pub fn js_message(e: &wasm_bindgen::JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|err| String::from(err.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "the browser refused the request".into())
+    e.dyn_ref::<js_sys::Error>().map(|err| String::from(err.message())).or_else(|| e.as_string()).unwrap_or_else(|| "the browser refused the request".into())
 }
 
 pub async fn send(req: &Request) -> Result<Response, HttpError> {

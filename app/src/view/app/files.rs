@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use wasm_bindgen_futures::JsFuture;
 
-use crate::source::remote::RemoteFiles;
 use crate::source::range::{from_http, ByteRange, RangeRead};
+use crate::source::remote::RemoteFiles;
 use crate::source::{Fetch, PathIndex, SourceError};
 
 use super::fetch::{js_message, Browser};

@@ -43,5 +43,7 @@ pub fn log(at: &str) {
     let (live, peak) = (LIVE.load(Relaxed), PEAK.swap(LIVE.load(Relaxed), Relaxed));
     // The linear memory: where the heap's top has been (it never shrinks).
     let memory = core::arch::wasm32::memory_size(0) * 65536;
-    web_sys::console::log_1(&format!("heap at {at}: live {:.1} MiB, peak since last mark {:.1} MiB, linear memory {:.1} MiB", mib(live), mib(peak), mib(memory)).into());
+    web_sys::console::log_1(
+        &format!("heap at {at}: live {:.1} MiB, peak since last mark {:.1} MiB, linear memory {:.1} MiB", mib(live), mib(peak), mib(memory)).into(),
+    );
 }

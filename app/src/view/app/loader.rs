@@ -120,7 +120,7 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
         report.findings.extend(orphan_finding(s, &table));
         report.findings.extend(footers.iter().flat_map(|f| f.findings.iter().cloned()));
         // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
-        report.findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+        report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     }
     let markdown = markdown(&report);
     let opened = Opened {
@@ -166,7 +166,13 @@ fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<
     let (done, queued, expected) = s.loader.history.progress();
     let all = s.loader.history.read_mode() == Some(ReadMode::All);
     let previous = state.progress.with_untracked(|p| p.full_estimate);
-    let full_estimate = if all { None } else if estimate { Some(s.loader.history.estimate_all(|p| s.files.size_hint(p))) } else { previous };
+    let full_estimate = if all {
+        None
+    } else if estimate {
+        Some(s.loader.history.estimate_all(|p| s.files.size_hint(p)))
+    } else {
+        previous
+    };
     state.progress.set(Progress {
         loading,
         files_done: done,
@@ -177,7 +183,6 @@ fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<
         full_estimate,
         stopped,
     });
-
 }
 
 /// Sizes of the metadata log's files (the metadata.json strip under the growth chart), asked one
@@ -396,7 +401,7 @@ async fn drive(state: AppState, first: bool) {
         // Once the first reads are in: by then the first chart is on screen.
         if !sizes_recorded && delivered >= parallel {
             sizes_recorded = true;
-            record_metadata_sizes(&*s.files, &mut s.loader).await;
+            record_metadata_sizes(&s.files, &mut s.loader).await;
         }
         if state.generation.get_untracked() != s.generation {
             return;
@@ -430,7 +435,7 @@ async fn drive(state: AppState, first: bool) {
     }
     drop(pump);
     if !sizes_recorded {
-        record_metadata_sizes(&*s.files, &mut s.loader).await;
+        record_metadata_sizes(&s.files, &mut s.loader).await;
     }
     s.loader.history.settle_batch();
     publish(state, &s, 0);

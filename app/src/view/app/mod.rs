@@ -2,17 +2,17 @@
 
 mod catalog;
 mod chart_canvas;
+mod charts;
 mod compare;
 mod csp;
-mod charts;
 mod data_panel;
-mod footers_panel;
 mod drop;
 mod export_buttons;
 mod fetch;
 mod files;
 mod findings_panel;
 mod font_warmup;
+mod footers_panel;
 mod gallery;
 #[cfg(feature = "heap-stats")]
 mod heap_stats;

@@ -24,9 +24,15 @@ pub fn ShapePanel(opened: Opened) -> impl IntoView {
             <td class="mono" data-testid="shape-change">{changes(&v.change)}</td>
         </tr>
     }).collect_view();
-    let listed = |rows: &[(i32, String, bool)], testid: &'static str| rows.iter().map(|(id, text, default)| view! {
-        <li data-testid=testid><span class="mono">{format!("{id}{}: {text}", if *default { " (default)" } else { "" })}</span></li>
-    }).collect_view();
+    let listed = |rows: &[(i32, String, bool)], testid: &'static str| {
+        rows.iter()
+            .map(|(id, text, default)| {
+                view! {
+                    <li data-testid=testid><span class="mono">{format!("{id}{}: {text}", if *default { " (default)" } else { "" })}</span></li>
+                }
+            })
+            .collect_view()
+    };
     view! {
         <details class="walk" data-testid="shape">
             <summary>"The table's shape: schemas, partition specs, sort orders, branches and tags, properties"</summary>

@@ -18,7 +18,9 @@ pub fn SnapshotTable(shown: RwSignal<usize>) -> impl IntoView {
     let limit = move || shown.get().min(total());
     let rows = move || {
         let limit = limit();
-        state.opened.with(|o| o.as_ref().map(|opened| opened
+        state.opened.with(|o| {
+            o.as_ref().map(|opened| {
+                opened
         .report
         .snapshots
         .iter()
@@ -64,14 +66,18 @@ pub fn SnapshotTable(shown: RwSignal<usize>) -> impl IntoView {
                 </tr>
             }
         })
-        .collect_view()))
+        .collect_view()
+            })
+        })
     };
     let more = move || {
         let (limit, total) = (limit(), total());
-        (limit < total).then(|| view! {
-            <p class="hint" data-testid="more-snapshots">{format!("Newest {limit} of {total} snapshots. ")}
-                <button class="link" on:click=move |_| shown.update(|s| *s += PAGE * 5)>"show older"</button>
-            </p>
+        (limit < total).then(|| {
+            view! {
+                <p class="hint" data-testid="more-snapshots">{format!("Newest {limit} of {total} snapshots. ")}
+                    <button class="link" on:click=move |_| shown.update(|s| *s += PAGE * 5)>"show older"</button>
+                </p>
+            }
         })
     };
     view! {

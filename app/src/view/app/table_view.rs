@@ -125,7 +125,11 @@ fn ReadStatus() -> impl IntoView {
                 if l.unknown > 0 {
                     parts.push(format!("{} unknown", l.unknown));
                 }
-                let by = if l.mode == "spark_export" { "Read by Spark (icescope spark-export): manifest counts from all_manifests, the current snapshot's files from entries. " } else { "" };
+                let by = if l.mode == "spark_export" {
+                    "Read by Spark (icescope spark-export): manifest counts from all_manifests, the current snapshot's files from entries. "
+                } else {
+                    ""
+                };
                 let hint = l.suggestion.as_ref().map(|s| format!(" {s}")).unwrap_or_default();
                 format!("{by}Snapshots: {}.{hint}", parts.join(", "))
             })
@@ -171,17 +175,19 @@ fn AlertStrip() -> impl IntoView {
     use crate::analysis::findings::Severity;
     let state = expect_context::<AppState>();
     move || {
-        let alerts: Vec<_> = state.opened.with(|o| {
-            o.as_ref().map(|o| o.report.findings.iter().filter(|f| f.severity >= Severity::Warning).cloned().collect()).unwrap_or_default()
-        });
-        (!alerts.is_empty()).then(|| view! {
-            <ul class="alerts" data-testid="alerts">
-                {alerts.into_iter().map(|f| {
-                    let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
-                    view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
-                }).collect_view()}
-                <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
-            </ul>
+        let alerts: Vec<_> = state
+            .opened
+            .with(|o| o.as_ref().map(|o| o.report.findings.iter().filter(|f| f.severity >= Severity::Warning).cloned().collect()).unwrap_or_default());
+        (!alerts.is_empty()).then(|| {
+            view! {
+                <ul class="alerts" data-testid="alerts">
+                    {alerts.into_iter().map(|f| {
+                        let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
+                        view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
+                    }).collect_view()}
+                    <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
+                </ul>
+            }
         })
     }
 }

@@ -34,7 +34,13 @@ pub fn WalkPanel(opened: Opened, level: RwSignal<usize>, entry: RwSignal<usize>,
     let w = opened.walk.clone();
     let snapshot = w.snapshot_index;
     let has_manifest = w.manifest.is_some();
-    let max_level = if has_manifest { 4 } else if w.manifests.is_some() { 2 } else { 1 };
+    let max_level = if has_manifest {
+        4
+    } else if w.manifests.is_some() {
+        2
+    } else {
+        1
+    };
     let choices: Vec<(usize, String)> = opened
         .report
         .snapshots
@@ -46,7 +52,8 @@ pub fn WalkPanel(opened: Opened, level: RwSignal<usize>, entry: RwSignal<usize>,
         .collect();
     let body = {
         let w = w.clone();
-        move || match level.get().min(max_level) {
+        move || {
+            match level.get().min(max_level) {
             0 => view! {
                 <p class="hint">{format!("The table's current state, in one JSON file ({}). Every snapshot below is listed in it.", w.metadata_file)}</p>
                 {fields(&w.metadata)}
@@ -105,6 +112,7 @@ pub fn WalkPanel(opened: Opened, level: RwSignal<usize>, entry: RwSignal<usize>,
                     {fields(r)}
                 }.into_any(),
             },
+        }
         }
     };
     view! {

@@ -48,11 +48,7 @@ pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &G
     super::drawn(draw(root, series, stamp))
 }
 
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    series: &GrowthSeries,
-    stamp: &Stamp,
-) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let frame = super::frame(root, stamp)?;
     let has_sizes = series.points.iter().filter(|p| p.metadata_json_bytes.is_some()).count() >= 2;
     let (main, strip) = if has_sizes {

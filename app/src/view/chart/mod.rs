@@ -37,10 +37,7 @@ impl Stamp {
 }
 
 /// White background and the stamp along the bottom; returns the area left for the chart.
-pub(crate) fn frame<'a, DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    stamp: &Stamp,
-) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+pub(crate) fn frame<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, stamp: &Stamp) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let (_, height) = root.dim_in_pixel();
     let (main, footer) = root.split_vertically(height.saturating_sub(26));

@@ -12,7 +12,12 @@ use super::Stamp;
 /// At most this many partitions are drawn (the newest); the table below the chart lists all.
 pub const MAX_BARS: usize = 60;
 
-pub fn draw_partitions<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, parts: &[PartitionStat], timeline: &PartitionTimeline, stamp: &Stamp) -> super::Drawn {
+pub fn draw_partitions<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    parts: &[PartitionStat],
+    timeline: &PartitionTimeline,
+    stamp: &Stamp,
+) -> super::Drawn {
     super::drawn(draw(root, parts, timeline, stamp))
 }
 
@@ -49,7 +54,11 @@ fn draw<DB: DrawingBackend>(
         .x_labels(n.min(40))
         .x_label_formatter(&|x| {
             let i = x.round() as usize;
-            if (x - x.round()).abs() < 1e-6 && i < shown.len() && i % step == 0 { short(&shown[i].label) } else { String::new() }
+            if (x - x.round()).abs() < 1e-6 && i < shown.len() && i.is_multiple_of(step) {
+                short(&shown[i].label)
+            } else {
+                String::new()
+            }
         })
         .y_desc("live data files")
         .y_label_formatter(&|y| if (y - y.round()).abs() < 1e-6 { format!("{}", y.round() as i64) } else { String::new() })
@@ -57,15 +66,22 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
         .draw()?;
     chart
-        .draw_series(shown.iter().enumerate().map(|(i, p)| {
-            Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.data_files as f64)], palette::DATA_FILES.mix(0.75).filled())
-        }))?
+        .draw_series(
+            shown
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.data_files as f64)], palette::DATA_FILES.mix(0.75).filled())),
+        )?
         .label("data files")
         .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], palette::DATA_FILES.mix(0.75).filled()));
     chart
-        .draw_series(shown.iter().enumerate().filter(|(_, p)| p.one_row_files > 0).map(|(i, p)| {
-            Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.one_row_files as f64)], palette::EQUALITY_DELETES.filled())
-        }))?
+        .draw_series(
+            shown
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.one_row_files > 0)
+                .map(|(i, p)| Rectangle::new([(i as f64 - 0.38, 0.0), (i as f64 + 0.38, p.one_row_files as f64)], palette::EQUALITY_DELETES.filled())),
+        )?
         .label("of which one-row files (late data?)")
         .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], palette::EQUALITY_DELETES.filled()));
     if shown.len() <= 24 {
@@ -102,13 +118,20 @@ fn draw_timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Partitio
     // Labels at the middle of each row and column, which tick labels cannot do.
     let font = ("sans-serif", 11).into_font().color(&palette::INK);
     let step = (n_rows / 12).max(1);
-    chart.draw_series(rows.iter().enumerate().filter(|(r, _)| r % step == 0).map(|(r, l)| {
-        Text::new(short(l), (-0.01 * n_cols as f64, r as f64 + 0.5), font.clone().pos(Pos::new(HPos::Right, VPos::Center)))
-    }))?;
+    chart.draw_series(
+        rows.iter()
+            .enumerate()
+            .filter(|(r, _)| r % step == 0)
+            .map(|(r, l)| Text::new(short(l), (-0.01 * n_cols as f64, r as f64 + 0.5), font.clone().pos(Pos::new(HPos::Right, VPos::Center)))),
+    )?;
     let cstep = (n_cols / 12).max(1);
-    chart.draw_series(t.snapshots.iter().enumerate().filter(|(c, _)| c % cstep == 0).map(|(c, (i, _))| {
-        Text::new(format!("#{}", i + 1), (c as f64 + 0.5, 0.0), font.clone().pos(Pos::new(HPos::Center, VPos::Top)))
-    }))?;
+    chart.draw_series(
+        t.snapshots
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| c % cstep == 0)
+            .map(|(c, (i, _))| Text::new(format!("#{}", i + 1), (c as f64 + 0.5, 0.0), font.clone().pos(Pos::new(HPos::Center, VPos::Top)))),
+    )?;
     chart.draw_series(t.snapshots.iter().enumerate().flat_map(|(c, (_, files))| {
         files[skip..].iter().enumerate().filter(|(_, &f)| f > 0).map(move |(r, &f)| {
             let shade = 0.15 + 0.85 * (f as f64 / max);
@@ -128,5 +151,9 @@ fn lateness(ms: i64) -> String {
 /// `ts_day=2026-08-01` → `08-01`: axis labels must stay readable at 60 bars.
 fn short(label: &str) -> String {
     let v = label.rsplit('=').next().unwrap_or(label);
-    if v.len() == 10 && v.as_bytes()[4] == b'-' { v[5..].to_string() } else { v.chars().take(12).collect() }
+    if v.len() == 10 && v.as_bytes()[4] == b'-' {
+        v[5..].to_string()
+    } else {
+        v.chars().take(12).collect()
+    }
 }

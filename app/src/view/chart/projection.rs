@@ -73,7 +73,11 @@ fn draw<DB: DrawingBackend>(
         .y_labels(n)
         .y_label_formatter(&|y| {
             let i = y.round() as usize;
-            if (y - y.round()).abs() < 1e-6 && i < n { rows[n - 1 - i].0.to_string() } else { String::new() }
+            if (y - y.round()).abs() < 1e-6 && i < n {
+                rows[n - 1 - i].0.to_string()
+            } else {
+                String::new()
+            }
         })
         .x_desc("log scale")
         .x_label_formatter(&|x| super::growth::format_count(*x))

@@ -37,7 +37,11 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let main = super::frame(root, stamp)?;
     if jobs.is_empty() {
-        main.draw(&Text::new("No flink.job-id in any snapshot summary: not written by Flink's Iceberg sink.", (40, 60), ("sans-serif", 16).into_font().color(&palette::FAINT)))?;
+        main.draw(&Text::new(
+            "No flink.job-id in any snapshot summary: not written by Flink's Iceberg sink.",
+            (40, 60),
+            ("sans-serif", 16).into_font().color(&palette::FAINT),
+        ))?;
         root.present()?;
         return Ok(0);
     }
@@ -112,7 +116,11 @@ fn draw<DB: DrawingBackend>(
             PathElement::new(vec![(x, -0.28), (x, 0.28)], palette::FAINT.stroke_width(3))
         }))?;
         let label = format!("Flink maintenance · {} commits (rewrite, expire; engine-name flink, no flink.* keys)", maintenance.len());
-        chart.draw_series(std::iter::once(Text::new(label, (0.0, 0.32), ("sans-serif", 14).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Bottom)))))?;
+        chart.draw_series(std::iter::once(Text::new(
+            label,
+            (0.0, 0.32),
+            ("sans-serif", 14).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Bottom)),
+        )))?;
     }
     for (t, label) in events.iter().filter(|(t, _)| (t0..=t1).contains(t)) {
         let x = (t - t0) as f64 / 1000.0;
@@ -125,4 +133,3 @@ fn draw<DB: DrawingBackend>(
     // One point per job's bar: the maintenance lane is not a job.
     Ok(jobs.len())
 }
-
