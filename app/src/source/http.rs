@@ -110,7 +110,11 @@ impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             HttpErrorKind::Status(s) => {
-                write!(f, "{}: HTTP {s} {}{}", self.url, reason(*s), if self.message.is_empty() { String::new() } else { format!(": {}", self.message) })
+                let reason = match reason(*s) {
+                    "" => String::new(),
+                    r => format!(" {r}"),
+                };
+                write!(f, "{}: HTTP {s}{reason}{}", self.url, if self.message.is_empty() { String::new() } else { format!(": {}", self.message) })
             }
             HttpErrorKind::Unreachable => write!(f, "{}: connection refused or host not found ({})", self.url, self.message),
             HttpErrorKind::Cors => write!(f, "{}: {}", self.url, self.message),
@@ -133,15 +137,9 @@ impl std::error::Error for HttpError {}
 
 fn reason(s: u16) -> &'static str {
     match s {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        409 => "Conflict",
+        // The Iceberg REST spec's answer for an expired token; no IANA phrase.
         419 => "Authentication Timeout",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "",
+        s => http::StatusCode::from_u16(s).ok().and_then(|c| c.canonical_reason()).unwrap_or(""),
     }
 }
 

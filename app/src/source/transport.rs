@@ -45,9 +45,10 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         err(kind, &e)
     })?;
     let status = response.status().as_u16();
-    if super::http::is_redirect(status) {
-        let location = response.headers().get("location").and_then(|v| v.to_str().ok());
-        return Err(HttpError::redirect(&req.url, Some(status), location));
+    // A 3xx without a Location (S3's PermanentRedirect for a bucket in another region) is no
+    // redirect to follow: its body says what is wrong, and is read as any other error's.
+    if let Some(location) = response.headers().get("location").filter(|_| super::http::is_redirect(status)) {
+        return Err(HttpError::redirect(&req.url, Some(status), location.to_str().ok()));
     }
     let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();

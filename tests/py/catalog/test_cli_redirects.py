@@ -148,3 +148,32 @@ def test_manifest_lists_that_redirect_elsewhere_become_gaps_naming_the_redirect(
     assert [s["data_files"] for s in report["snapshots"]] == [
         int(s["summary"]["total-data-files"]) for s in sorted(meta["snapshots"], key=lambda s: s["timestamp-ms"])]
     assert elsewhere.requests == [], f"a request reached a host the user did not name: {elsewhere.requests}"
+
+
+class WrongRegion(Quiet):
+    """S3's answer for a bucket in another region: 301 with no Location, the reason in the body."""
+
+    BODY = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are '
+            b'attempting to access must be addressed using the specified endpoint.</Message></Error>')
+
+    def do_GET(self):
+        self.server.owner.requests.append(f"GET {self.path}")
+        self.send_response(301)
+        self.send_header("Content-Length", str(len(self.BODY)))
+        self.end_headers()
+        self.wfile.write(self.BODY)
+
+
+def test_a_301_without_location_is_an_error_with_the_stores_reason(run_cli):
+    s3 = Server(WrongRegion)
+    try:
+        path = f"{PREFIX}/metadata/{METADATA}"
+        run = run_cli("inspect", f"s3:/{path}", "--s3-endpoint", s3.url, "--s3-path-style-access", "--format", "json", timeout=60)
+        assert run.returncode != 0
+        want = (f"{s3.url}{path}: HTTP 301 Moved Permanently: PermanentRedirect: The bucket you are attempting to access must be "
+                "addressed using the specified endpoint.")
+        assert want in run.stderr, run.stderr
+        assert "redirect;" not in run.stderr
+        assert s3.requests == [f"GET {path}"]
+    finally:
+        s3.close()
