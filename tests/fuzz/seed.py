@@ -1,7 +1,9 @@
 """Seeds each fuzz target's corpus from the lab's fixture tables (tests/fixtures), into
-tests/fuzz/corpus/<target>/ (not committed: regenerate with this script).
+tests/fuzz/corpus/<target>/ (not committed: regenerate with this script). Seeds are added beside
+what earlier runs found, never in place of it: a corpus grown over hours is what lets a run go on
+where the last one stopped (`--fresh` starts over from the seeds alone).
 
-    tests/.venv/bin/python tests/fuzz/seed.py
+    tests/.venv/bin/python tests/fuzz/seed.py [--fresh]
 
 LoadTable seeds are the responses a REST catalog gives for those tables: each fixture's current
 metadata.json as `metadata`, its location, and the vended S3 config the lab's catalog sends.
@@ -40,7 +42,7 @@ def current_metadata(meta_dir):
 
 
 def main():
-    if CORPUS.exists():
+    if "--fresh" in sys.argv[1:] and CORPUS.exists():
         shutil.rmtree(CORPUS)
     for table in sorted(p for p in FIXTURES.iterdir() if (p / "metadata").is_dir()):
         meta_dir = table / "metadata"
@@ -83,9 +85,21 @@ def main():
     # Spark's metadata tables as the lab's real Spark wrote them (tests/spark-exports/).
     for part in sorted((HERE.parent / "spark-exports").glob("*/*/*.parquet")):
         put("spark_tables", part.read_bytes())
+    # Data files: every deletion-vector Puffin file, and each table's smallest Parquet data file.
+    for puffin in sorted(FIXTURES.glob("*/data/**/*.puffin")):
+        put("data_files", puffin.read_bytes())
+    for table in sorted(p for p in FIXTURES.iterdir() if (p / "data").is_dir()):
+        parquet = sorted(table.glob("data/**/*.parquet"), key=lambda f: (f.stat().st_size, f.name))
+        if parquet:
+            put("data_files", parquet[0].read_bytes())
+    # ListObjectsV2 pages SeaweedFS answered (tests/fixtures/s3-list), and an error document.
+    for page in sorted((HERE.parent / "fixtures" / "s3-list").glob("*.xml")):
+        put("s3_list", page.read_bytes())
+    put("s3_list", b'<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>')
+    put("s3_list", b"http://10.0.0.9:81/a/b?X-Amz-Signature=s3cr3t#f")
     for target in sorted(p.name for p in CORPUS.iterdir()):
         files = list((CORPUS / target).iterdir())
-        print(f"{target}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
+        print(f"{target}: {len(files)} inputs, {sum(f.stat().st_size for f in files)} bytes")
 
 
 if __name__ == "__main__":
