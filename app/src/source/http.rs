@@ -120,12 +120,11 @@ impl fmt::Display for HttpError {
             HttpErrorKind::Cors => write!(f, "{}: {}", self.url, self.message),
             HttpErrorKind::Redirect(s) => {
                 let status = s.map(|s| format!("HTTP {s} ")).unwrap_or_default();
-                let to = if self.message.is_empty() { String::new() } else { format!(" to {}", self.message) };
-                write!(
-                    f,
-                    "{}: {status}redirect{to}; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)",
-                    self.url
-                )
+                let (to, advice) = match self.message.as_str() {
+                    "" => (String::new(), "point icescope at the address it redirects to"),
+                    m => (format!(" to {m}"), "open that address yourself if you trust it"),
+                };
+                write!(f, "{}: {status}redirect{to}; not followed: icescope sends requests only to the hosts you named ({advice})", self.url)
             }
             HttpErrorKind::Malformed => write!(f, "{}: malformed response: {}", self.url, self.message),
             HttpErrorKind::Other => write!(f, "{}: {}", self.url, self.message),
@@ -201,7 +200,7 @@ mod tests {
         let shown = HttpError::redirect(base, None, None).to_string();
         assert_eq!(
             shown,
-            format!("{base}: redirect; not followed: icescope sends requests only to the hosts you named (open that address yourself if you trust it)")
+            format!("{base}: redirect; not followed: icescope sends requests only to the hosts you named (point icescope at the address it redirects to)")
         );
         assert!(HttpError::redirect(base, Some(307), Some("http://o/p")).to_string().contains(": HTTP 307 redirect to http://o/p; not followed"));
     }
