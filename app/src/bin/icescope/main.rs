@@ -153,10 +153,7 @@ fn report(a: &args::Args, history: &icescope::model::TableHistory) -> (icescope:
 fn export(a: &args::Args) -> Result<String, String> {
     use icescope::analysis::export::{file, tables_of, Format, What};
     let what = What::parse(&a.what).ok_or_else(|| format!("--what `{}`: snapshots, series, findings or all", a.what))?;
-    let format = match a.format.as_str() {
-        "json" if !a.format_given => Format::Csv,
-        f => Format::parse(f).ok_or_else(|| format!("--format `{f}`: csv or parquet"))?,
-    };
+    let format = Format::parse(&a.format).ok_or_else(|| format!("--format `{}`: csv or parquet", a.format))?;
     let out = a.out.as_deref().ok_or("export needs --out DIR")?;
     let (loader, _, listing) = open::history_with_listing(a, a.all_snapshots, false)?;
     let history = &loader.history;
