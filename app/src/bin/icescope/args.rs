@@ -38,11 +38,11 @@ enum Command {
     Duplicates(Duplicates),
 }
 
-const AFTER_HELP: &str = "\
-TABLE is a table folder, a metadata.json, an https:// or s3:// metadata URL, an export folder or
-s3:// prefix, or --catalog URI --table NS.NAME. metadata.json is read first: every snapshot's summary
-totals, then the manifests of the current and last snapshots and the manifest lists of a sample
-(tables over 200 snapshots). `icescope <command> --help` lists a command's options.";
+// One paragraph: clap wraps it to the terminal.
+const AFTER_HELP: &str = "TABLE is a table folder, a metadata.json, an https:// or s3:// metadata URL, an export folder or s3:// prefix, or \
+--catalog URI --table NS.NAME. metadata.json is read first: every snapshot's summary totals, then the manifests of the current and last \
+snapshots and the manifest lists of a sample (tables over 200 snapshots). Secrets may come from ICESCOPE_TOKEN, ICESCOPE_CREDENTIAL and \
+AWS_* instead of flags, out of shell history. `icescope <command> --help` lists a command's options.";
 
 /// How a table is found and how much of it is read.
 #[derive(Debug, clap::Args)]
