@@ -112,6 +112,24 @@ def test_inspect_via_catalog_with_secrets_from_env(seaweed, catalog_tables, run_
     assert_no_secret(run, seaweed.secret)
 
 
+@pytest.mark.parametrize("command", ["inspect", "catalog", "orphans", "duplicates"])
+def test_help_names_the_secret_variables_and_never_their_values(run_cli, command):
+    """`--help` says which variables stand in for the secret flags; with them set, their values
+    stay out of the help text, and out of a usage error."""
+    secrets = {"ICESCOPE_TOKEN": "tok-9f3a-help", "ICESCOPE_CREDENTIAL": "id:cred-77e1-help",
+               "AWS_ACCESS_KEY_ID": "AKIA-help-5521", "AWS_SECRET_ACCESS_KEY": "sk-help-0c4b",
+               "AWS_SESSION_TOKEN": "st-help-e2d9", "AWS_REGION": "eu-help-1"}
+    run = run_cli(command, "--help", env=secrets)
+    assert run.returncode == 0, run.stderr
+    words = " ".join(run.stdout.split())  # clap wraps help to 80 columns
+    for var in ["ICESCOPE_TOKEN", "ICESCOPE_CREDENTIAL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]:
+        assert f"[env: {var}]" in words, f"{command} --help does not name {var}"
+    bad = run_cli(command, "--no-such-flag", env=secrets)
+    assert bad.returncode == 2 and "--no-such-flag" in bad.stderr, bad.stderr
+    for value in secrets.values():
+        assert value not in run.stdout + run.stderr + bad.stdout + bad.stderr, f"{value} was printed"
+
+
 @pytest.mark.parametrize("table", TABLES)
 def test_inspect_direct_s3_metadata_url(seaweed, catalog_tables, run_cli, table):
     facts = catalog_tables.facts[table]
