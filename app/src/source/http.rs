@@ -99,8 +99,9 @@ fn redirect_target(base: &str, location: &str) -> String {
         }
         Err(_) => location.split(['?', '#']).next().unwrap_or_default().to_string(),
     };
-    let mut cut: String = absolute.chars().filter(|c| !c.is_control()).take(300).collect();
-    if cut.len() < absolute.len() {
+    let shown: Vec<char> = absolute.chars().filter(|c| !c.is_control()).collect();
+    let mut cut: String = shown.iter().take(300).collect();
+    if shown.len() > 300 {
         cut.push('…');
     }
     cut

@@ -72,6 +72,15 @@ struct TableArgs {
     storage: StorageArgs,
 }
 
+/// A table, and how the printed Spark statements name it.
+#[derive(Debug, clap::Args)]
+struct NamedTable {
+    #[command(flatten)]
+    table: TableArgs,
+    #[command(flatten)]
+    naming: Naming,
+}
+
 /// How the printed Spark statements name the table.
 #[derive(Debug, clap::Args)]
 struct Naming {
@@ -139,9 +148,7 @@ struct StorageArgs {
 #[derive(Debug, clap::Args)]
 struct Inspect {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// json, text or markdown
     #[arg(long, default_value = "json", help_heading = "Output")]
     format: String,
@@ -164,9 +171,7 @@ struct CatalogList {
 #[derive(Debug, clap::Args)]
 struct Diff {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// The older snapshot: a snapshot id, current, parent, job:<flink.job-id or prefix> (its last
     /// commit) or checkpoint:<n> (its last commit)
     #[arg(long, value_name = "A", default_value = "parent", help_heading = "Snapshots")]
@@ -194,9 +199,7 @@ struct Walk {
 #[derive(Debug, clap::Args)]
 struct Export {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// snapshots, series, findings or all
     #[arg(long, default_value = "all", help_heading = "Output")]
     what: String,
@@ -221,9 +224,7 @@ struct SparkExport {
 #[derive(Debug, clap::Args)]
 struct Orphans {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// json, text or markdown
     #[arg(long, default_value = "json", help_heading = "Output")]
     format: String,
@@ -232,9 +233,7 @@ struct Orphans {
 #[derive(Debug, clap::Args)]
 struct Footers {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// The snapshot whose live files are read (default: the current one)
     #[arg(long, value_name = "ID", help_heading = "Snapshots")]
     snapshot: Option<String>,
@@ -246,9 +245,7 @@ struct Footers {
 #[derive(Debug, clap::Args)]
 struct Duplicates {
     #[command(flatten)]
-    table: TableArgs,
-    #[command(flatten)]
-    naming: Naming,
+    table: NamedTable,
     /// The snapshot whose live rows are counted (default: the current one)
     #[arg(long, value_name = "ID", help_heading = "Snapshots")]
     snapshot: Option<String>,
@@ -362,6 +359,13 @@ impl StorageArgs {
     }
 }
 
+impl NamedTable {
+    fn apply(self, a: &mut Args) {
+        self.table.apply(a);
+        self.naming.apply(a);
+    }
+}
+
 impl Naming {
     fn apply(self, a: &mut Args) {
         a.spark_catalog = self.spark_catalog;
@@ -384,7 +388,6 @@ impl Args {
         a.command = match cli.command {
             Command::Inspect(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 (a.format, a.reads) = (c.format, c.reads);
                 "inspect"
             }
@@ -396,7 +399,6 @@ impl Args {
             }
             Command::Diff(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 (a.from, a.to, a.format) = (Some(c.from), Some(c.to), c.format);
                 "diff"
             }
@@ -407,7 +409,6 @@ impl Args {
             }
             Command::Export(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 (a.what, a.format, a.out) = (c.what, c.format, Some(c.out));
                 "export"
             }
@@ -417,19 +418,16 @@ impl Args {
             }
             Command::Orphans(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 a.format = c.format;
                 "orphans"
             }
             Command::Footers(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 (a.snapshot, a.format) = (c.snapshot, c.format);
                 "footers"
             }
             Command::Duplicates(c) => {
                 c.table.apply(&mut a);
-                c.naming.apply(&mut a);
                 a.key = c.key.map(|k| k.split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect());
                 (a.snapshot, a.key_budget, a.format) = (c.snapshot, c.key_budget, c.format);
                 "duplicates"
