@@ -557,6 +557,53 @@ test('a catalog that redirects to a host nobody named: not followed, the error s
   }
 });
 
+test('a catalog that nests namespaces without end and repeats a page token: listed to the bound, and the page says what is missing', { timeout: 120000 }, async (t) => {
+  const cors = (req) => ({
+    'Access-Control-Allow-Origin': req.headers.origin || '*',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
+  });
+  // Every namespace has a child one level deeper; every table page points at itself again.
+  const hostile = await loopback((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors(req));
+      return res.end();
+    }
+    const url = new URL(req.url, 'http://x');
+    const parent = url.searchParams.get('parent');
+    const depth = parent === null ? 0 : parent.split('\x1f').length;
+    const body = url.pathname === '/v1/config' ? { defaults: {}, overrides: {} }
+      : url.pathname.endsWith('/tables') ? { identifiers: [{ namespace: [], name: 'events' }], 'next-page-token': 'same' }
+      : { namespaces: [Array.from({ length: depth + 1 }, (_, i) => `n${i}`)] };
+    res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-incomplete', async () => {
+      await connect(page, form({ uri: hostile.url, auth: 'token', token: 'tok-incomplete-7731' }), errors);
+      await page.locator(cs.tables).waitFor({ timeout: 60000 });
+      const notes = await page.getByTestId('catalog-incomplete').locator('li').allTextContents();
+      await shot(page, 'incomplete');
+      assert.deepEqual(notes, [
+        '1 namespace nested deeper than 32 levels not listed',
+        'the catalog answered a page token with the same next-page-token (32 times); those lists end at that page',
+        '32 table names listed more than once in a namespace, shown once',
+      ]);
+      assert.equal(await page.getByTestId('namespace').count(), 32);
+      assert.equal(await page.locator(cs.tables).locator('.hint').first().textContent(), '32 namespaces, 32 tables (incomplete)');
+      // config, the top level, and for each of 32 namespaces: its children and two table pages.
+      assert.equal(hostile.requests.filter((r) => r.startsWith('GET ')).length, 2 + 3 * 32);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+    await hostile.close();
+  }
+});
+
 test('wrong S3 secret: 403 and the object URL are shown; the secret is nowhere', { timeout: 120000 }, async (t) => {
   const p = await freshPage();
   const { page, errors } = p;

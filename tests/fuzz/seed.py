@@ -1,7 +1,8 @@
 """Seeds each fuzz target's corpus from the lab's fixture tables (tests/fixtures), into
-tests/fuzz/corpus/<target>/ (not committed: regenerate with this script). Seeds are added beside
-what earlier runs found, never in place of it: a corpus grown over hours is what lets a run go on
-where the last one stopped (`--fresh` starts over from the seeds alone).
+tests/fuzz/corpus/<target>/ (not committed: regenerate with this script), and adds what earlier
+machines' runs found and kept in tests/fuzz/grown/<target>/ (committed; tests/fuzz/keep.py writes it).
+Seeds are added beside what earlier runs found, never in place of it: a corpus grown over hours is
+what lets a run go on where the last one stopped (`--fresh` starts over from the seeds and grown/).
 
     tests/.venv/bin/python tests/fuzz/seed.py [--fresh]
 
@@ -26,6 +27,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 TABLE_MANIFEST = "s3://warehouse/icescope/late_data/metadata/952969c3-57b8-45f9-b078-a9a693753616-m0.avro"
 FIXTURES = HERE.parent / "fixtures"
 CORPUS = HERE / "corpus"
+GROWN = HERE / "grown"
 
 
 def put(target, data):
@@ -41,19 +43,18 @@ def current_metadata(meta_dir):
     return max(meta_dir.glob("*.metadata.json"), key=version)
 
 
-def main():
-    if "--fresh" in sys.argv[1:] and CORPUS.exists():
-        shutil.rmtree(CORPUS)
+def seeds():
+    """Every seed as (target, bytes), made from the fixtures each time (never stored)."""
     for table in sorted(p for p in FIXTURES.iterdir() if (p / "metadata").is_dir()):
         meta_dir = table / "metadata"
         for f in sorted(meta_dir.iterdir()):
             data = f.read_bytes()
             if f.name.endswith(".metadata.json"):
-                put("metadata_json", data)
+                yield ("metadata_json", data)
             elif f.name.startswith("snap-") and f.suffix == ".avro":
-                put("manifest_list", data)
+                yield ("manifest_list", data)
             elif f.suffix == ".avro":
-                put("manifest", data)
+                yield ("manifest", data)
         for f in sorted(meta_dir.glob("snap-*.avro")):
             con = ab.Container.parse(f.read_bytes())
             schema = json.loads(con.schema_text())
@@ -63,7 +64,7 @@ def main():
             row = dict(rows[0], manifest_path=TABLE_MANIFEST, manifest_length=0)
             lst = con.rebuilt([ab.encode_raw(schema, row)], codec="null").to_bytes()
             manifest = (meta_dir / rows[0]["manifest_path"].rsplit("/", 1)[-1]).read_bytes()
-            put("table", struct.pack("<I", len(lst)) + lst + manifest)
+            yield ("table", struct.pack("<I", len(lst)) + lst + manifest)
         current = current_metadata(meta_dir)
         metadata = json.loads(current.read_bytes())
         facts = json.loads((table / "facts.json").read_bytes())
@@ -80,23 +81,33 @@ def main():
                 {"prefix": location, "config": {"s3.session-token": "narrower"}},
             ],
         }
-        put("rest_load_table", json.dumps(response).encode())
-        put("rest_load_table", json.dumps({"metadata-location": response["metadata-location"]}).encode())
+        yield ("rest_load_table", json.dumps(response).encode())
+        yield ("rest_load_table", json.dumps({"metadata-location": response["metadata-location"]}).encode())
     # Spark's metadata tables as the lab's real Spark wrote them (tests/spark-exports/).
     for part in sorted((HERE.parent / "spark-exports").glob("*/*/*.parquet")):
-        put("spark_tables", part.read_bytes())
+        yield ("spark_tables", part.read_bytes())
     # Data files: every deletion-vector Puffin file, and each table's smallest Parquet data file.
     for puffin in sorted(FIXTURES.glob("*/data/**/*.puffin")):
-        put("data_files", puffin.read_bytes())
+        yield ("data_files", puffin.read_bytes())
     for table in sorted(p for p in FIXTURES.iterdir() if (p / "data").is_dir()):
         parquet = sorted(table.glob("data/**/*.parquet"), key=lambda f: (f.stat().st_size, f.name))
         if parquet:
-            put("data_files", parquet[0].read_bytes())
+            yield ("data_files", parquet[0].read_bytes())
     # ListObjectsV2 pages SeaweedFS answered (tests/fixtures/s3-list), and an error document.
     for page in sorted((HERE.parent / "fixtures" / "s3-list").glob("*.xml")):
-        put("s3_list", page.read_bytes())
-    put("s3_list", b'<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>')
-    put("s3_list", b"http://10.0.0.9:81/a/b?X-Amz-Signature=s3cr3t#f")
+        yield ("s3_list", page.read_bytes())
+    yield ("s3_list", b'<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>')
+    yield ("s3_list", b"http://10.0.0.9:81/a/b?X-Amz-Signature=s3cr3t#f")
+
+
+def main():
+    if "--fresh" in sys.argv[1:] and CORPUS.exists():
+        shutil.rmtree(CORPUS)
+    for target, data in seeds():
+        put(target, data)
+    # What earlier machines' runs found (tests/fuzz/keep.py), so a new machine goes on from there.
+    for found in sorted(GROWN.glob("*/*")):
+        put(found.parent.name, found.read_bytes())
     for target in sorted(p.name for p in CORPUS.iterdir()):
         files = list((CORPUS / target).iterdir())
         print(f"{target}: {len(files)} inputs, {sum(f.stat().st_size for f in files)} bytes")

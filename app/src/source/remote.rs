@@ -9,7 +9,7 @@ use super::files::SourceError;
 use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::object_read::{ObjectAccess, Plan};
 use super::range::{from_http, ByteRange, RangeRead};
-use super::rest_catalog::{CatalogOptions, Lister, LoadTableResult, Session};
+use super::rest_catalog::{CatalogListing, CatalogOptions, Lister, LoadTableResult, Session};
 use super::s3::{apply_remote_signature, Props};
 
 /// Sends one request; the clock is the transport's too (the browser has no `SystemTime`).
@@ -39,14 +39,14 @@ pub async fn connect<T: Transport>(t: &T, opts: &CatalogOptions) -> Result<Sessi
     opts.session(token, &req, &resp)
 }
 
-/// Every namespace (nested ones too) and its tables, all pages.
-pub async fn list<T: Transport>(t: &T, session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
+/// Every namespace (nested ones too) and its tables, all pages, as far as the listing's bounds go.
+pub async fn list<T: Transport>(t: &T, session: &Session) -> Result<CatalogListing, HttpError> {
     let mut lister = Lister::default();
     while let Some(req) = lister.next(session, t.now_ms())? {
         let resp = t.send(&req).await?;
         lister.feed(session, &req, &resp)?;
     }
-    Ok(lister.listing)
+    Ok(lister.finish())
 }
 
 pub async fn load_table<T: Transport>(t: &T, session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {

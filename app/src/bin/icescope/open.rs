@@ -191,14 +191,16 @@ pub fn catalog_listing(a: &Args) -> Result<String, String> {
     if a.format == "text" {
         // Names come from the catalog: shown, never obeyed, by a terminal.
         let visible = icescope::analysis::markdown::visible;
-        return Ok(listing.iter().map(|(ns, t)| format!("{}: {}\n", visible(&ns.join(".")), visible(&t.join(", ")))).collect());
+        let rows = listing.namespaces.iter().map(|(ns, t)| format!("{}: {}\n", visible(&ns.join(".")), visible(&t.join(", "))));
+        return Ok(rows.chain(listing.incomplete.iter().map(|why| format!("incomplete: {why}\n"))).collect());
     }
-    let tables: serde_json::Map<String, serde_json::Value> = listing.iter().map(|(ns, t)| (ns.join("."), serde_json::json!(t))).collect();
+    let tables: serde_json::Map<String, serde_json::Value> = listing.namespaces.iter().map(|(ns, t)| (ns.join("."), serde_json::json!(t))).collect();
     let json = serde_json::json!({
         "catalog": uri,
         "prefix": session.prefix,
-        "namespaces": listing.iter().map(|(ns, _)| ns.clone()).collect::<Vec<_>>(),
+        "namespaces": listing.namespaces.iter().map(|(ns, _)| ns.clone()).collect::<Vec<_>>(),
         "tables": tables,
+        "incomplete": listing.incomplete,
     });
     serde_json::to_string_pretty(&json).map(|s| s + "\n").map_err(|e| e.to_string())
 }

@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::is_loopback;
-use crate::source::rest_catalog::{masked, CatalogAuth, CatalogOptions, Session};
+use crate::source::rest_catalog::{masked, CatalogAuth, CatalogListing, CatalogOptions, Session};
 use crate::source::s3::Props;
 
 use super::fetch::Browser;
@@ -138,7 +138,7 @@ fn remembered() -> Form {
 #[derive(Clone)]
 struct Connected {
     session: Session,
-    listing: Vec<(Vec<String>, Vec<String>)>,
+    listing: CatalogListing,
     user_s3: Props,
     /// The form's non-secret settings, for the permalink.
     link: LinkSettings,
@@ -171,7 +171,7 @@ async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
     remote::connect(&Browser, opts).await
 }
 
-async fn list(session: &Session) -> Result<Vec<(Vec<String>, Vec<String>)>, HttpError> {
+async fn list(session: &Session) -> Result<CatalogListing, HttpError> {
     remote::list(&Browser, session).await
 }
 
@@ -216,7 +216,10 @@ pub fn CatalogPanel() -> impl IntoView {
                     let wanted =
                         super::permalink::get("table").filter(|_| super::permalink::get("catalog").is_some_and(|u| u == c.session.uri || u == opts_uri));
                     let found = wanted.and_then(|t| {
-                        c.listing.iter().find_map(|(ns, tables)| tables.iter().find(|x| format!("{}.{x}", ns.join(".")) == t).map(|x| (ns.clone(), x.clone())))
+                        c.listing
+                            .namespaces
+                            .iter()
+                            .find_map(|(ns, tables)| tables.iter().find(|x| format!("{}.{x}", ns.join(".")) == t).map(|x| (ns.clone(), x.clone())))
                     });
                     connected.set(Some(c.clone()));
                     if let Some((ns, t)) = found {
@@ -287,11 +290,18 @@ pub fn CatalogPanel() -> impl IntoView {
 #[component]
 fn Tables(connected: Connected) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let count: usize = connected.listing.iter().map(|(_, t)| t.len()).sum();
+    let listing = &connected.listing;
+    let count: usize = listing.namespaces.iter().map(|(_, t)| t.len()).sum();
+    let partial = if listing.incomplete.is_empty() { "" } else { " (incomplete)" };
     view! {
         <div class="catalog-tables" data-testid="catalog-tables">
-            <p class="hint">{format!("{} namespaces, {} tables", connected.listing.len(), count)}</p>
-            {connected.listing.iter().map(|(ns, tables)| {
+            <p class="hint">{format!("{} namespaces, {} tables{partial}", listing.namespaces.len(), count)}</p>
+            {(!listing.incomplete.is_empty()).then(|| view! {
+                <ul class="gaps" data-testid="catalog-incomplete">
+                    {listing.incomplete.iter().map(|why| view! { <li>{why.clone()}</li> }).collect_view()}
+                </ul>
+            })}
+            {listing.namespaces.iter().map(|(ns, tables)| {
                 let ns_name = ns.join(".");
                 view! {
                     <div class="namespace" data-testid="namespace" data-namespace=ns_name.clone()>
