@@ -555,5 +555,25 @@ fn links_and_special_files_in_a_table_folder_are_never_read() {
     symlink("/dev/zero", strays.join("metadata").join("snap-0-zero.avro")).unwrap();
     assert!(Command::new("mkfifo").arg(strays.join("metadata").join("v9.metadata.json")).status().unwrap().success());
     assert_eq!(report(&strays), intact, "a link loop, a link to /usr, /dev/zero and a FIFO beside the table");
+
+    // Sparse files of 4 GiB, which take no disk: the manifest is a gap naming its size and the
+    // bound, the metadata file an error; neither is read into memory (the run is capped at 2 GiB).
+    let sparse = copy("sparse-manifest");
+    std::fs::OpenOptions::new().write(true).open(sparse.join("metadata").join(manifest)).unwrap().set_len(4 << 30).unwrap();
+    let out = report(&sparse);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let gaps = json["gaps"].as_array().unwrap();
+    assert_eq!(gaps.len(), 1, "{out}");
+    assert!(gaps[0]["file"].as_str().unwrap().ends_with(manifest), "{out}");
+    assert_eq!(
+        gaps[0]["message"].as_str().unwrap(),
+        format!("metadata/{manifest}: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"),
+        "{out}"
+    );
+    let sparse = copy("sparse-metadata");
+    std::fs::OpenOptions::new().write(true).open(sparse.join("metadata").join("v2.metadata.json")).unwrap().set_len(4 << 30).unwrap();
+    let out = run(&sparse, "json", &[]).unwrap();
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"), "{}", out.stderr);
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -144,7 +144,7 @@ async function freshPage() {
  * Open the app, fill the catalog form, press Connect; resolves when tables or an error show, to
  * the number of page/console errors recorded before the click (the gallery's own come earlier).
  */
-async function connect(page, f, errors) {
+async function connect(page, f, errors, timeout = TIMEOUT_MS) {
   await page.goto(app.url, { waitUntil: 'load' });
   await page.locator(cs.panel).waitFor({ state: 'attached' });
   if (!(await page.locator(cs.panel).evaluate((d) => d.open))) await page.locator(cs.summary).click();
@@ -174,7 +174,7 @@ async function connect(page, f, errors) {
   await page.waitForFunction(
     ({ tables, err }) => document.querySelector(tables) || [...document.querySelectorAll(err)].some((e) => !e.closest('[data-testid="gallery"]') && !e.hasAttribute('data-e2e-stale')),
     { tables: cs.tables, err: sel.loadError },
-    { timeout: TIMEOUT_MS },
+    { timeout },
   );
   return before;
 }
@@ -601,6 +601,70 @@ test('a catalog that nests namespaces without end and repeats a page token: list
   } finally {
     await p.context.close();
     await hostile.close();
+  }
+});
+
+test('a catalog that answers without end, or stalls: refused at 512 MiB, given up after 60 s without a byte, and the tab lives', { timeout: 240000 }, async (t) => {
+  const cors = (req) => ({
+    'Access-Control-Allow-Origin': req.headers.origin || '*',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
+  });
+  let sent = 0;
+  const chunk = Buffer.alloc(1 << 20, 0x20);
+  const endless = await loopback((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors(req));
+      return res.end();
+    }
+    res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
+    const pump = () => {
+      while (sent < 2 ** 31) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => { sent = Math.max(sent, 0); });
+    pump();
+  });
+  // Sends its headers and one byte, then nothing.
+  const stalled = await loopback((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors(req));
+      return res.end();
+    }
+    res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
+    res.write('{');
+  });
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-endless', async () => {
+      await connect(page, form({ uri: endless.url, auth: 'token', token: 'tok-endless-3301' }), errors);
+      const errs = await loadErrors(page);
+      const hit = errs.find((e) => e.includes(`${endless.url}/v1/config`) && e.includes('the response went on past that; icescope reads at most 512 MiB of one response'));
+      assert.ok(hit, `an error naming the config URL and the bound; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown: ${hit}; the server wrote ${sent >> 20} MiB`);
+      assert.ok(sent < 2 ** 31, `the tab read on past the bound: ${sent} bytes written`);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+    await screenshotOnFailure(page, 'catalog-stalled', async () => {
+      const started = Date.now();
+      await connect(page, form({ uri: stalled.url, auth: 'token', token: 'tok-stalled-3302' }), errors, 120000);
+      const errs = await loadErrors(page);
+      await shot(page, 'stalled');
+      const hit = errs.find((e) => e.includes(`${stalled.url}/v1/config`) && e.includes('nothing arrived for 60 s; gave up'));
+      assert.ok(hit, `an error naming the config URL and the 60 s; got ${JSON.stringify(errs)}`);
+      t.diagnostic(`shown after ${Math.round((Date.now() - started) / 1000)} s: ${hit}`);
+      assert.deepEqual(errors.pageErrors, [], 'page errors');
+      assert.deepEqual(errors.panics(), [], 'panics');
+    });
+  } finally {
+    await p.context.close();
+    await endless.close();
+    await stalled.close();
   }
 });
 

@@ -22,6 +22,16 @@ pub enum SourceError {
     },
 }
 
+/// A file read whole (metadata.json, a manifest list or manifest, an export's part) above this is
+/// refused before it is read, as a response is (`http::MAX_BODY`): a sparse or hostile file the
+/// size of the disk would otherwise be read into memory before anything could say why.
+pub const MAX_WHOLE_FILE: u64 = super::http::MAX_BODY;
+
+/// The error for a file past `MAX_WHOLE_FILE`.
+pub fn file_too_large(path: &str, size: u64) -> SourceError {
+    SourceError::Io { path: path.to_string(), message: format!("is {size} bytes; icescope reads at most {} MiB of one file whole", MAX_WHOLE_FILE >> 20) }
+}
+
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -83,6 +83,19 @@ impl HttpError {
     }
 }
 
+/// Responses above this are refused, in the CLI and the browser: metadata files are megabytes, and
+/// a server that sends without end must not fill the memory before anything says so.
+pub const MAX_BODY: u64 = 512 << 20;
+
+/// The error for a response past `MAX_BODY`: declared so by its `Content-Length`, or read that far.
+pub fn too_large(url: &str, declared: Option<u64>) -> HttpError {
+    let what = match declared {
+        Some(n) => format!("the response declares {n} bytes"),
+        None => "the response went on past that".to_string(),
+    };
+    HttpError { url: url.to_string(), kind: HttpErrorKind::Other, message: format!("{what}; icescope reads at most {} MiB of one response", MAX_BODY >> 20) }
+}
+
 /// Whether a status is a redirect a client would follow to its `Location`.
 pub fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)

@@ -96,7 +96,20 @@ impl FileSet for LocalFolder {
     }
 
     fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
-        std::fs::read(self.root.join(path)).map_err(|e| SourceError::Io { path: path.to_string(), message: e.to_string() })
+        use std::io::Read;
+        let io = |e: std::io::Error| SourceError::Io { path: path.to_string(), message: e.to_string() };
+        let file = std::fs::File::open(self.root.join(path)).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        if size > super::files::MAX_WHOLE_FILE {
+            return Err(super::files::file_too_large(path, size));
+        }
+        // A file that grows while it is read stops at the bound too.
+        let mut out = Vec::with_capacity(size as usize);
+        file.take(super::files::MAX_WHOLE_FILE + 1).read_to_end(&mut out).map_err(io)?;
+        if out.len() as u64 > super::files::MAX_WHOLE_FILE {
+            return Err(super::files::file_too_large(path, out.len() as u64));
+        }
+        Ok(out)
     }
 
     fn read_head(&self, path: &str, n: usize) -> Result<Vec<u8>, SourceError> {

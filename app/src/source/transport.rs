@@ -3,10 +3,7 @@
 use std::io::Read;
 use std::time::Duration;
 
-use super::http::{HttpError, HttpErrorKind, Request, Response};
-
-/// Responses above this are refused: metadata files are megabytes, not gigabytes.
-const MAX_BODY: u64 = 512 << 20;
+use super::http::{too_large, HttpError, HttpErrorKind, Request, Response, MAX_BODY};
 
 /// Blocking requests: the CLI reads one file at a time, so the async wrapper never waits on another.
 pub struct Ureq {
@@ -51,7 +48,15 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         return Err(HttpError::redirect(&req.url, Some(status), location.to_str().ok()));
     }
     let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let declared = response.headers().get("content-length").and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY) {
+        return Err(too_large(&req.url, declared));
+    }
     let mut body = Vec::new();
-    response.into_body().into_reader().take(MAX_BODY).read_to_end(&mut body).map_err(|e| err(HttpErrorKind::Other, &e))?;
+    // One byte past the bound tells a body at the bound from one that goes on.
+    response.into_body().into_reader().take(MAX_BODY + 1).read_to_end(&mut body).map_err(|e| err(HttpErrorKind::Other, &e))?;
+    if body.len() as u64 > MAX_BODY {
+        return Err(too_large(&req.url, None));
+    }
     Ok(Response { status, body, content_range })
 }

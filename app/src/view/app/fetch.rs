@@ -1,10 +1,66 @@
 //! The browser's transport for source-layer requests, with the one error a browser hides: CORS.
 
+use std::cell::Cell;
+
 use js_sys::Uint8Array;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::source::http::{origin, HttpError, HttpErrorKind, Request, Response};
+use crate::source::http::{origin, too_large, HttpError, HttpErrorKind, Request, Response, MAX_BODY};
+
+/// A server that sends nothing for this long is given up on: a load must end in an answer or an
+/// error, not wait for ever on a connection that stalls.
+const IDLE_MS: i32 = 60_000;
+
+/// Aborts the request when `IDLE_MS` pass without progress; `arm` again after each chunk.
+struct Watchdog {
+    window: web_sys::Window,
+    controller: web_sys::AbortController,
+    timer: Cell<Option<i32>>,
+    fire: Closure<dyn FnMut()>,
+}
+
+impl Watchdog {
+    fn new(window: &web_sys::Window) -> Option<Watchdog> {
+        let controller = web_sys::AbortController::new().ok()?;
+        let c = controller.clone();
+        let fire = Closure::<dyn FnMut()>::new(move || c.abort());
+        let dog = Watchdog { window: window.clone(), controller, timer: Cell::new(None), fire };
+        dog.arm();
+        Some(dog)
+    }
+
+    fn arm(&self) {
+        self.disarm();
+        let id = self.window.set_timeout_with_callback_and_timeout_and_arguments_0(self.fire.as_ref().unchecked_ref(), IDLE_MS).ok();
+        self.timer.set(id);
+    }
+
+    fn disarm(&self) {
+        if let Some(id) = self.timer.take() {
+            self.window.clear_timeout_with_handle(id);
+        }
+    }
+
+    fn fired(&self) -> bool {
+        self.controller.signal().aborted()
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.disarm();
+    }
+}
+
+fn stalled(req: &Request) -> HttpError {
+    HttpError {
+        url: req.url.clone(),
+        kind: HttpErrorKind::Other,
+        message: format!("nothing arrived for {} s; gave up (the server stalled or the network is down)", IDLE_MS / 1000),
+    }
+}
 
 /// The message of a JS exception, without the stack the browser attaches.
 pub fn js_message(e: &wasm_bindgen::JsValue) -> String {
@@ -25,10 +81,16 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
     if let Some(body) = &req.body {
         init.set_body(&Uint8Array::from(body.as_slice()).into());
     }
-    let request = web_sys::Request::new_with_str_and_init(&req.url, &init).map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?;
     let window = web_sys::window().ok_or_else(|| err(HttpErrorKind::Other, "no window".into()))?;
+    let dog = Watchdog::new(&window);
+    if let Some(d) = &dog {
+        init.set_signal(Some(&d.controller.signal()));
+    }
+    let fired = || dog.as_ref().is_some_and(Watchdog::fired);
+    let request = web_sys::Request::new_with_str_and_init(&req.url, &init).map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?;
     let response = match JsFuture::from(window.fetch_with_request(&request)).await {
         Ok(r) => r.unchecked_into::<web_sys::Response>(),
+        Err(_) if fired() => return Err(stalled(req)),
         // The browser says only "Failed to fetch": for another origin that is CORS or a dead host.
         Err(_) => return Err(blocked(req, &window)),
     };
@@ -36,10 +98,49 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         return Err(HttpError::redirect(&req.url, None, None));
     }
     let content_range = response.headers().get("content-range").ok().flatten();
-    let buffer = JsFuture::from(response.array_buffer().map_err(|e| err(HttpErrorKind::Other, js_message(&e)))?)
-        .await
-        .map_err(|e| err(HttpErrorKind::Other, format!("body: {}", js_message(&e))))?;
-    Ok(Response { status: response.status(), body: Uint8Array::new(&buffer).to_vec(), content_range })
+    let declared = response.headers().get("content-length").ok().flatten().and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY) {
+        if let Some(d) = &dog {
+            d.controller.abort();
+        }
+        return Err(too_large(&req.url, declared));
+    }
+    let body = match response.body() {
+        Some(stream) => read_bounded(req, stream, dog.as_ref()).await?,
+        None => Vec::new(),
+    };
+    Ok(Response { status: response.status(), body, content_range })
+}
+
+/// The body chunk by chunk, so that one past `MAX_BODY` is refused before it is all in memory and
+/// a stall between chunks ends in an error.
+async fn read_bounded(req: &Request, stream: web_sys::ReadableStream, dog: Option<&Watchdog>) -> Result<Vec<u8>, HttpError> {
+    let failed = |e: JsValue| {
+        if dog.is_some_and(Watchdog::fired) {
+            stalled(req)
+        } else {
+            HttpError { url: req.url.clone(), kind: HttpErrorKind::Other, message: format!("body: {}", js_message(&e)) }
+        }
+    };
+    let reader = stream.get_reader().unchecked_into::<web_sys::ReadableStreamDefaultReader>();
+    let mut body = Vec::new();
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(failed)?;
+        if js_sys::Reflect::get(&chunk, &"done".into()).map_err(failed)?.is_truthy() {
+            return Ok(body);
+        }
+        let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(failed)?.unchecked_into::<Uint8Array>();
+        if body.len() as u64 + u64::from(value.length()) > MAX_BODY {
+            let _ = reader.cancel();
+            return Err(too_large(&req.url, None));
+        }
+        let at = body.len();
+        body.resize(at + value.length() as usize, 0);
+        value.copy_to(&mut body[at..]);
+        if let Some(d) = dog {
+            d.arm();
+        }
+    }
 }
 
 fn blocked(req: &Request, window: &web_sys::Window) -> HttpError {

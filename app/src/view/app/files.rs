@@ -75,9 +75,19 @@ impl PickedFiles {
     }
 }
 
+/// A picked file read whole must fit the bound a file on disk or a response has.
+fn within_bound(path: &str, file: &web_sys::File) -> Result<(), SourceError> {
+    let size = file.size() as u64;
+    if size > crate::source::files::MAX_WHOLE_FILE {
+        return Err(crate::source::files::file_too_large(path, size));
+    }
+    Ok(())
+}
+
 impl Fetch for PickedFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
         let (path, file) = self.file(reference)?;
+        within_bound(path, file)?;
         let buffer = JsFuture::from(file.array_buffer())
             .await
             .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
@@ -86,6 +96,7 @@ impl Fetch for PickedFiles {
 
     async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
         let (path, file) = self.file(reference)?;
+        within_bound(path, file)?;
         let buffer = JsFuture::from(file.array_buffer())
             .await
             .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
