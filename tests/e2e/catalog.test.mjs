@@ -514,22 +514,29 @@ async function loopback(handle) {
   return { url: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** CORS headers that let the app's origin read a loopback server's answers. */
+const cors = (req) => ({
+  'Access-Control-Allow-Origin': req.headers.origin || '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
+});
+
+/** A loopback server the page may call: preflights answered, every other request handed to `handle`. */
+const browsable = (handle) => loopback((req, res) => {
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, cors(req));
+    return res.end();
+  }
+  handle(req, res);
+});
+
 test('a catalog that redirects to a host nobody named: not followed, the error says so, nothing reaches that host', { timeout: 120000 }, async (t) => {
-  const cors = (req) => ({
-    'Access-Control-Allow-Origin': req.headers.origin || '*',
-    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
-  });
   // Would answer as a catalog does, so that a followed redirect would list tables.
   const elsewhere = await loopback((req, res) => {
     res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
     res.end(req.method === 'OPTIONS' ? '' : JSON.stringify({ defaults: {}, overrides: {}, namespaces: [] }));
   });
-  const named = await loopback((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors(req));
-      return res.end();
-    }
+  const named = await browsable((req, res) => {
     res.writeHead(302, { ...cors(req), Location: `${elsewhere.url}${req.url}` });
     res.end();
   });
@@ -558,17 +565,8 @@ test('a catalog that redirects to a host nobody named: not followed, the error s
 });
 
 test('a catalog that nests namespaces without end and repeats a page token: listed to the bound, and the page says what is missing', { timeout: 120000 }, async (t) => {
-  const cors = (req) => ({
-    'Access-Control-Allow-Origin': req.headers.origin || '*',
-    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
-  });
   // Every namespace has a child one level deeper; every table page points at itself again.
-  const hostile = await loopback((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors(req));
-      return res.end();
-    }
+  const hostile = await browsable((req, res) => {
     const url = new URL(req.url, 'http://x');
     const parent = url.searchParams.get('parent');
     const depth = parent === null ? 0 : parent.split('\x1f').length;
@@ -605,18 +603,9 @@ test('a catalog that nests namespaces without end and repeats a page token: list
 });
 
 test('a catalog that answers without end, or stalls: refused at 512 MiB, given up after 60 s without a byte, and the tab lives', { timeout: 240000 }, async (t) => {
-  const cors = (req) => ({
-    'Access-Control-Allow-Origin': req.headers.origin || '*',
-    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] || '*',
-  });
   let sent = 0;
   const chunk = Buffer.alloc(1 << 20, 0x20);
-  const endless = await loopback((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors(req));
-      return res.end();
-    }
+  const endless = await browsable((req, res) => {
     res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
     const pump = () => {
       while (sent < 2 ** 31) {
@@ -629,11 +618,7 @@ test('a catalog that answers without end, or stalls: refused at 512 MiB, given u
     pump();
   });
   // Sends its headers and one byte, then nothing.
-  const stalled = await loopback((req, res) => {
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors(req));
-      return res.end();
-    }
+  const stalled = await browsable((req, res) => {
     res.writeHead(200, { ...cors(req), 'Content-Type': 'application/json' });
     res.write('{');
   });
