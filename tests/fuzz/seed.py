@@ -1,6 +1,6 @@
 """Seeds each fuzz target's corpus from the lab's fixture tables (tests/fixtures), into
 tests/fuzz/corpus/<target>/ (not committed: regenerate with this script), and adds what earlier
-machines' runs found and kept in tests/fuzz/grown/<target>/ (committed; tests/fuzz/keep.py writes it).
+machines' runs found and kept in tests/fuzz/grown/<target>.tar.xz (committed; tests/fuzz/keep.py writes it).
 Seeds are added beside what earlier runs found, never in place of it: a corpus grown over hours is
 what lets a run go on where the last one stopped (`--fresh` starts over from the seeds and grown/).
 
@@ -18,6 +18,7 @@ import pathlib
 import shutil
 import struct
 import sys
+import tarfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "hostile"))
 import avro_bytes as ab  # noqa: E402  (fastavro: run with tests/.venv/bin/python)
@@ -106,8 +107,11 @@ def main():
     for target, data in seeds():
         put(target, data)
     # What earlier machines' runs found (tests/fuzz/keep.py), so a new machine goes on from there.
-    for found in sorted(GROWN.glob("*/*")):
-        put(found.parent.name, found.read_bytes())
+    for archive in sorted(GROWN.glob("*.tar.xz")):
+        with tarfile.open(archive, mode="r:xz") as tar:
+            for member in tar.getmembers():
+                if member.isfile():
+                    put(archive.name.removesuffix(".tar.xz"), tar.extractfile(member).read())
     for target in sorted(p.name for p in CORPUS.iterdir()):
         files = list((CORPUS / target).iterdir())
         print(f"{target}: {len(files)} inputs, {sum(f.stat().st_size for f in files)} bytes")
