@@ -84,6 +84,11 @@ def seeds():
         }
         yield ("rest_load_table", json.dumps(response).encode())
         yield ("rest_load_table", json.dumps({"metadata-location": response["metadata-location"]}).encode())
+    # The catalog's other answers, as the REST spec shapes them: config, a token, pages of a listing.
+    yield ("rest_load_table", b'{"defaults":{"clients":"4"},"overrides":{"prefix":"warehouse","namespace-separator":"%2E"}}')
+    yield ("rest_load_table", b'{"access_token":"t0k","token_type":"bearer","expires_in":3600}')
+    yield ("rest_load_table", b'{"namespaces":[["icescope"],["icescope","inner"]],"next-page-token":"p2"}')
+    yield ("rest_load_table", b'{"identifiers":[{"namespace":["icescope"],"name":"events"}],"next-page-token":null}')
     # Spark's metadata tables as the lab's real Spark wrote them (tests/spark-exports/).
     for part in sorted((HERE.parent / "spark-exports").glob("*/*/*.parquet")):
         yield ("spark_tables", part.read_bytes())

@@ -1,9 +1,11 @@
 //! A REST catalog's LoadTable response body, read as the CLI and the browser read it, then the
-//! storage properties chosen for a manifest path from the vended credentials it carries.
+//! storage properties chosen for a manifest path from the vended credentials it carries. The same
+//! bytes as every other answer a catalog gives: config, an OAuth2 token, and pages of namespaces and
+//! tables fed to the lister, which must stop within its bounds whatever the pages say.
 #![no_main]
 
 use icescope::source::http::{Request, Response};
-use icescope::source::rest_catalog::{props_for, CatalogAuth, CatalogOptions};
+use icescope::source::rest_catalog::{props_for, CatalogAuth, CatalogOptions, Lister, MAX_LIST_REQUESTS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,5 +21,25 @@ fuzz_target!(|data: &[u8]| {
             let _ = session.signer_url(&t.config);
         }
     }
-    let _ = session.read_credentials(&req, &Response { status: 200, body: data.to_vec(), content_range: None });
+    let answer = Response { status: 200, body: data.to_vec(), content_range: None };
+    let _ = session.read_credentials(&req, &answer);
+    let oauth = CatalogOptions {
+        auth: CatalogAuth::OAuth2 { client_id: "c".into(), client_secret: "s".into(), server_uri: None, scope: None },
+        ..options.clone()
+    };
+    if let Some(token_req) = oauth.token_request() {
+        let _ = oauth.read_token(&token_req, &answer);
+    }
+    let _ = options.session(None, &Request::get("http://127.0.0.1:8181/v1/config"), &answer);
+    // Every listing request answered with these bytes.
+    let mut lister = Lister::default();
+    let mut sent = 0;
+    while let Ok(Some(req)) = lister.next(&session, 0) {
+        sent += 1;
+        assert!(sent <= MAX_LIST_REQUESTS, "the lister asked past its bound");
+        if lister.feed(&session, &req, &answer).is_err() {
+            break;
+        }
+    }
+    let _ = lister.finish();
 });
