@@ -77,6 +77,7 @@ fn footer_rows_and_sizes_equal_the_manifests_with_only_the_footers_fetched() {
             &h,
             index,
             &footers,
+            &[],
             &icescope::analysis::findings::TableRef { catalog: "lab".into(), table: "t".into() },
         );
         assert_eq!((report.record_count_mismatches, report.size_mismatches, report.unreadable), (0, 0, 0), "{name}");

@@ -1,17 +1,19 @@
 //! Manifests against the files: each live Parquet file's `record_count` against its footer's rows,
-//! its `file_size_in_bytes` against the object's size. A mismatch is a finding: a reader that
-//! plans from the manifests (count(*) from metadata, split planning, the footer read at the
-//! manifest's size) then answers wrong or fails.
+//! its `file_size_in_bytes` against the object's size, and each deletion vector against its Puffin
+//! file's footer (`vector_footers`). A mismatch is a finding: a reader that plans from the
+//! manifests (count(*) from metadata, split planning, the footer read at the manifest's size) then
+//! answers wrong or fails.
 
 use serde::Serialize;
 
 use crate::decode::parquet_footer::FooterColumn;
 use crate::decode::{DataContent, SnapshotId};
-use crate::model::footers::FileFooter;
+use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::TableHistory;
 
 use super::findings::{thousands, Finding, Severity, TableRef};
-use super::markdown::{text as md, visible};
+use super::markdown::{sql_block, text as md, visible};
+use super::vector_footers::{check_vectors, VectorCheck};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FooterRow {
@@ -46,10 +48,12 @@ pub struct FooterReport {
     pub bytes_fetched: u64,
     pub bytes_in_files: u64,
     pub files_checked: Vec<FooterRow>,
+    /// Live deletion vectors against their Puffin files' footers.
+    pub deletion_vectors: VectorCheck,
     pub findings: Vec<Finding>,
 }
 
-pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter], table: &TableRef) -> FooterReport {
+pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter], puffins: &[PuffinFileFooter], table: &TableRef) -> FooterReport {
     let rows: Vec<FooterRow> = footers
         .iter()
         .map(|f| {
@@ -123,6 +127,8 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
             statement: None,
         });
     }
+    let deletion_vectors = check_vectors(history, index, puffins);
+    findings.extend(super::vector_footers::findings(&deletion_vectors, snapshot_id, table));
     FooterReport {
         snapshot_id,
         files: rows.len(),
@@ -133,6 +139,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
         bytes_fetched: footers.iter().map(|f| f.fetched).sum(),
         bytes_in_files: footers.iter().map(|f| f.object_size.unwrap_or(f.manifest_file_size.max(0) as u64)).sum(),
         files_checked: rows,
+        deletion_vectors,
         findings,
     }
 }
@@ -148,6 +155,18 @@ fn summary_line(r: &FooterReport) -> String {
         r.record_count_mismatches,
         r.size_mismatches,
         r.unreadable
+    )
+}
+
+fn vector_line(v: &VectorCheck) -> String {
+    format!(
+        "{} live deletion vectors in {} Puffin files, {} footers read ({} bytes fetched); {} disagree with their footer, {} unchecked",
+        thousands(v.vectors as u64),
+        thousands(v.puffin_files as u64),
+        thousands(v.puffin_footers_read as u64),
+        thousands(v.bytes_fetched),
+        v.mismatches,
+        v.unchecked
     )
 }
 
@@ -179,6 +198,27 @@ pub fn text(r: &FooterReport) -> String {
             }
         }
     }
+    let v = &r.deletion_vectors;
+    if v.vectors > 0 || v.puffin_files > 0 {
+        out += &vector_line(v);
+        out += "\n";
+        for row in &v.vectors_checked {
+            out += &format!(
+                "  {} @{} ({} bytes) for {}: cardinality {} (footer {}){}\n",
+                visible(&row.puffin_path),
+                row.content_offset.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                row.content_size_in_bytes.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                visible(row.referenced_data_file.as_deref().unwrap_or("?")),
+                row.manifest_cardinality,
+                row.footer_cardinality.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                match (&row.matches, &row.problem) {
+                    (Some(false), Some(p)) => format!(" MISMATCH: {}", visible(p)),
+                    (None, Some(p)) => format!(" UNCHECKED: {}", visible(p)),
+                    _ => String::new(),
+                }
+            );
+        }
+    }
     for f in &r.findings {
         out += &format!("{:?}: {}\n  {}\n  what to do: {}\n", f.severity, visible(&f.title), visible(&f.evidence), visible(&f.action));
         if let Some(s) = &f.statement {
@@ -203,10 +243,34 @@ pub fn markdown(r: &FooterReport) -> String {
             md(&f.codecs.join("/"))
         );
     }
+    let v = &r.deletion_vectors;
+    if v.vectors > 0 || v.puffin_files > 0 {
+        out += &format!(
+            "\n## Deletion vectors against their Puffin footers\n\n{}\n\n| Puffin file | offset | bytes | data file | cardinality (manifest / footer) | check |\n|---|---:|---:|---|---:|---|\n",
+            md(&vector_line(v))
+        );
+        for row in &v.vectors_checked {
+            out += &format!(
+                "| {} | {} | {} | {} | {} / {} | {} |\n",
+                md(&row.puffin_path),
+                row.content_offset.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                row.content_size_in_bytes.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                md(row.referenced_data_file.as_deref().unwrap_or("?")),
+                row.manifest_cardinality,
+                row.footer_cardinality.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                match (&row.matches, &row.problem) {
+                    (Some(true), _) => "matches".to_string(),
+                    (_, Some(p)) => md(p),
+                    _ => "?".to_string(),
+                }
+            );
+        }
+    }
     for f in &r.findings {
         out += &format!("\n**{:?}: {}**\n\n{}\n\nWhat to do: {}\n", f.severity, md(&f.title), md(&f.evidence), md(&f.action));
         if let Some(s) = &f.statement {
-            out += &format!("\n```sql\n{s}\n```\n");
+            out += "\n";
+            out += &sql_block(s);
         }
     }
     out

@@ -51,6 +51,14 @@ pub fn code(s: &str) -> String {
     format!("{fence}{pad}{visible}{pad}{fence}")
 }
 
+/// A fenced SQL block that the statement cannot close: statements are one line of quoted SQL
+/// (analysis::sql), and a fence longer than any run of backticks in it cannot end inside it.
+pub fn sql_block(s: &str) -> String {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0).max(2);
+    let fence = "`".repeat(longest + 1);
+    format!("{fence}sql\n{s}\n{fence}\n")
+}
+
 fn bytes(b: u64) -> String {
     if b >= 1 << 20 {
         format!("{:.1} MB", b as f64 / 1_048_576.0)
@@ -187,11 +195,8 @@ pub fn markdown(report: &Inspect) -> String {
         };
         out += &format!("#### [{badge}] {}\n\n**What the table shows:** {}\n\n**What to do:** {}\n\n", text(&f.title), text(&f.evidence), text(&f.action));
         if let Some(s) = &f.statement {
-            // Statements are one line of quoted SQL (analysis::sql): a fence longer than any run of
-            // backticks in it cannot be closed from inside.
-            let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0).max(2);
-            let fence = "`".repeat(longest + 1);
-            out += &format!("{fence}sql\n{s}\n{fence}\n\n");
+            out += &sql_block(s);
+            out += "\n";
         }
         if !f.snapshot_ids.is_empty() {
             let ids: Vec<String> = f.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();

@@ -16,6 +16,7 @@ pub mod projection;
 pub mod shape;
 pub mod spark_export;
 pub mod sql;
+pub mod vector_footers;
 pub mod walk;
 
 pub use growth::{GrowthPoint, GrowthSeries, XAxis, XPosition};

@@ -1,5 +1,5 @@
 //! decode: spec types from bytes (table metadata JSON, Avro manifest lists and manifests, Parquet
-//! footers and key columns, deletion vectors).
+//! footers and key columns, Puffin footers, deletion vectors).
 //! Owns the wire formats and their version differences; imports nothing from model, analysis or view.
 
 mod avro;
@@ -14,6 +14,7 @@ pub mod parquet_columns;
 pub mod parquet_footer;
 mod parquet_levels;
 pub mod parquet_pages;
+pub mod puffin;
 mod recent;
 pub mod schema;
 pub mod snapshot;

@@ -11,8 +11,9 @@ use futures::stream::{self, StreamExt};
 
 use crate::decode::parquet_columns::{chunk_ranges, encode_key, leaf_indices, read_columns, SparseFile};
 use crate::decode::parquet_footer::{decode_footer, footer_span, Footer, TAIL_BYTES};
+use crate::decode::puffin::{self, PuffinFooter};
 use crate::decode::{DataContent, FileFormat};
-use crate::model::footers::FileFooter;
+use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::live_rows::{DeleteHit, DeleteIndex, RowSink};
 use crate::model::{LiveFile, TableHistory};
 use crate::source::range::ByteRange;
@@ -54,8 +55,68 @@ pub async fn read_footer<F: Fetch>(files: &F, path: &str, manifest_size: Option<
     decode_footer(path, &body.bytes).map(|f| (f, object_size)).map_err(|e| e.to_string())
 }
 
+/// Reads one Puffin footer: the 12-byte tail, then the opening magic and the payload.
+pub async fn read_puffin_footer<F: Fetch>(
+    files: &F,
+    path: &str,
+    manifest_size: Option<u64>,
+    fetched: &mut Fetched,
+) -> Result<(PuffinFooter, Option<u64>), String> {
+    let tail = files.fetch_range(path, ByteRange::Tail { len: puffin::TAIL_BYTES }).await.map_err(|e| e.to_string())?;
+    fetched.add(tail.transferred);
+    let object_size = tail.object_size;
+    let size = object_size.or(manifest_size).ok_or_else(|| format!("{path}: the store did not say the object's size and the manifest gives none"))?;
+    let span = puffin::footer_span(path, &tail.bytes, size).map_err(|e| e.to_string())?;
+    let body = files.fetch_range(path, ByteRange::At { offset: span.offset, len: span.len }).await.map_err(|e| e.to_string())?;
+    fetched.add(body.transferred);
+    puffin::decode_footer(path, span, &body.bytes).map(|f| (f, object_size)).map_err(|e| e.to_string())
+}
+
+/// The footers of the Puffin files a snapshot's live deletion vectors point into, each file once
+/// however many vectors it holds, six reads in flight.
+pub async fn read_puffin_footers<F: Fetch>(
+    files: &F,
+    history: &TableHistory,
+    index: usize,
+    progress: &mut dyn FnMut(usize, usize),
+    cancel: &dyn Fn() -> bool,
+) -> (Vec<PuffinFileFooter>, Fetched) {
+    let mut seen = std::collections::HashSet::new();
+    let puffins: Vec<(&str, Option<u64>)> = history
+        .live_files(index)
+        .into_iter()
+        .filter(|f| f.file.is_deletion_vector() && seen.insert(&*f.file.file_path))
+        .map(|f| (&*f.file.file_path, u64::try_from(f.file.file_size_in_bytes).ok()))
+        .collect();
+    let total = puffins.len();
+    let mut fetched = Fetched::default();
+    let reads = stream::iter(puffins)
+        .map(|(path, manifest_size)| async move {
+            let mut one = Fetched::default();
+            let footer = read_puffin_footer(files, path, manifest_size, &mut one).await;
+            let object_size = footer.as_ref().ok().and_then(|(_, s)| *s);
+            let bytes_in_file = object_size.or(manifest_size).unwrap_or(0);
+            (PuffinFileFooter { file_path: path.to_string(), object_size, fetched: one.bytes_fetched, footer: footer.map(|(f, _)| f) }, one, bytes_in_file)
+        })
+        .buffered(super::PARALLEL);
+    futures::pin_mut!(reads);
+    let mut out = Vec::with_capacity(total);
+    while let Some((f, one, bytes_in_file)) = reads.next().await {
+        fetched.files += 1;
+        fetched.requests += one.requests;
+        fetched.bytes_fetched = fetched.bytes_fetched.saturating_add(one.bytes_fetched);
+        fetched.bytes_in_files = fetched.bytes_in_files.saturating_add(bytes_in_file);
+        out.push(f);
+        progress(out.len(), total);
+        if cancel() {
+            break;
+        }
+    }
+    (out, fetched)
+}
+
 /// The footers of a snapshot's live Parquet files (data, position and equality deletes), six
-/// reads in flight. Deletion vectors live in Puffin files and have no footer to check.
+/// reads in flight. Deletion vectors live in Puffin files: `read_puffin_footers`.
 pub async fn read_footers<F: Fetch>(
     files: &F,
     history: &TableHistory,

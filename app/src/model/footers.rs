@@ -1,9 +1,10 @@
-//! Parquet footers read for a snapshot's live files, as the loader hands them over: what each file
-//! physically holds, beside what its manifest entry claims.
+//! Parquet and Puffin footers read for a snapshot's live files, as the loader hands them over: what
+//! each file physically holds, beside what its manifest entries claim.
 
 use serde::Serialize;
 
 use crate::decode::parquet_footer::Footer;
+use crate::decode::puffin::PuffinFooter;
 use crate::decode::DataContent;
 
 #[derive(Debug, Clone, Serialize)]
@@ -20,6 +21,17 @@ pub struct FileFooter {
     /// Bytes fetched to read the footer (tail and footer; the whole file when a server ignored `Range`).
     pub fetched: u64,
     pub footer: Result<Footer, String>,
+}
+
+/// The footer of one Puffin file that live deletion vectors point into.
+#[derive(Debug, Clone, Serialize)]
+pub struct PuffinFileFooter {
+    /// The path as the manifests name it.
+    pub file_path: String,
+    /// The object's size as the store reports it (None where it does not say).
+    pub object_size: Option<u64>,
+    pub fetched: u64,
+    pub footer: Result<PuffinFooter, String>,
 }
 
 impl super::TableHistory {

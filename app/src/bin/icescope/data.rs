@@ -5,7 +5,7 @@ use futures::executor::block_on;
 use icescope::analysis::duplicates::{resolve_keys, text as duplicates_text, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
 use icescope::analysis::findings::{findings, TableRef};
 use icescope::analysis::footers::{footer_report, markdown, text};
-use icescope::load::data_scan::{read_footers, scan_keys};
+use icescope::load::data_scan::{read_footers, read_puffin_footers, scan_keys};
 use icescope::load::Loader;
 
 use super::args::Args;
@@ -47,10 +47,11 @@ pub fn footers(a: &Args) -> Result<String, String> {
     let (files, mut loader, _) = open(a)?;
     let index = snapshot(a, &files, &mut loader)?;
     let (footers, _) = block_on(read_footers(&files, &loader.history, index, &mut |_, _| {}, &|| false));
+    let (puffins, _) = block_on(read_puffin_footers(&files, &loader.history, index, &mut |_, _| {}, &|| false));
     // What the files carry replaces what their metrics name, for the schema findings.
     loader.history.record_footers(&footers);
     let table = table_ref(a, &loader);
-    let mut report = footer_report(&loader.history, index, &footers, &table);
+    let mut report = footer_report(&loader.history, index, &footers, &puffins, &table);
     report.findings.extend(findings(&loader.history, &table).into_iter().filter(|f| f.kind == "schema_under_running_writer"));
     match a.format.as_str() {
         "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),

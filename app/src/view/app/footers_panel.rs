@@ -1,13 +1,15 @@
-//! "Check Parquet footers": the current snapshot's live Parquet files, each footer read with ranged
-//! reads through the table's own source (`load::data_scan::read_footers`, as `icescope footers`),
-//! checked against its manifest entry (`analysis::footers`). Mismatches join the findings; the
-//! columns the files really carry feed the schema findings.
+//! "Check footers": the current snapshot's live Parquet files, each footer read with ranged reads
+//! through the table's own source (`load::data_scan::read_footers`, as `icescope footers`), checked
+//! against its manifest entry (`analysis::footers`), and the Puffin footers its deletion vectors
+//! point into (`analysis::vector_footers`). Mismatches join the findings; the columns the files
+//! really carry feed the schema findings.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::analysis::findings::thousands;
-use crate::load::data_scan::read_footers;
+use crate::analysis::vector_footers::VectorCheck;
+use crate::load::data_scan::{read_footers, read_puffin_footers};
 
 use super::loader::{publish, return_session, with_session};
 use super::AppState;
@@ -43,8 +45,8 @@ pub fn FootersPanel() -> impl IntoView {
     let report = move || state.opened.with(|o| o.as_ref().and_then(|o| o.footers.clone()));
     view! {
         <details class="footers" data-testid="footers-panel">
-            <summary>"Parquet footers against the manifests"</summary>
-            <p class="hint">"Reads the footer of every live Parquet file of the current snapshot (ranged reads: the last 8 bytes, then the footer) and checks the manifest's record_count and file_size_in_bytes against it. A mismatch is a finding; the columns the files carry replace the manifests' metric keys in the schema findings."</p>
+            <summary>"Parquet and Puffin footers against the manifests"</summary>
+            <p class="hint">"Reads the footer of every live Parquet file of the current snapshot (ranged reads: the last 8 bytes, then the footer) and checks the manifest's record_count and file_size_in_bytes against it; on format v3 tables also the footer of each Puffin file its deletion vectors live in, where every vector's blob, data file and cardinality must be listed as the manifest says. A mismatch is a finding; the columns the files carry replace the manifests' metric keys in the schema findings."</p>
             {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">"Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them."</p> })}
             <button data-testid="check-footers" disabled=move || exported() || check.with(|c| c.running) on:click=start>"Check footers"</button>
             {move || check.with(|c| c.running).then(|| view! {
@@ -84,11 +86,60 @@ pub fn FootersPanel() -> impl IntoView {
                             }).collect_view()}</tbody>
                         </table>
                         {(r.files_checked.len() > shown).then(|| view! { <p class="hint">{format!("{} more files: export or use `icescope footers` for all", r.files_checked.len() - shown)}</p> })}
+                        <VectorTable check=r.deletion_vectors.clone() />
                     </div>
                 }
             })}
         </details>
     }
+}
+
+/// The deletion vectors against their Puffin footers; nothing on a table without vectors.
+#[component]
+fn VectorTable(check: VectorCheck) -> impl IntoView {
+    (check.vectors > 0 || check.puffin_files > 0).then(|| {
+        let head = format!(
+            "{} live deletion vectors in {} Puffin files, {} footers read ({} bytes fetched): {} disagree with their footer, {} unchecked",
+            thousands(check.vectors as u64),
+            thousands(check.puffin_files as u64),
+            thousands(check.puffin_footers_read as u64),
+            thousands(check.bytes_fetched),
+            check.mismatches,
+            check.unchecked
+        );
+        let shown = check.vectors_checked.len().min(200);
+        let more = check.vectors_checked.len() - shown;
+        view! {
+            <div data-testid="vectors-result" data-vectors=check.vectors.to_string() data-puffin-files=check.puffin_files.to_string()
+                data-puffin-footers-read=check.puffin_footers_read.to_string() data-mismatches=check.mismatches.to_string() data-unchecked=check.unchecked.to_string()>
+                <p data-testid="vectors-summary">{head}</p>
+                <table class="footers-table">
+                    <thead><tr><th>"Puffin file"</th><th>"offset"</th><th>"bytes"</th><th>"data file"</th><th>"cardinality (manifest)"</th><th>"cardinality (footer)"</th><th>"check"</th></tr></thead>
+                    <tbody>{check.vectors_checked.into_iter().take(shown).map(|v| {
+                        let name = |p: &str| p.rsplit('/').next().unwrap_or_default().to_string();
+                        let verdict = match (v.matches, v.problem.clone()) {
+                            (Some(true), _) => "matches".to_string(),
+                            (_, Some(p)) => p,
+                            _ => String::new(),
+                        };
+                        view! {
+                            <tr data-testid="vector-row" class=if v.matches == Some(true) { "" } else { "mismatch" } data-path=v.puffin_path.clone()
+                                data-manifest-cardinality=v.manifest_cardinality.to_string() data-footer-cardinality=v.footer_cardinality.map(|c| c.to_string()).unwrap_or_default()>
+                                <td class="mono">{name(&v.puffin_path)}</td>
+                                <td class="num">{v.content_offset.map(|o| o.to_string()).unwrap_or_default()}</td>
+                                <td class="num">{v.content_size_in_bytes.map(|o| o.to_string()).unwrap_or_default()}</td>
+                                <td class="mono">{v.referenced_data_file.as_deref().map(name).unwrap_or_default()}</td>
+                                <td class="num">{thousands(v.manifest_cardinality.max(0) as u64)}</td>
+                                <td class="num">{v.footer_cardinality.map(|c| thousands(c.max(0) as u64)).unwrap_or_default()}</td>
+                                <td>{verdict}</td>
+                            </tr>
+                        }
+                    }).collect_view()}</tbody>
+                </table>
+                {(more > 0).then(|| view! { <p class="hint">{format!("{more} more vectors: use `icescope footers` for all")}</p> })}
+            </div>
+        }
+    })
 }
 
 /// Reads the footers with the loader's session borrowed, then publishes the report with them.
@@ -105,12 +156,15 @@ async fn run(state: AppState, check: RwSignal<Check>, cancel: RwSignal<bool>) ->
         let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (done, total));
         let stop = || cancel.get_untracked();
         let (footers, _) = read_footers(&*session.files, h, index, &mut progress, &stop).await;
-        Ok((index, footers))
+        let parquet = footers.len();
+        let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (parquet + done, parquet + total));
+        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*session.files, h, index, &mut progress, &stop).await };
+        Ok((index, footers, puffins))
     }
     .await;
-    if let Ok((index, footers)) = result.as_ref() {
+    if let Ok((index, footers, puffins)) = result.as_ref() {
         session.loader.history.record_footers(footers);
-        session.footers = Some((*index, footers.clone()));
+        session.footers = Some((*index, footers.clone(), puffins.clone()));
         publish(state, &session, 0);
     }
     return_session(state, session);

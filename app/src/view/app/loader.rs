@@ -91,8 +91,8 @@ pub(super) struct Session {
     compare: Option<(String, String)>,
     /// Where the walk is: (snapshot, manifest); the current snapshot until one is chosen.
     walk: (Option<usize>, Option<String>),
-    /// The Parquet footers read for a snapshot ("Check footers"): their findings join the report.
-    pub(super) footers: Option<(usize, Vec<crate::model::footers::FileFooter>)>,
+    /// The Parquet and Puffin footers read for a snapshot ("Check footers"): their findings join the report.
+    pub(super) footers: Option<(usize, Vec<crate::model::footers::FileFooter>, Vec<crate::model::footers::PuffinFileFooter>)>,
 }
 
 thread_local! {
@@ -115,7 +115,7 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
     let mut load = LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes);
     load.metadata_pick = s.pick.clone();
     report.load = Some(load);
-    let footers = s.footers.as_ref().map(|(i, f)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, &table)));
+    let footers = s.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, p, &table)));
     if in_flight == 0 {
         report.findings.extend(orphan_finding(s, &table));
         report.findings.extend(footers.iter().flat_map(|f| f.findings.iter().cloned()));

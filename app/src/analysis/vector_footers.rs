@@ -1,0 +1,186 @@
+//! Deletion vectors against their Puffin files' footers: each live vector's manifest entry names a
+//! blob (`content_offset`, `content_size_in_bytes`), the data file it applies to and its cardinality
+//! (`record_count`); the footer must list that blob as a `deletion-vector-v1` with the same
+//! `referenced-data-file` and `cardinality`, uncompressed. Spark and Trino read a vector at the
+//! manifest's offset without the footer, so a disagreement is silent there: the cardinality is
+//! what count(*) from metadata subtracts, and a reader that plans from the footer applies other rows.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::decode::puffin::{BlobType, PuffinFooter};
+use crate::model::footers::PuffinFileFooter;
+use crate::model::TableHistory;
+
+use super::findings::{thousands, Finding, Severity, TableRef};
+use crate::decode::SnapshotId;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorRow {
+    pub puffin_path: String,
+    pub referenced_data_file: Option<String>,
+    pub content_offset: Option<i64>,
+    pub content_size_in_bytes: Option<i64>,
+    /// The manifest's `record_count`: rows the vector deletes.
+    pub manifest_cardinality: i64,
+    pub footer_cardinality: Option<i64>,
+    pub footer_referenced_data_file: Option<String>,
+    pub blob_type: Option<String>,
+    /// None where the Puffin footer could not be read (`error` says why).
+    pub matches: Option<bool>,
+    /// What disagrees, or why the footer could not be read.
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorCheck {
+    pub puffin_files: usize,
+    pub puffin_footers_read: usize,
+    pub vectors: usize,
+    pub mismatches: usize,
+    /// Vectors whose Puffin footer could not be read.
+    pub unchecked: usize,
+    pub bytes_fetched: u64,
+    pub vectors_checked: Vec<VectorRow>,
+}
+
+/// A Hadoop catalog keeps `file:///x` as configured and writes `file:/x` inside its files.
+fn same_path(a: &str, b: &str) -> bool {
+    let norm = |p: &str| p.strip_prefix("file:///").map(|r| format!("file:/{r}")).unwrap_or_else(|| p.to_string());
+    a == b || norm(a) == norm(b)
+}
+
+fn compare(footer: &PuffinFooter, row: &mut VectorRow) -> Option<String> {
+    let (Some(offset), Some(size)) = (row.content_offset, row.content_size_in_bytes) else {
+        return Some("the manifest entry has no content_offset or content_size_in_bytes: no blob can be looked up".into());
+    };
+    let at = |b: &&crate::decode::puffin::BlobMetadata| i64::try_from(b.offset) == Ok(offset) && i64::try_from(b.length) == Ok(size);
+    let Some(blob) = footer.blobs.iter().find(at) else {
+        let near: Vec<String> = footer.blobs.iter().take(3).map(|b| format!("{} at {} ({} bytes)", b.kind.as_str(), b.offset, b.length)).collect();
+        return Some(format!(
+            "the footer lists no blob at offset {offset} of {size} bytes (it lists {}: {}{})",
+            footer.blobs.len(),
+            near.join(", "),
+            if footer.blobs.len() > 3 { ", …" } else { "" }
+        ));
+    };
+    row.blob_type = Some(blob.kind.as_str().to_string());
+    row.footer_referenced_data_file = blob.properties.get("referenced-data-file").cloned();
+    row.footer_cardinality = blob.properties.get("cardinality").and_then(|c| c.parse::<i64>().ok());
+    let mut wrong = Vec::new();
+    if blob.kind != BlobType::DeletionVectorV1 {
+        wrong.push(format!("the blob is a `{}`, not a `deletion-vector-v1`", blob.kind.as_str()));
+    }
+    if blob.compression_codec.is_some() {
+        wrong.push("the blob is compressed, which the spec forbids for deletion vectors".to_string());
+    }
+    match (&row.footer_referenced_data_file, &row.referenced_data_file) {
+        (None, _) => wrong.push("the footer names no `referenced-data-file`".to_string()),
+        (Some(f), Some(m)) if !same_path(f, m) => wrong.push(format!("the footer says it applies to {f}, the manifest to {m}")),
+        (Some(_), None) => wrong.push("the manifest entry names no referenced_data_file".to_string()),
+        _ => {}
+    }
+    match (blob.properties.get("cardinality"), row.footer_cardinality) {
+        (None, _) => wrong.push("the footer gives no `cardinality`".to_string()),
+        (Some(c), None) => wrong.push(format!("the footer's cardinality `{c}` is not a number")),
+        (Some(_), Some(c)) if c != row.manifest_cardinality => {
+            wrong.push(format!("the footer's cardinality is {c}, the manifest's record_count {}", row.manifest_cardinality))
+        }
+        _ => {}
+    }
+    (!wrong.is_empty()).then(|| wrong.join("; "))
+}
+
+pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFileFooter]) -> VectorCheck {
+    let by_path: HashMap<&str, &PuffinFileFooter> = puffins.iter().map(|p| (p.file_path.as_str(), p)).collect();
+    let mut rows = Vec::new();
+    for f in history.live_files(index).into_iter().filter(|f| f.file.is_deletion_vector()) {
+        let path = &*f.file.file_path;
+        // Only the files that were read: a cancelled read leaves the rest out, not counted as wrong.
+        let Some(read) = by_path.get(path) else { continue };
+        let v3 = f.file.v3.as_deref();
+        let mut row = VectorRow {
+            puffin_path: path.to_string(),
+            referenced_data_file: v3.and_then(|v| v.referenced_data_file.clone()),
+            content_offset: v3.and_then(|v| v.content_offset),
+            content_size_in_bytes: v3.and_then(|v| v.content_size_in_bytes),
+            manifest_cardinality: f.file.record_count,
+            footer_cardinality: None,
+            footer_referenced_data_file: None,
+            blob_type: None,
+            matches: None,
+            problem: None,
+        };
+        match &read.footer {
+            Ok(footer) => {
+                row.problem = compare(footer, &mut row);
+                row.matches = Some(row.problem.is_none());
+            }
+            Err(e) => row.problem = Some(e.clone()),
+        }
+        rows.push(row);
+    }
+    VectorCheck {
+        puffin_files: puffins.len(),
+        puffin_footers_read: puffins.iter().filter(|p| p.footer.is_ok()).count(),
+        vectors: rows.len(),
+        mismatches: rows.iter().filter(|r| r.matches == Some(false)).count(),
+        unchecked: rows.iter().filter(|r| r.matches.is_none()).count(),
+        bytes_fetched: puffins.iter().map(|p| p.fetched).sum(),
+        vectors_checked: rows,
+    }
+}
+
+pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let examples = |keep: &dyn Fn(&VectorRow) -> bool| {
+        // A read error names its file already; a disagreement does not.
+        let line = |r: &VectorRow| match r.problem.as_deref().unwrap_or_default() {
+            p if p.starts_with(&r.puffin_path) => p.to_string(),
+            p => format!("{} at {}: {p}", r.puffin_path, r.content_offset.unwrap_or(-1)),
+        };
+        let picked: Vec<String> = check.vectors_checked.iter().filter(|r| keep(r)).take(3).map(line).collect();
+        picked.join("; ")
+    };
+    if check.mismatches > 0 {
+        let bad = |r: &VectorRow| r.matches == Some(false);
+        let delta: i128 = check
+            .vectors_checked
+            .iter()
+            .filter(|r| bad(r))
+            .filter_map(|r| r.footer_cardinality.map(|c| i128::from(c) - i128::from(r.manifest_cardinality)))
+            .sum();
+        out.push(Finding {
+            kind: "vector_footer_mismatch",
+            severity: Severity::Critical,
+            title: format!("{} deletion vector(s) disagree with their Puffin file's footer", thousands(check.mismatches as u64)),
+            snapshot_ids: vec![snapshot_id],
+            job_ids: Vec::new(),
+            evidence: format!(
+                "{}. Footer cardinality minus manifest record_count over them: {delta:+}. Spark and Trino read a vector at the manifest's offset without the footer, so they stay silent; counts answered from metadata subtract the manifests' cardinalities, and a reader that plans from the footer applies other rows or fails.",
+                examples(&bad)
+            ),
+            action: "Find the writer that committed these vectors (the manifest's adding snapshot) and fix it; then apply the deletes into new data files, which retires the vectors.".into(),
+            statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
+        });
+    }
+    if check.unchecked > 0 {
+        out.push(Finding {
+            kind: "puffin_footer_unreadable",
+            severity: Severity::Warning,
+            title: format!(
+                "{} of {} Puffin file(s) have no readable footer ({} live deletion vector(s) unchecked)",
+                check.puffin_files - check.puffin_footers_read,
+                check.puffin_files,
+                thousands(check.unchecked as u64)
+            ),
+            snapshot_ids: vec![snapshot_id],
+            job_ids: Vec::new(),
+            evidence: examples(&|r: &VectorRow| r.matches.is_none()),
+            action: "Readers that go by the manifests' offsets may still apply these vectors; a reader that opens the footer fails on them. Restore the files, or apply the deletes into new data files.".into(),
+            statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
+        });
+    }
+    out
+}
