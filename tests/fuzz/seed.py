@@ -99,6 +99,15 @@ def seeds():
         parquet = sorted(table.glob("data/**/*.parquet"), key=lambda f: (f.stat().st_size, f.name))
         if parquet:
             yield ("data_files", parquet[0].read_bytes())
+    # Puffin files for the footer check: each as Spark wrote it, and with its footer as one LZ4
+    # frame (liblz4), so that mutations reach the compressed path too.
+    import lz4.frame
+    for puffin in sorted(FIXTURES.glob("*/data/**/*.puffin")):
+        raw = puffin.read_bytes()
+        yield ("puffin_footer", raw)
+        size = int.from_bytes(raw[-12:-8], "little")
+        framed = lz4.frame.compress(raw[len(raw) - 12 - size:-12], store_size=True)
+        yield ("puffin_footer", raw[:len(raw) - 12 - size] + framed + len(framed).to_bytes(4, "little") + b"\x01\0\0\0PFA1")
     # ListObjectsV2 pages SeaweedFS answered (tests/fixtures/s3-list), and an error document.
     for page in sorted((HERE.parent / "fixtures" / "s3-list").glob("*.xml")):
         yield ("s3_list", page.read_bytes())
