@@ -92,3 +92,41 @@ test('picked folder: the same footers through File.slice', { timeout: 180000 }, 
     await context.close();
   }
 });
+
+test('format v3: every deletion vector checked against its Puffin footer, as Spark counted them', { timeout: 180000 }, async () => {
+  const V3 = 'v3-deletion-vectors';
+  const dv = JSON.parse(fs.readFileSync(path.join(REPO, 'tests', 'fixtures', V3, 'facts.json'), 'utf8')).deletion_vectors;
+  const { context, page, errors } = await newPage(browser);
+  const puffin = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('.puffin')) puffin.push({ status: r.status(), range: r.request().headers().range });
+  });
+  try {
+    await screenshotOnFailure(page, 'footers-v3', async () => {
+      await openGallery(page, target.url);
+      await page.locator(`${sel.card}[data-example="${V3}"]`).click();
+      await waitReady(page, errors);
+      await page.locator('[data-testid="footers-panel"] > summary').click();
+      await page.locator('[data-testid="check-footers"]').click();
+      const v = page.locator('[data-testid="vectors-result"]');
+      await v.waitFor({ timeout: TIMEOUT_MS * 2 });
+      const attr = async (k) => Number(await v.getAttribute(`data-${k}`));
+      assert.deepEqual(
+        [await attr('vectors'), await attr('puffin-files'), await attr('puffin-footers-read'), await attr('mismatches'), await attr('unchecked')],
+        [dv.live_deletion_vectors, dv.puffin_files, dv.puffin_files, 0, 0],
+      );
+      const rows = await page.locator('[data-testid="vector-row"]').evaluateAll((trs) => trs.map((t) => [Number(t.dataset.manifestCardinality), Number(t.dataset.footerCardinality)]));
+      assert.equal(rows.length, dv.live_deletion_vectors);
+      assert.ok(rows.every(([m, f]) => m === f));
+      assert.equal(sum(rows.map(([, f]) => f)), dv.dv_cardinality_sum);
+      // Two ranged reads per Puffin file (tail, footer), each a 206.
+      assert.equal(puffin.length, 2 * dv.puffin_files);
+      assert.deepEqual(puffin.filter((r) => r.status !== 206 || !r.range), []);
+      await v.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(REPO, 'tests', 'out', 'screenshots', 'footers-v3.png'), fullPage: false });
+      assert.deepEqual(errors.panics(), [], 'wasm panic');
+    });
+  } finally {
+    await context.close();
+  }
+});
