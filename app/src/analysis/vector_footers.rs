@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::decode::puffin::{BlobType, PuffinFooter};
+use crate::decode::puffin::{BlobMetadata, BlobType, PuffinFooter};
 use crate::model::footers::PuffinFileFooter;
 use crate::model::TableHistory;
 
@@ -51,12 +51,33 @@ fn same_path(a: &str, b: &str) -> bool {
     a == b || norm(a) == norm(b)
 }
 
-fn compare(footer: &PuffinFooter, row: &mut VectorRow) -> Option<String> {
+/// A footer's blobs by (offset, length), built once per Puffin file: a file may hold tens of
+/// thousands of vectors, and looking each up by a scan would be quadratic.
+struct Blobs<'a> {
+    footer: &'a PuffinFooter,
+    at: HashMap<(u64, u64), &'a BlobMetadata>,
+}
+
+impl<'a> Blobs<'a> {
+    fn new(footer: &'a PuffinFooter) -> Self {
+        let mut at = HashMap::with_capacity(footer.blobs.len());
+        for b in &footer.blobs {
+            at.entry((b.offset, b.length)).or_insert(b);
+        }
+        Blobs { footer, at }
+    }
+}
+
+fn compare(blobs: &Blobs<'_>, row: &mut VectorRow) -> Option<String> {
+    let footer = blobs.footer;
     let (Some(offset), Some(size)) = (row.content_offset, row.content_size_in_bytes) else {
         return Some("the manifest entry has no content_offset or content_size_in_bytes: no blob can be looked up".into());
     };
-    let at = |b: &&crate::decode::puffin::BlobMetadata| i64::try_from(b.offset) == Ok(offset) && i64::try_from(b.length) == Ok(size);
-    let Some(blob) = footer.blobs.iter().find(at) else {
+    let found = match (u64::try_from(offset), u64::try_from(size)) {
+        (Ok(o), Ok(l)) => blobs.at.get(&(o, l)).copied(),
+        _ => None,
+    };
+    let Some(blob) = found else {
         let near: Vec<String> = footer.blobs.iter().take(3).map(|b| format!("{} at {} ({} bytes)", b.kind.as_str(), b.offset, b.length)).collect();
         return Some(format!(
             "the footer lists no blob at offset {offset} of {size} bytes (it lists {}: {}{})",
@@ -93,12 +114,13 @@ fn compare(footer: &PuffinFooter, row: &mut VectorRow) -> Option<String> {
 }
 
 pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFileFooter]) -> VectorCheck {
-    let by_path: HashMap<&str, &PuffinFileFooter> = puffins.iter().map(|p| (p.file_path.as_str(), p)).collect();
+    let by_path: HashMap<&str, (&PuffinFileFooter, Option<Blobs<'_>>)> =
+        puffins.iter().map(|p| (p.file_path.as_str(), (p, p.footer.as_ref().ok().map(Blobs::new)))).collect();
     let mut rows = Vec::new();
     for f in history.live_files(index).into_iter().filter(|f| f.file.is_deletion_vector()) {
         let path = &*f.file.file_path;
         // Only the files that were read: a cancelled read leaves the rest out, not counted as wrong.
-        let Some(read) = by_path.get(path) else { continue };
+        let Some((read, blobs)) = by_path.get(path) else { continue };
         let v3 = f.file.v3.as_deref();
         let mut row = VectorRow {
             puffin_path: path.to_string(),
@@ -112,12 +134,13 @@ pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFile
             matches: None,
             problem: None,
         };
-        match &read.footer {
-            Ok(footer) => {
-                row.problem = compare(footer, &mut row);
+        match (&read.footer, blobs) {
+            (Ok(_), Some(blobs)) => {
+                row.problem = compare(blobs, &mut row);
                 row.matches = Some(row.problem.is_none());
             }
-            Err(e) => row.problem = Some(e.clone()),
+            (Err(e), _) => row.problem = Some(e.clone()),
+            (Ok(_), None) => {}
         }
         rows.push(row);
     }
