@@ -158,16 +158,9 @@ fn summary_line(r: &FooterReport) -> String {
     )
 }
 
-fn vector_line(v: &VectorCheck) -> String {
-    format!(
-        "{} live deletion vectors in {} Puffin files, {} footers read ({} bytes fetched); {} disagree with their footer, {} unchecked",
-        thousands(v.vectors as u64),
-        thousands(v.puffin_files as u64),
-        thousands(v.puffin_footers_read as u64),
-        thousands(v.bytes_fetched),
-        v.mismatches,
-        v.unchecked
-    )
+/// A value, or `?` where the file did not give one.
+fn or_unknown<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "?".into())
 }
 
 /// For a terminal: names from files shown, never obeyed.
@@ -200,17 +193,17 @@ pub fn text(r: &FooterReport) -> String {
     }
     let v = &r.deletion_vectors;
     if v.vectors > 0 || v.puffin_files > 0 {
-        out += &vector_line(v);
+        out += &super::vector_footers::summary(v);
         out += "\n";
         for row in &v.vectors_checked {
             out += &format!(
                 "  {} @{} ({} bytes) for {}: cardinality {} (footer {}){}\n",
                 visible(&row.puffin_path),
-                row.content_offset.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
-                row.content_size_in_bytes.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                or_unknown(row.content_offset),
+                or_unknown(row.content_size_in_bytes),
                 visible(row.referenced_data_file.as_deref().unwrap_or("?")),
                 row.manifest_cardinality,
-                row.footer_cardinality.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                or_unknown(row.footer_cardinality),
                 match (&row.matches, &row.problem) {
                     (Some(false), Some(p)) => format!(" MISMATCH: {}", visible(p)),
                     (None, Some(p)) => format!(" UNCHECKED: {}", visible(p)),
@@ -247,17 +240,17 @@ pub fn markdown(r: &FooterReport) -> String {
     if v.vectors > 0 || v.puffin_files > 0 {
         out += &format!(
             "\n## Deletion vectors against their Puffin footers\n\n{}\n\n| Puffin file | offset | bytes | data file | cardinality (manifest / footer) | check |\n|---|---:|---:|---|---:|---|\n",
-            md(&vector_line(v))
+            md(&super::vector_footers::summary(v))
         );
         for row in &v.vectors_checked {
             out += &format!(
                 "| {} | {} | {} | {} | {} / {} | {} |\n",
                 md(&row.puffin_path),
-                row.content_offset.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
-                row.content_size_in_bytes.map(|o| o.to_string()).unwrap_or_else(|| "?".into()),
+                or_unknown(row.content_offset),
+                or_unknown(row.content_size_in_bytes),
                 md(row.referenced_data_file.as_deref().unwrap_or("?")),
                 row.manifest_cardinality,
-                row.footer_cardinality.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                or_unknown(row.footer_cardinality),
                 match (&row.matches, &row.problem) {
                     (Some(true), _) => "matches".to_string(),
                     (_, Some(p)) => md(p),

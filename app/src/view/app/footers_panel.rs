@@ -98,15 +98,7 @@ pub fn FootersPanel() -> impl IntoView {
 #[component]
 fn VectorTable(check: VectorCheck) -> impl IntoView {
     (check.vectors > 0 || check.puffin_files > 0).then(|| {
-        let head = format!(
-            "{} live deletion vectors in {} Puffin files, {} footers read ({} bytes fetched): {} disagree with their footer, {} unchecked",
-            thousands(check.vectors as u64),
-            thousands(check.puffin_files as u64),
-            thousands(check.puffin_footers_read as u64),
-            thousands(check.bytes_fetched),
-            check.mismatches,
-            check.unchecked
-        );
+        let head = crate::analysis::vector_footers::summary(&check);
         let shown = check.vectors_checked.len().min(200);
         let more = check.vectors_checked.len() - shown;
         view! {
