@@ -52,10 +52,14 @@ fn payload(bytes: &[u8]) -> Value {
 }
 
 /// The same file with another footer: blobs kept, the payload replaced, size and flags rewritten.
+/// A shorter footer is preceded by zeros, which no blob names, so that the file keeps the size its
+/// manifest entries state (a writer that wrote such a footer would have recorded that size).
 fn with_footer(bytes: &[u8], new_payload: &[u8], flags: u8) -> Vec<u8> {
     let n = bytes.len();
     let size = u32::from_le_bytes(bytes[n - 12..n - 8].try_into().unwrap()) as usize;
-    let mut out = bytes[..n - 12 - size].to_vec();
+    let mut out = bytes[..n - 12 - size - 4].to_vec();
+    out.resize(out.len() + size.saturating_sub(new_payload.len()), 0);
+    out.extend_from_slice(b"PFA1");
     out.extend_from_slice(new_payload);
     out.extend_from_slice(&(new_payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&[flags, 0, 0, 0]);
@@ -63,10 +67,21 @@ fn with_footer(bytes: &[u8], new_payload: &[u8], flags: u8) -> Vec<u8> {
     out
 }
 
+/// The footer edited as JSON, at the size it had: a longer edit gives back room from the file's
+/// `created-by`, which nothing checks.
 fn edited(bytes: &[u8], f: &dyn Fn(&mut Value)) -> Vec<u8> {
+    let n = bytes.len();
+    let size = u32::from_le_bytes(bytes[n - 12..n - 8].try_into().unwrap()) as usize;
     let mut p = payload(bytes);
     f(&mut p);
-    with_footer(bytes, &serde_json::to_vec(&p).unwrap(), 0)
+    let over = serde_json::to_vec(&p).unwrap().len().saturating_sub(size);
+    if over > 0 {
+        let by = p["properties"]["created-by"].as_str().unwrap().to_string();
+        p["properties"]["created-by"] = Value::from(&by[..by.len() - over]);
+    }
+    let out = with_footer(bytes, &serde_json::to_vec(&p).unwrap(), 0);
+    assert_eq!(out.len(), n, "the edit fits the footer's size");
+    out
 }
 
 #[test]
@@ -141,6 +156,22 @@ fn a_footer_that_disagrees_with_the_manifest_is_one_mismatch_naming_what() {
     one_mismatch(&r, "the blob is compressed");
     let (r, _) = table_with(&|b| edited(b, &|p| p["blobs"][0]["properties"] = serde_json::json!({})));
     one_mismatch(&r, "the footer names no `referenced-data-file`; the footer gives no `cardinality`");
+}
+
+#[test]
+fn a_puffin_file_rewritten_to_another_size_disagrees_for_each_of_its_vectors() {
+    // The same footer, pretty-printed: every blob where it was, the file longer than committed.
+    let (r, victim) = table_with(&|b| with_footer(b, &serde_json::to_vec_pretty(&payload(b)).unwrap(), 0));
+    let v = &r.deletion_vectors;
+    let bad: Vec<_> = v.vectors_checked.iter().filter(|r| r.matches == Some(false)).collect();
+    assert_eq!((v.mismatches, v.unchecked, bad.len()), (3, 0, 3));
+    let committed = std::fs::metadata(root().join("data").join(&victim)).unwrap().len();
+    for row in bad {
+        assert!(row.puffin_path.ends_with(&victim));
+        let p = row.problem.as_deref().unwrap();
+        assert!(p.starts_with("the Puffin file is ") && p.ends_with(&format!("bytes, the manifest's file_size_in_bytes {committed}")), "{p}");
+        assert_eq!(row.footer_cardinality, Some(row.manifest_cardinality));
+    }
 }
 
 fn unreadable(r: &FooterReport, words: &str) {

@@ -136,7 +136,13 @@ pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFile
         };
         match (&read.footer, blobs) {
             (Ok(_), Some(blobs)) => {
-                row.problem = compare(blobs, &mut row);
+                let mut wrong: Vec<String> = compare(blobs, &mut row).into_iter().collect();
+                // For a vector, file_size_in_bytes is the whole Puffin file's: another size means
+                // the file was rewritten or cut after the commit (the footer is read at its end).
+                if let Some(size) = read.object_size.filter(|&s| i64::try_from(s) != Ok(f.file.file_size_in_bytes)) {
+                    wrong.push(format!("the Puffin file is {size} bytes, the manifest's file_size_in_bytes {}", f.file.file_size_in_bytes));
+                }
+                row.problem = (!wrong.is_empty()).then(|| wrong.join("; "));
                 row.matches = Some(row.problem.is_none());
             }
             (Err(e), _) => row.problem = Some(e.clone()),
