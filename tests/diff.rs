@@ -130,7 +130,7 @@ fn shape_over_time_names_each_schema_change_and_its_first_commit() {
         assert_eq!(v.first_used.as_ref().unwrap().0, first.snapshot.snapshot_id);
     }
     assert!(s.schemas[2].current && !s.schemas[0].current);
-    assert!(s.properties.iter().all(|p| p.meaning.is_some() == icescope::analysis::shape::meaning(&p.key).is_some()));
+    assert!(s.properties.iter().all(|p| p.meaning.is_some() == icescope::analysis::properties::meaning(&p.key).is_some()));
     assert_eq!(s.refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["main"]);
     assert_eq!(s.refs[0].snapshot_id, h.metadata.current_snapshot_id.unwrap());
 }

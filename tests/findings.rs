@@ -119,9 +119,9 @@ fn manifests_one_per_checkpoint_are_a_merge_due_not_a_fault_below_the_threshold(
     let f = fx.of_kind("manifests_merge_pending");
     assert_eq!(f.len(), 1);
     let spark_snapshots = fx.facts["final_table"]["snapshots"].as_array().unwrap().len() as u64;
-    assert_eq!(f[0].title, format!("{spark_snapshots} manifests, one per commit: merged when there are 100"));
-    assert!(f[0].evidence.contains(&format!("about {} commits from now", 100 - spark_snapshots)), "{}", f[0].evidence);
-    assert!(f[0].evidence.contains("min-count-to-merge 100 (Iceberg's default)"), "{}", f[0].evidence);
+    assert_eq!(f[0].title, format!("{spark_snapshots} manifests, one per commit: merged in {} commits", 100 - spark_snapshots));
+    assert!(f[0].evidence.contains(&format!("{} commits from now the newest bin reaches 100 manifests", 100 - spark_snapshots)), "{}", f[0].evidence);
+    assert!(f[0].evidence.contains("commit.manifest.min-count-to-merge 100 (Iceberg's default)"), "{}", f[0].evidence);
     assert_eq!(f[0].job_ids, job_ids(&fx.facts));
     // Every job whose commits added one, not only the last (savepoint-twice: three job ids).
     let sp = fixture("savepoint-twice");
@@ -479,7 +479,12 @@ fn the_merge_append_merges_at_its_threshold_and_the_finding_counts_down_to_it() 
     fx.none_of("manifests_never_merged");
     let f = fx.of_kind("manifests_merge_pending");
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].title, format!("{now} manifests, one per commit: merged when there are 100"));
+    // Flink's one merge so far came at the commit that made the newest bin 100 (99 kept + 1 new):
+    // the forecast is the same rule run forward from today's list.
+    let merge = &fx.facts["merges"][0];
+    let at = merge["manifests_before"].as_u64().unwrap() + 1;
+    assert_eq!((at, merge["manifests_after"].as_u64()), (100, Some(1)));
+    assert_eq!(f[0].title, format!("{now} manifests, one per commit: merged in {} commits", at - now));
     assert!(f[0].evidence.contains(&format!("the last {} streaming commits each added a manifest", now - 1)), "{}", f[0].evidence);
 }
 
@@ -564,4 +569,60 @@ fn the_sink_is_named_where_the_commits_tell_it() {
     assert_eq!(sink("append-stream"), vec![Sink::FlinkSinkOrIcebergSink], "unbounded: nothing tells");
     // The dynamic sink's committer writes no engine-name (Iceberg 1.11.0).
     assert_eq!(sink("dynamic-sink"), vec![Sink::DynamicSink]);
+}
+
+/// The fixture's newest metadata.json, changed by `edit`, as a history (summaries only).
+fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> TableHistory {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let folder = LocalFolder::open(&root).unwrap();
+    let path = newest_metadata(&folder).unwrap();
+    let mut json: Value = serde_json::from_slice(&std::fs::read(root.join(&path)).unwrap()).unwrap();
+    edit(&mut json);
+    TableHistory::new(&path, icescope::decode::TableMetadata::from_bytes(&path, json.to_string().as_bytes()).unwrap())
+}
+
+#[test]
+fn the_dynamic_sink_is_told_by_any_commit_without_engine_name_and_says_which() {
+    use icescope::analysis::jobs::{job_spans, Sink};
+    // The dynamic sink's commits carry engine-name only where the committing JVM opened a Flink
+    // TableLoader (FlinkEnvironmentContext.init): its first commits on a TaskManager that did,
+    // then none after a restore on a fresh one. Mimicked on the real run: its first two Flink
+    // commits get the keys Iceberg 1.11's EnvironmentContext writes.
+    let facts: Value =
+        serde_json::from_slice(&std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dynamic-sink/facts.json")).unwrap()).unwrap();
+    let flink: Vec<i64> =
+        facts["commits"].as_array().unwrap().iter().filter(|c| c["max_committed_checkpoint_id"].is_i64()).map(|c| c["snapshot_id"].as_i64().unwrap()).collect();
+    let h = edited("dynamic-sink", |json| {
+        for s in json["snapshots"].as_array_mut().unwrap() {
+            if flink[..2].contains(&s["snapshot-id"].as_i64().unwrap()) {
+                s["summary"]["engine-name"] = "flink".into();
+                s["summary"]["engine-version"] = "2.1.1".into();
+            }
+        }
+    });
+    let spans = job_spans(&h);
+    assert_eq!(spans[0].sink, Sink::DynamicSink);
+    let without = flink.len() - 2;
+    assert_eq!((spans[0].sink_by.commits, spans[0].sink_by.with_engine_name), (without, 2));
+    let e = spans[0].sink_evidence();
+    assert!(
+        e.starts_with(&format!(
+            "dynamic sink: {without} of its commits from Iceberg 1.10 or later lack engine-name (snapshot {}, {}, {} and {} more), though 2 carry it",
+            flink[2],
+            flink[3],
+            flink[4],
+            without - 3
+        )),
+        "{e}"
+    );
+    // IcebergSink's committer opens a TableLoader: every commit carries engine-name.
+    let ib = job_spans(&fixture("icebergsink-v2").history);
+    assert_eq!(ib[0].sink, Sink::FlinkSinkOrIcebergSink);
+    assert_eq!(ib[0].sink_by.with_engine_name, ib[0].snapshot_indexes.len());
+    // A FlinkSink job names the Long.MAX_VALUE commit that decided it.
+    let sp = fixture("savepoint-twice");
+    let spans = job_spans(&sp.history);
+    let last = spans.iter().find(|s| s.end_of_input).unwrap();
+    let eoi = sp.history.snapshots.iter().find(|s| s.flink.as_ref().is_some_and(|f| f.is_end_of_input())).unwrap().snapshot.snapshot_id;
+    assert!(last.sink_evidence().contains(&format!("(snapshot {eoi})")), "{}", last.sink_evidence());
 }

@@ -100,7 +100,7 @@ pub struct JobRow {
     pub end_of_input: bool,
     /// Which Flink sink, as far as the commits show (`sink_evidence` says how).
     pub sink: super::jobs::Sink,
-    pub sink_evidence: &'static str,
+    pub sink_evidence: String,
     pub snapshots: usize,
     /// None where a summary's `added-records` is not a count or the sum passes 2^64.
     pub rows_added: Option<u64>,
@@ -116,7 +116,7 @@ impl From<&JobSpan> for JobRow {
             last_checkpoint_id: j.last_checkpoint(),
             end_of_input: j.end_of_input,
             sink: j.sink,
-            sink_evidence: j.sink.label(),
+            sink_evidence: j.sink_evidence(),
             snapshots: j.snapshot_indexes.len(),
             rows_added: j.rows_added,
         }

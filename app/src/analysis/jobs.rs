@@ -21,8 +21,9 @@ pub struct JobSpan {
     /// Real checkpoint ids committed, ascending (the end-of-input commit excluded).
     pub checkpoint_ids: Vec<i64>,
     pub end_of_input: bool,
-    /// Which Flink sink wrote it, as far as its commits show.
+    /// Which Flink sink wrote it, as far as its commits show, and which commits decided it.
     pub sink: Sink,
+    pub sink_by: SinkEvidence,
     /// Sum of `added-records` over the job's snapshots (a missing key is none added); None when a
     /// summary states something that is not a count, or the sum passes 2^64.
     pub rows_added: Option<u64>,
@@ -79,6 +80,7 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
                 checkpoint_ids: Vec::new(),
                 end_of_input: false,
                 sink: Sink::FlinkSinkOrIcebergSink,
+                sink_by: SinkEvidence::default(),
                 rows_added: Some(0),
             });
             spans.len() - 1
@@ -107,15 +109,19 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
     for span in &mut spans {
         span.checkpoint_ids.sort_unstable();
         span.checkpoint_ids.dedup();
-        span.sink = Sink::of(history, span);
+        (span.sink, span.sink_by) = Sink::of(history, span);
     }
     // A job restored from another's state runs the same job graph: the same sink operator id is
-    // the same sink, told wherever one of its jobs ended its input.
-    let known: Vec<(String, Sink)> =
-        spans.iter().filter(|s| s.sink == Sink::FlinkSink).flat_map(|s| s.operator_ids.iter().map(|o| (o.clone(), s.sink))).collect();
-    for span in spans.iter_mut().filter(|s| s.sink == Sink::FlinkSinkOrIcebergSink) {
-        if let Some((_, sink)) = known.iter().find(|(o, _)| span.operator_ids.contains(o)) {
+    // the same sink, told wherever one of its jobs showed which.
+    let known: Vec<(String, Sink, String)> = spans
+        .iter()
+        .filter(|s| matches!(s.sink, Sink::FlinkSink | Sink::DynamicSink))
+        .flat_map(|s| s.operator_ids.iter().map(|o| (o.clone(), s.sink, s.job_id.clone())))
+        .collect();
+    for span in spans.iter_mut().filter(|s| matches!(s.sink, Sink::FlinkSinkOrIcebergSink | Sink::Unknown)) {
+        if let Some((op, sink, job)) = known.iter().find(|(o, _, _)| span.operator_ids.contains(o)) {
             span.sink = *sink;
+            span.sink_by.via = Some((op.clone(), job.clone()));
         }
     }
     spans
@@ -123,8 +129,12 @@ pub fn job_spans(history: &TableHistory) -> Vec<JobSpan> {
 
 /// The three Flink sinks write the same `flink.*` keys; what tells them apart where anything does:
 /// only FlinkSink commits end of input under Long.MAX_VALUE (IcebergSink under its last checkpoint
-/// id), and the dynamic sink's committer leaves out `engine-name`, which FlinkSink and IcebergSink
-/// write since Iceberg 1.10.
+/// id); and since Iceberg 1.10 a snapshot carries `engine-name` only if the committing JVM opened a
+/// Flink `TableLoader` or `FlinkCatalog` (`FlinkEnvironmentContext.init`). FlinkSink's and
+/// IcebergSink's committers open a TableLoader, so every one of their commits carries it; the
+/// dynamic sink's committer loads a plain catalog, so its commits carry it only when something else
+/// in that JVM did (a job on a mini cluster, a TaskManager shared with a source) — after a restore
+/// on a fresh TaskManager they lose it. One commit without it decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Sink {
@@ -136,29 +146,89 @@ pub enum Sink {
     Unknown,
 }
 
+/// The commits that decided a job's sink: the first few of them, how many there were, and the job
+/// it was learnt from when another job with the same sink operator id decided it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SinkEvidence {
+    pub snapshot_ids: Vec<crate::decode::SnapshotId>,
+    pub commits: usize,
+    /// Of the job's commits, how many from Iceberg 1.10 or later carry `engine-name`.
+    pub with_engine_name: usize,
+    /// (operator id, job id) of the job that decided it, when not this one.
+    pub via: Option<(String, String)>,
+}
+
+/// Snapshot ids an evidence list names, at most.
+const MAX_EVIDENCE: usize = 3;
+
 impl Sink {
-    fn of(history: &TableHistory, span: &JobSpan) -> Sink {
+    fn of(history: &TableHistory, span: &JobSpan) -> (Sink, SinkEvidence) {
+        let commits = || span.snapshot_indexes.iter().map(|&i| &history.snapshots[i]);
+        let evidence = |pick: &dyn Fn(&crate::model::SnapshotState) -> bool| {
+            let hits: Vec<_> = commits().filter(|s| pick(s)).collect();
+            SinkEvidence {
+                snapshot_ids: hits.iter().take(MAX_EVIDENCE).map(|s| s.snapshot.snapshot_id).collect(),
+                commits: hits.len(),
+                with_engine_name: 0,
+                via: None,
+            }
+        };
         if span.end_of_input {
-            return Sink::FlinkSink;
+            return (Sink::FlinkSink, evidence(&|s| s.flink.as_ref().is_some_and(|f| f.is_end_of_input())));
         }
-        let summaries = || span.snapshot_indexes.iter().map(|&i| &history.snapshots[i].snapshot.summary);
-        if summaries().any(|s| s.get("engine-name").is_some()) {
-            return Sink::FlinkSinkOrIcebergSink;
+        let recent = |s: &crate::model::SnapshotState| s.snapshot.summary.get("iceberg-version").and_then(iceberg_minor).is_some_and(|v| v >= (1, 10));
+        let named = |s: &crate::model::SnapshotState| s.snapshot.summary.get("engine-name").is_some();
+        let with_engine_name = commits().filter(|s| recent(s) && named(s)).count();
+        let unnamed = evidence(&|s| recent(s) && !named(s));
+        if unnamed.commits > 0 {
+            return (Sink::DynamicSink, SinkEvidence { with_engine_name, ..unnamed });
         }
-        let recent = summaries().filter_map(|s| s.get("iceberg-version")).filter_map(iceberg_minor).any(|v| v >= (1, 10));
-        if recent {
-            Sink::DynamicSink
-        } else {
-            Sink::Unknown
+        if commits().any(named) {
+            return (Sink::FlinkSinkOrIcebergSink, SinkEvidence { with_engine_name, ..evidence(&named) });
         }
+        (Sink::Unknown, evidence(&|_| true))
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Sink::FlinkSink => "FlinkSink (end of input committed as Long.MAX_VALUE, by this job or one with its operator id)",
-            Sink::DynamicSink => "dynamic sink (flink.* keys without engine-name, from Iceberg 1.10 or later)",
-            Sink::FlinkSinkOrIcebergSink => "FlinkSink or IcebergSink (the same keys; a bounded FlinkSink ends with Long.MAX_VALUE)",
-            Sink::Unknown => "a Flink sink (Iceberg before 1.10 writes the same keys for all three)",
+            Sink::FlinkSink => "FlinkSink",
+            Sink::DynamicSink => "dynamic sink",
+            Sink::FlinkSinkOrIcebergSink => "FlinkSink or IcebergSink",
+            Sink::Unknown => "a Flink sink",
+        }
+    }
+}
+
+impl JobSpan {
+    /// The sink and the commits that decided it, in a sentence.
+    pub fn sink_evidence(&self) -> String {
+        let e = &self.sink_by;
+        let ids = || {
+            let mut s = e.snapshot_ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+            if e.commits > e.snapshot_ids.len() {
+                s += &format!(" and {} more", e.commits - e.snapshot_ids.len());
+            }
+            s
+        };
+        let why = match self.sink {
+            Sink::FlinkSink => format!("end of input committed as Long.MAX_VALUE (snapshot {}), which only FlinkSink does", ids()),
+            Sink::DynamicSink => format!(
+                "{} of its commits from Iceberg 1.10 or later lack engine-name (snapshot {}){}; FlinkSink's and IcebergSink's \
+                 committers write it on every commit since 1.10, the dynamic sink's only where its TaskManager opened a Flink table loader",
+                e.commits,
+                ids(),
+                if e.with_engine_name > 0 { format!(", though {} carry it", e.with_engine_name) } else { String::new() }
+            ),
+            Sink::FlinkSinkOrIcebergSink => format!(
+                "{} carry engine-name, as FlinkSink's and IcebergSink's do; nothing in them tells the two apart \
+                 (a bounded FlinkSink ends with Long.MAX_VALUE)",
+                if e.with_engine_name > 0 { format!("all {} of its commits from Iceberg 1.10 or later", e.with_engine_name) } else { "its commits".into() }
+            ),
+            Sink::Unknown => "its commits come from an Iceberg before 1.10, which writes the same keys for all three sinks".into(),
+        };
+        match &e.via {
+            Some((op, job)) => format!("{}: job {job}, with the same sink operator id {op}, showed it", self.sink.label()),
+            None => format!("{}: {why}", self.sink.label()),
         }
     }
 }

@@ -44,29 +44,16 @@ pub struct Property {
     pub value: String,
     /// What it does, for the properties that shape how a streaming table grows.
     pub meaning: Option<&'static str>,
+    /// Set, but read by no Iceberg version: the key Iceberg reads instead, when one is close.
+    pub not_read: Option<String>,
 }
 
-/// What the maintenance-related properties do (Iceberg's documented behaviour).
-pub fn meaning(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "commit.manifest-merge.enabled" => "merge appends combine small manifests on commit (default true); off, every commit adds a manifest",
-        "commit.manifest-merge.min-count-to-merge" => "manifests a merge append waits for before merging (default 100)",
-        "commit.manifest.target-size-bytes" => "target size of merged manifests (default 8 MB)",
-        "commit.retry.num-retries" => "retries of a commit that lost a race with another writer (default 4)",
-        "history.expire.max-snapshot-age-ms" => "expire_snapshots removes snapshots older than this by default (default 5 days)",
-        "history.expire.min-snapshots-to-keep" => "expire_snapshots always keeps this many snapshots (default 1)",
-        "history.expire.max-ref-age-ms" => "branches and tags older than this are removed by expire_snapshots (default forever)",
-        "write.metadata.delete-after-commit.enabled" => "old metadata.json files are deleted after each commit (default false: they pile up)",
-        "write.metadata.previous-versions-max" => "metadata.json files kept in the metadata log when deleting after commit (default 100)",
-        "write.target-file-size-bytes" => "target data file size (default 512 MB); streaming commits write far smaller files",
-        "write.distribution-mode" => "how rows are shuffled to writers before writing: none, hash (by partition) or range",
-        "write.upsert.enabled" => "Flink upserts: each row deletes its key (equality delete) and inserts it again",
-        "write.delete.mode" | "write.update.mode" | "write.merge.mode" => "copy-on-write rewrites data files; merge-on-read writes delete files",
-        "write.parquet.compression-codec" => "Parquet codec of new data files (default zstd)",
-        "format-version" => "the Iceberg table format version (1, 2 or 3)",
-        "write.format.default" => "file format of new data files (default parquet)",
-        "read.split.target-size" => "target size of a read split (default 128 MB)",
-        _ => return None,
+/// The sentence shown beside a key no Iceberg version reads.
+fn not_read(key: &str) -> Option<String> {
+    let u = super::properties::unread(key)?;
+    Some(match u.meant {
+        Some(k) => format!("no Iceberg version reads this key: Iceberg reads {k}"),
+        None => "no Iceberg version reads this key".into(),
     })
 }
 
@@ -137,6 +124,10 @@ pub fn shape(h: &TableHistory) -> Shape {
             Ref { name: name.clone(), kind: r.ref_type.clone(), snapshot_id: r.snapshot_id, committed_at: at, retention: retention.join(", ") }
         })
         .collect();
-    let properties = m.properties.iter().map(|(k, v)| Property { key: k.clone(), value: v.clone(), meaning: meaning(k) }).collect();
+    let properties = m
+        .properties
+        .iter()
+        .map(|(k, v)| Property { key: k.clone(), value: v.clone(), meaning: super::properties::meaning(k), not_read: not_read(k) })
+        .collect();
     Shape { schemas, partition_specs, sort_orders, refs, properties }
 }

@@ -59,7 +59,7 @@ fn jobs(spans: &[JobSpan]) -> Table {
         .col("last_checkpoint_id", i64s(j().map(|j| j.last_checkpoint())))
         .col("end_of_input", Values::Bool(j().map(|j| Some(j.end_of_input)).collect()))
         .col("sink", texts(j().map(|j| json_name(&j.sink))))
-        .col("sink_evidence", texts(j().map(|j| Some(j.sink.label()))))
+        .col("sink_evidence", texts(j().map(|j| Some(j.sink_evidence()))))
         .col("snapshots", ints(j().map(|j| Some(j.snapshot_indexes.len() as u64))))
         .col("rows_added", ints(j().map(|j| j.rows_added)))
 }

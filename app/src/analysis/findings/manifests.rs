@@ -1,35 +1,60 @@
 //! Manifests that pile up one per commit. Every Flink sink commits through a merging producer
-//! (`newAppend`, `newRowDelta`): it merges once `commit.manifest-merge.min-count-to-merge`
-//! manifests are reached, unless the table turns merging off. Only a fast append never merges.
+//! (`newAppend`, `newRowDelta`), which merges by the rule `analysis::merge` forecasts: by count
+//! (`commit.manifest.min-count-to-merge`) or by size (`commit.manifest.target-size-bytes`), unless
+//! the table turns merging off. Only a fast append never merges.
 
 use super::{Context, Finding, Severity};
+use crate::analysis::merge::{read_list, Forecast, MergeCause, MergePolicy, Setting, Stated, MERGE_ENABLED, MIN_COUNT_TO_MERGE, TARGET_SIZE_BYTES};
+use crate::decode::ManifestContent;
 
 /// Job ids a finding names, at most: a hostile table may interleave thousands.
 const MAX_JOBS: usize = 100;
 
-/// The table's merge settings, with Iceberg's defaults where a property is absent or unreadable.
-struct MergePolicy {
-    enabled: bool,
-    min_count: u64,
-    /// Whether each value came from the table's properties (else Iceberg's default).
-    stated: (bool, bool),
+fn source(stated: Stated) -> &'static str {
+    match stated {
+        Stated::Default => "Iceberg's default",
+        Stated::Table => "table property",
+        Stated::Unparsable => "Iceberg's default; the table's value is not a number, and a merging commit fails on it",
+    }
 }
 
-impl MergePolicy {
-    fn of(cx: &Context<'_>) -> MergePolicy {
-        let props = &cx.history.metadata.properties;
-        let enabled = props.get("commit.manifest-merge.enabled").and_then(|v| v.trim().parse::<bool>().ok());
-        let min_count = props.get("commit.manifest-merge.min-count-to-merge").and_then(|v| v.trim().parse::<u64>().ok());
-        MergePolicy { enabled: enabled.unwrap_or(true), min_count: min_count.unwrap_or(100), stated: (enabled.is_some(), min_count.is_some()) }
+/// `commit.manifest-merge.enabled true (Iceberg's default), commit.manifest.min-count-to-merge 100 (…), …`
+fn describe(p: &MergePolicy) -> String {
+    let Setting { value: on, stated } = p.enabled;
+    if !on {
+        return format!("{MERGE_ENABLED} false ({})", source(stated));
     }
+    format!(
+        "{MERGE_ENABLED} true ({}), {MIN_COUNT_TO_MERGE} {} ({}), {TARGET_SIZE_BYTES} {} ({})",
+        source(stated),
+        p.min_count.value,
+        source(p.min_count.stated),
+        bytes(p.target_bytes.value),
+        source(p.target_bytes.stated)
+    )
+}
 
-    fn describe(&self) -> String {
-        let src = |stated: bool| if stated { "table property" } else { "Iceberg's default" };
-        if self.enabled {
-            format!("commit.manifest-merge.enabled true ({}), min-count-to-merge {} ({})", src(self.stated.0), self.min_count, src(self.stated.1))
-        } else {
-            format!("commit.manifest-merge.enabled false ({})", src(self.stated.0))
-        }
+fn bytes(n: i64) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KB", n >> 10),
+        n => format!("{n} bytes"),
+    }
+}
+
+/// "about 65 commits from now, by count: …" for the earliest merge forecast.
+fn when(f: &Forecast, p: &MergePolicy, new_bytes: u64) -> String {
+    let what = if f.content == ManifestContent::Deletes { "delete manifests" } else { "manifests" };
+    let commits = if f.commits == 1 { "the next commit".to_string() } else { format!("{} commits from now", super::thousands(f.commits)) };
+    match f.cause {
+        MergeCause::Count => format!("{commits} the newest bin reaches {} {what} and that commit merges them into one", p.min_count.value),
+        MergeCause::Size => format!(
+            "about {commits} the newest bin of {what} fills the {} target (at about {} KB a manifest) and the commit after it merges its {} {what}",
+            bytes(p.target_bytes.value),
+            new_bytes.div_ceil(1024),
+            f.merged
+        ),
+        MergeCause::Older => format!("{commits} merges {} older {what} that already fill a bin", f.merged),
     }
 }
 
@@ -57,40 +82,67 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         run += 1;
         i -= 1;
     }
-    let policy = MergePolicy::of(cx);
+    let policy = MergePolicy::of(&h.metadata.properties);
     if run < 5 || manifests < 6 {
         return Vec::new();
     }
     jobs.reverse();
-    if policy.enabled && manifests < policy.min_count {
-        let left = policy.min_count - manifests;
+    let on = policy.enabled.value;
+    // With the list at hand the forecast packs its manifests by size as Iceberg does; from the
+    // summaries alone only the count rule can be applied.
+    let (past, next, new_bytes) = match h.list_of(cur) {
+        Some(list) => {
+            let r = read_list(list, &policy);
+            (r.unmerged_newest_bin.is_some(), r.forecasts.into_iter().min_by_key(|f| f.commits), r.new_manifest_bytes)
+        }
+        None => {
+            let min = u64::try_from(policy.min_count.value).unwrap_or(0);
+            let next = (on && manifests < min).then(|| Forecast {
+                content: ManifestContent::Data,
+                commits: min - manifests,
+                cause: MergeCause::Count,
+                merged: min,
+                assumed_size: false,
+            });
+            (on && manifests >= min, next, 0)
+        }
+    };
+    if let (false, Some(f)) = (past, next.filter(|_| on)) {
+        let title = match f.commits {
+            1 => format!("{manifests} manifests, one per commit: the next commit merges them"),
+            k => format!("{manifests} manifests, one per commit: merged in {}{} commits", if f.assumed_size { "about " } else { "" }, super::thousands(k)),
+        };
         return vec![Finding {
             kind: "manifests_merge_pending",
             severity: Severity::Info,
-            title: format!("{manifests} manifests, one per commit: merged when there are {}", policy.min_count),
+            title,
             snapshot_ids: vec![cx.id(i), cx.id(cur)],
             job_ids: jobs,
             evidence: format!(
                 "the last {run} streaming commits each added a manifest (now {manifests}{}). The writer commits with a \
-                 merging append ({}): the commit that reaches {} manifests merges the small ones, about {left} commit{} from now.",
+                 merging append ({}): {}.",
                 if exact { "" } else { ", as the snapshot summaries state" },
-                policy.describe(),
-                policy.min_count,
-                if left == 1 { "" } else { "s" }
+                describe(&policy),
+                when(&f, &policy, new_bytes)
             ),
             action: "Nothing: the merge is due. Rewrite manifests only if planning is slow before then.".into(),
             statement: None,
         }];
     }
-    let why = if policy.enabled {
+    let why = if !on {
+        format!("merging is off ({}): no commit will ever merge them.", describe(&policy))
+    } else if past {
         format!(
-            "merging is on ({}) and {} manifests are past that threshold, yet none merged: the writer appends with a \
+            "merging is on ({}) and the newest manifests are past that count, yet none merged: the writer appends with a \
              fast append, which never merges (every Flink sink merges; a fast-appending writer or a tool does not).",
-            policy.describe(),
-            manifests
+            describe(&policy)
         )
     } else {
-        format!("merging is off ({}): no commit will ever merge them.", policy.describe())
+        format!(
+            "merging is on ({}), but no two of these manifests fit one {} bin, so no commit merges them.",
+            describe(&policy),
+            bytes(policy.target_bytes.value)
+        )
     };
     vec![Finding {
         kind: "manifests_never_merged",
@@ -104,7 +156,7 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
             now.manifest_bytes.map(|b| format!(", {} KB", b / 1024)).unwrap_or_default(),
             if exact { "" } else { ", as the snapshot summaries state" }
         ),
-        action: if policy.enabled {
+        action: if on {
             "Rewrite manifests hourly, after compaction.".into()
         } else {
             "Turn merging back on (or rewrite manifests hourly, after compaction).".into()

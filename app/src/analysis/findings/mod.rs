@@ -8,6 +8,7 @@ mod late;
 pub(crate) use late::arrived_late;
 mod manifests;
 mod metadata;
+mod properties;
 mod replay;
 mod retention;
 mod schema;
@@ -76,9 +77,25 @@ impl TableRef {
     /// `CALL <catalog>.system.procedure(args);` — `<catalog>` stays for the reader to fill in, any
     /// other catalog name is quoted; `args` must be built from `sql` literals.
     pub fn call(&self, procedure: &str, args: &str) -> String {
-        let catalog =
-            if self.catalog == "<catalog>" { self.catalog.clone() } else { crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into()) };
+        let catalog = self.catalog_part();
         format!("CALL {catalog}.system.{procedure}({args});")
+    }
+
+    /// `<catalog>` stays for the reader to fill in; any other catalog name is quoted.
+    fn catalog_part(&self) -> String {
+        if self.catalog == "<catalog>" {
+            self.catalog.clone()
+        } else {
+            crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into())
+        }
+    }
+
+    /// `ALTER TABLE <catalog>.db.t <clause>;`, or None when the table's name cannot be made safe;
+    /// `clause` must be built from `sql` literals.
+    pub(crate) fn alter(&self, clause: &str) -> Option<String> {
+        let table = crate::analysis::sql::multipart(&self.table.split('.').collect::<Vec<_>>())?;
+        let catalog = self.catalog_part();
+        Some(format!("ALTER TABLE {catalog}.{table} {clause};"))
     }
 
     /// A statement with named arguments (Spark does not mix them with positional ones), the table
@@ -146,6 +163,7 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     out.extend(retention::restore_point_expiry(&cx));
     out.extend(late::late_one_row_files(&cx));
     out.extend(manifests::never_merged(&cx));
+    out.extend(properties::not_read(&cx));
     out.extend(files::small_files(&cx));
     out.extend(deletes::delete_debt(&cx));
     out.extend(schema::stale_writer_schema(&cx));

@@ -46,7 +46,7 @@ pub fn ShapePanel(opened: Opened) -> impl IntoView {
                 if r.retention.is_empty() { String::new() } else { format!("; {}", r.retention) })}</li> }).collect_view()}</ul>
             <p><strong>"Properties"</strong></p>
             <table class="kv walk-fields"><tbody>{s.properties.iter().map(|p| view! {
-                <tr data-testid="shape-property"><td class="mono">{p.key.clone()}</td><td class="mono">{p.value.clone()}</td><td class="hint">{p.meaning.unwrap_or("")}</td></tr>
+                <tr data-testid="shape-property"><td class="mono">{p.key.clone()}</td><td class="mono">{p.value.clone()}</td><td class="hint">{p.not_read.clone().unwrap_or_else(|| p.meaning.unwrap_or("").to_string())}</td></tr>
             }).collect_view()}</tbody></table>
         </details>
     }
