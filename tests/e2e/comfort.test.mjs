@@ -146,3 +146,30 @@ test('keyboard: arrow keys, Home and End move between chart tabs, findings and s
     await context.close();
   }
 });
+
+test('keyboard: the pickers are in the Tab order, and opening a card by Enter leaves the focus on the table, not the body', { timeout: 120000 }, async () => {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'comfort-keyboard-open', async () => {
+      await openGallery(page, target.url);
+      // Tab from the top of the page until both file inputs have had the focus.
+      const reached = new Set();
+      for (let i = 0; i < 40 && reached.size < 2; i++) {
+        await page.keyboard.press('Tab');
+        const id = await page.evaluate(() => document.activeElement?.dataset?.testid);
+        if (id === 'folder-input' || id === 'file-input') reached.add(id);
+      }
+      assert.deepEqual([...reached].sort(), ['file-input', 'folder-input']);
+      // The label shows where the focus is.
+      const ring = await page.evaluate(() => getComputedStyle(document.activeElement.closest('label')).outlineStyle);
+      assert.equal(ring, 'solid');
+      await page.locator(`${sel.card}[data-example="savepoint-twice"]`).focus();
+      await page.keyboard.press('Enter');
+      await waitReady(page, errors);
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset?.testid), 'table-name');
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});

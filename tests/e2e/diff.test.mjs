@@ -119,3 +119,29 @@ test('permalink: example, tab and compared snapshots round-trip into a fresh pro
     await second.context.close();
   }
 });
+
+test('savepoint-twice: checkpoint:7 names two jobs\' commits, so the app lists both; qualified, the comparison says it runs backwards', { timeout: 120000 }, async () => {
+  const f = facts('savepoint-twice');
+  // Jobs 2 and 3 both resumed from the savepoint at checkpoint 4 and both committed checkpoint 7.
+  const [second, third] = [f.jobs[1].job_id, f.jobs[2].job_id];
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'diff-ambiguous', async () => {
+      await open(page, errors, 'savepoint-twice');
+      await page.locator('[data-testid="diff-from"]').fill('checkpoint:7');
+      await page.locator('[data-testid="diff-run"]').click();
+      await page.locator('[data-testid="diff-error"]').waitFor({ timeout: TIMEOUT_MS });
+      const msg = await page.locator('[data-testid="diff-error"]').textContent();
+      assert.match(msg, /2 jobs committed checkpoint 7/);
+      assert.ok(msg.includes(`checkpoint:7@${second}`) && msg.includes(`checkpoint:7@${third}`), msg);
+      // The third job's checkpoint 7 came after the second job's: from the third to the second runs backwards.
+      const d = await compare(page, `checkpoint:7@${third.slice(0, 8)}`, `checkpoint:7@${second.slice(0, 8)}`);
+      assert.ok(d.between > 0);
+      await page.locator('[data-testid="diff-backwards"]').waitFor({ timeout: TIMEOUT_MS });
+      assert.match(await page.locator('[data-testid="diff-backwards"]').textContent(), /^Backwards: the second snapshot was committed before the first/);
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});

@@ -217,6 +217,49 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
     }
 }
 
+/// Candidates an ambiguous `checkpoint:<n>` lists, at most.
+const MAX_CANDIDATES: usize = 10;
+
+/// `checkpoint:<n>[@<job>]`: after a restore checkpoint ids repeat across jobs, so an id two jobs
+/// committed names no one snapshot until a job is given.
+fn checkpoint_of(h: &TableHistory, spec: &str, rest: &str) -> Result<usize, String> {
+    let (n, job) = match rest.split_once('@') {
+        Some((n, j)) => (n, Some(j.strip_prefix("job:").unwrap_or(j))),
+        None => (rest, None),
+    };
+    let n: i64 = n.trim().parse().map_err(|_| format!("`{spec}`: a checkpoint id is a number"))?;
+    let hits: Vec<(usize, &str)> = h
+        .snapshots
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.flink.as_ref().filter(|f| f.checkpoint_id == Some(n)).map(|f| (i, &*f.job_id)))
+        .filter(|(_, j)| job.is_none_or(|p| !p.is_empty() && j.starts_with(p)))
+        .collect();
+    let mut jobs: Vec<&str> = hits.iter().map(|&(_, j)| j).collect();
+    jobs.sort_unstable();
+    jobs.dedup();
+    if jobs.len() > 1 {
+        // Each job's last commit of that id, in commit order.
+        let mut last: Vec<(usize, &str)> = jobs.iter().filter_map(|j| hits.iter().rev().find(|(_, x)| x == j).copied()).collect();
+        last.sort_unstable();
+        let listed = last
+            .iter()
+            .take(MAX_CANDIDATES)
+            .map(|&(i, j)| {
+                let s = &h.snapshots[i].snapshot;
+                format!("checkpoint:{n}@{} (snapshot {}, committed {})", super::markdown::visible(j), s.snapshot_id, rfc3339_ms(s.timestamp_ms))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if last.len() > MAX_CANDIDATES { format!(" and {} more", last.len() - MAX_CANDIDATES) } else { String::new() };
+        return Err(format!("`{spec}`: {} jobs committed checkpoint {n} (ids repeat after a restore); name one: {listed}{more}", jobs.len()));
+    }
+    hits.last().map(|&(i, _)| i).ok_or_else(|| format!("no snapshot matches `{spec}`"))
+}
+
+/// Said wherever a comparison runs backwards in commit order.
+pub const BACKWARDS: &str = "Backwards: the second snapshot was committed before the first, so \"added\" means present in the second and not in the first.";
+
 fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map(ToString::to_string).unwrap_or_default()
 }
@@ -233,7 +276,7 @@ fn checkpoint(c: Option<i64>) -> String {
 pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
     let mut out = format!("### {}: snapshot {} → {}\n\n", text(table), d.from.snapshot_id, d.to.snapshot_id);
     if d.backwards {
-        out += "The second snapshot is the older one: \"added\" means present in it and not in the first.\n\n";
+        out += &format!("{BACKWARDS}\n\n");
     }
     if !d.exact {
         out += &format!("**Not exact:** {}.\n\n", d.missing.iter().map(|m| text(m)).collect::<Vec<_>>().join("; "));
@@ -315,7 +358,8 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
 }
 
 /// A snapshot named the way a person names it: a snapshot id, `current`, `parent` (of current),
-/// `job:<id or prefix>` (that job's last commit) or `checkpoint:<n>` (the last commit of it).
+/// `job:<id or prefix>` (that job's last commit) or `checkpoint:<n>` (the last commit of it;
+/// `checkpoint:<n>@<job id or prefix>` where more than one job committed that id).
 pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
     let spec = spec.trim();
     let found = if spec == "current" {
@@ -331,9 +375,8 @@ pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
             return Err(format!("job:{job} matches {} job ids: give more of it", jobs.len()));
         }
         h.snapshots.iter().rposition(|s| s.flink.as_ref().is_some_and(|f| !job.is_empty() && f.job_id.starts_with(job)))
-    } else if let Some(n) = spec.strip_prefix("checkpoint:") {
-        let n: i64 = n.parse().map_err(|_| format!("`{spec}`: a checkpoint id is a number"))?;
-        h.snapshots.iter().rposition(|s| s.flink.as_ref().and_then(|f| f.checkpoint_id) == Some(n))
+    } else if let Some(rest) = spec.strip_prefix("checkpoint:") {
+        return checkpoint_of(h, spec, rest);
     } else {
         let id: i128 = spec.parse().map_err(|_| format!("`{spec}`: not a snapshot id, current, parent, job:<id> or checkpoint:<n>"))?;
         h.snapshots.iter().position(|s| s.snapshot.snapshot_id.0 == id)

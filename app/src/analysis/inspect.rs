@@ -334,5 +334,13 @@ pub fn text(report: &Inspect) -> String {
         let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
         out += &format!("gap: {} (needed by snapshot {})\n", super::markdown::visible(&g.message), ids.join(", "));
     }
+    let v = super::markdown::visible;
+    out += &format!("\nfindings ({}):\n", report.findings.len());
+    for f in &report.findings {
+        out += &format!("[{}] {}\n  shows: {}\n  do: {}\n", f.severity.label(), v(&f.title), v(&f.evidence), v(&f.action));
+        if let Some(st) = &f.statement {
+            out += &format!("  run: {}\n", v(st));
+        }
+    }
     out
 }

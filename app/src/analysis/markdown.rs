@@ -1,6 +1,6 @@
 //! The report an on-call engineer pastes into an incident ticket.
 
-use super::findings::{thousands, Severity};
+use super::findings::thousands;
 use super::inspect::Inspect;
 use crate::model::CountSource;
 
@@ -188,11 +188,7 @@ pub fn markdown(report: &Inspect) -> String {
         out += "No findings.\n";
     }
     for f in &report.findings {
-        let badge = match f.severity {
-            Severity::Critical => "CRITICAL",
-            Severity::Warning => "WARNING",
-            Severity::Info => "info",
-        };
+        let badge = f.severity.label();
         out += &format!("#### [{badge}] {}\n\n**What the table shows:** {}\n\n**What to do:** {}\n\n", text(&f.title), text(&f.evidence), text(&f.action));
         if let Some(s) = &f.statement {
             out += &sql_block(s);

@@ -2,6 +2,7 @@
 //! May import model, decode and source types; never view.
 
 pub mod diff;
+pub mod diff_text;
 pub mod duplicates;
 pub mod export;
 pub mod findings;

@@ -28,6 +28,17 @@ pub enum Severity {
     Critical,
 }
 
+impl Severity {
+    /// The badge a report prints: the serious ones in capitals.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Critical => "CRITICAL",
+            Severity::Warning => "WARNING",
+            Severity::Info => "info",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// Stable machine name, e.g. `savepoint_replayed`.

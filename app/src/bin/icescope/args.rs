@@ -150,7 +150,7 @@ struct Inspect {
     #[command(flatten)]
     table: NamedTable,
     /// json, text or markdown
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "markdown"], help_heading = "Output")]
     format: String,
     /// Print the paths read, one per line, instead of the report
     #[arg(long, help_heading = "Output")]
@@ -164,7 +164,7 @@ struct CatalogList {
     #[command(flatten)]
     storage: StorageArgs,
     /// json or text
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text"], help_heading = "Output")]
     format: String,
 }
 
@@ -179,8 +179,8 @@ struct Diff {
     /// The newer snapshot, written as --from
     #[arg(long, value_name = "B", default_value = "current", help_heading = "Snapshots")]
     to: String,
-    /// json or markdown
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    /// json, text or markdown
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "markdown"], help_heading = "Output")]
     format: String,
 }
 
@@ -204,7 +204,7 @@ struct Export {
     #[arg(long, default_value = "all", help_heading = "Output")]
     what: String,
     /// csv or parquet (CSV text starting with = + - @ gets a leading ', as OWASP advises)
-    #[arg(long, default_value = "csv", help_heading = "Output")]
+    #[arg(long, default_value = "csv", value_parser = ["csv", "parquet"], help_heading = "Output")]
     format: String,
     /// The folder the files go to
     #[arg(long, value_name = "DIR", help_heading = "Output")]
@@ -226,7 +226,7 @@ struct Orphans {
     #[command(flatten)]
     table: NamedTable,
     /// json, text or markdown
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "markdown"], help_heading = "Output")]
     format: String,
 }
 
@@ -238,7 +238,7 @@ struct Footers {
     #[arg(long, value_name = "ID", help_heading = "Snapshots")]
     snapshot: Option<String>,
     /// json, text or markdown
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "markdown"], help_heading = "Output")]
     format: String,
 }
 
@@ -256,7 +256,7 @@ struct Duplicates {
     #[arg(long, value_name = "N", help_heading = "Keys")]
     key_budget: Option<usize>,
     /// json, text or markdown
-    #[arg(long, default_value = "json", help_heading = "Output")]
+    #[arg(long, default_value = "json", value_parser = ["json", "text", "markdown"], help_heading = "Output")]
     format: String,
 }
 

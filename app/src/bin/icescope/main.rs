@@ -66,8 +66,9 @@ fn diff(a: &args::Args) -> Result<String, String> {
     let table = a.table_name.clone().or_else(|| a.table.clone()).unwrap_or_else(|| icescope::analysis::findings::TableRef::guess(h, None).table);
     match a.format.as_str() {
         "json" => serde_json::to_string_pretty(&d).map(|s| s + "\n").map_err(|e| e.to_string()),
-        "markdown" | "text" => Ok(markdown(&d, &table)),
-        other => Err(format!("unknown format `{other}` (json, markdown)")),
+        "markdown" => Ok(markdown(&d, &table)),
+        "text" => Ok(icescope::analysis::diff_text::text(&d, &table)),
+        other => Err(format!("unknown format `{other}` (json, text, markdown)")),
     }
 }
 

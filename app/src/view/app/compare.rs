@@ -36,6 +36,7 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
                     data-data-files-removed=t.data_files_removed.to_string() data-delete-files-added=t.delete_files_added.to_string()
                     data-delete-files-removed=t.delete_files_removed.to_string() data-between=d.between_total.to_string()>
                     <p>{format!("Snapshot {} ({}) → {} ({})", d.from.snapshot_id, d.from.committed_at, d.to.snapshot_id, d.to.committed_at)}</p>
+                    {d.backwards.then(|| view! { <p class="warning" data-testid="diff-backwards">{crate::analysis::diff::BACKWARDS}</p> })}
                     {(!d.exact).then(|| view! { <p class="error">{format!("Not exact: {}", d.missing.join("; "))}</p> })}
                     <p><strong>{line}</strong></p>
                     {schema.map(|s| view! { <p data-testid="diff-schema">{s}</p> })}
@@ -57,7 +58,7 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
                 <label>"from "<input type="text" data-testid="diff-from" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev))/></label>
                 <label>"to "<input type="text" data-testid="diff-to" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev))/></label>
                 <button type="submit" data-testid="diff-run">"Compare"</button>
-                <span class="hint">"a snapshot id, current, parent, job:<id prefix> or checkpoint:<n>"</span>
+                <span class="hint">"a snapshot id, current, parent, job:<id prefix>, checkpoint:<n> or checkpoint:<n>@<job id prefix>"</span>
             </form>
             {result}
         </section>

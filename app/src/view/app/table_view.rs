@@ -37,12 +37,20 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let is_open = Memo::new(move |_| state.opened.with(Option::is_some));
     // After the first chart (or once loading ends, should no chart be drawn).
     let shown_below = move || state.charted.get() || !state.progress.with(|p| p.loading);
+    // The control that opened the table (a gallery card, a picker) is gone from the page: focus
+    // moves to the table's name, not to the body, so keyboard and screen-reader users stay here.
+    let heading = NodeRef::<leptos::html::H2>::new();
+    Effect::new(move |_| {
+        if let Some(h) = heading.get() {
+            let _ = h.focus();
+        }
+    });
     view! {
         <section class="table-view" data-testid="table-view" data-generation=generation.to_string()
             data-state=move || if progress().loading { "loading" } else { "ready" }>
             <div class="table-head">
                 <button class="link" data-testid="back" on:click=move |_| state.close()>"← examples"</button>
-                <h2 data-testid="table-name">{name}</h2>
+                <h2 data-testid="table-name" tabindex="-1" node_ref=heading>{name}</h2>
                 {move || opened().map(|o| {
                     let t = &o.report.table;
                     let jobs = o.series.job_ids();

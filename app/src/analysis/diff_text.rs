@@ -1,0 +1,107 @@
+//! `icescope diff --format text`: the comparison for a terminal, the same content as the
+//! Markdown (`diff::markdown`) in aligned columns; every value from the table made visible.
+
+use super::diff::{SnapshotDiff, SnapshotSide, BACKWARDS};
+use super::markdown::visible;
+
+fn checkpoint(c: Option<i64>) -> String {
+    match c {
+        Some(i64::MAX) => "end of input".into(),
+        Some(c) => c.to_string(),
+        None => "-".into(),
+    }
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".into())
+}
+
+pub fn text(d: &SnapshotDiff, table: &str) -> String {
+    let mut out = format!("{}: snapshot {} -> {}\n", visible(table), d.from.snapshot_id, d.to.snapshot_id);
+    if d.backwards {
+        out += &format!("{BACKWARDS}\n");
+    }
+    if !d.exact {
+        out += &format!("Not exact: {}.\n", d.missing.iter().map(|m| visible(m)).collect::<Vec<_>>().join("; "));
+    }
+    let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(visible).unwrap_or_else(|| "-".into());
+    let rows: [(&str, String, String); 7] = [
+        ("snapshot", d.from.snapshot_id.to_string(), d.to.snapshot_id.to_string()),
+        ("committed", d.from.committed_at.clone(), d.to.committed_at.clone()),
+        ("flink.job-id", job(&d.from), job(&d.to)),
+        ("checkpoint", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id)),
+        ("data files", d.from.data_files.to_string(), d.to.data_files.to_string()),
+        ("delete files", d.from.delete_files.to_string(), d.to.delete_files.to_string()),
+        ("records", d.from.records.to_string(), d.to.records.to_string()),
+    ];
+    out += &format!("\n{:<14} {:<34} {}\n", "", "from", "to");
+    for (k, a, b) in rows {
+        out += &format!("{k:<14} {a:<34} {b}\n");
+    }
+    let t = &d.totals;
+    out += &format!(
+        "\ndata files +{} -{} (records +{} -{}); delete files +{} -{} (deleted rows +{} -{})\n",
+        t.data_files_added,
+        t.data_files_removed,
+        t.records_added,
+        t.records_removed,
+        t.delete_files_added,
+        t.delete_files_removed,
+        t.deletes_added,
+        t.deletes_removed
+    );
+    if !d.partitions.is_empty() {
+        out += &format!("\n{:<32} {:>8} {:>8} {:>10} {:>10} {:>9} {:>9}\n", "partition", "data +", "data -", "records +", "records -", "delete +", "delete -");
+        for p in &d.partitions {
+            let c = &p.changes;
+            out += &format!(
+                "{:<32} {:>8} {:>8} {:>10} {:>10} {:>9} {:>9}\n",
+                visible(&p.partition),
+                c.data_files_added,
+                c.data_files_removed,
+                c.records_added,
+                c.records_removed,
+                c.delete_files_added,
+                c.delete_files_removed
+            );
+        }
+    }
+    if let Some(s) = &d.schema {
+        out += &format!("\nschema {} -> {}:", s.from_schema_id, s.to_schema_id);
+        for (id, name, ty) in &s.added {
+            out += &format!(" added {} {} (id {id});", visible(name), visible(ty));
+        }
+        for (id, name, ty) in &s.dropped {
+            out += &format!(" dropped {} {} (id {id});", visible(name), visible(ty));
+        }
+        for (id, old, new) in &s.renamed {
+            out += &format!(" renamed {} -> {} (id {id});", visible(old), visible(new));
+        }
+        for (id, name, old, new) in &s.retyped {
+            out += &format!(" {} {} -> {} (id {id});", visible(name), visible(old), visible(new));
+        }
+        out += "\n";
+    }
+    out += &format!(
+        "\ncommits in between ({}):\n{:<24} {:>20} {:<10} {:<34} {:>12} {:>7} {:>7} {:>9} {:>9}\n",
+        d.between_total, "committed", "snapshot", "operation", "flink.job-id", "checkpoint", "+data", "-data", "+records", "+deletes"
+    );
+    for c in &d.between {
+        out += &format!(
+            "{:<24} {:>20} {:<10} {:<34} {:>12} {:>7} {:>7} {:>9} {:>9}\n",
+            c.committed_at,
+            c.snapshot_id.to_string(),
+            visible(&c.operation),
+            c.flink_job_id.as_deref().map(visible).unwrap_or_else(|| "-".into()),
+            checkpoint(c.checkpoint_id),
+            opt(&c.added_data_files),
+            opt(&c.deleted_data_files),
+            opt(&c.added_records),
+            opt(&c.added_delete_files)
+        );
+    }
+    if d.between_total > d.between.len() {
+        out += &format!("... and {} more commits\n", d.between_total - d.between.len());
+    }
+    out
+}
