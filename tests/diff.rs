@@ -378,3 +378,25 @@ fn walk_shows_what_a_null_sequence_number_inherits() {
     assert_eq!(field("sequence_number"), format!("null → {seq} (inherited from the manifest list's sequence_number)"));
     assert_eq!(field("file_sequence_number"), format!("null → {seq} (inherited from the manifest list's sequence_number)"));
 }
+
+#[test]
+fn walk_counts_the_snapshots_and_shows_each_summary_as_metadata_json_holds_it() {
+    // metadata.json's own text, read with serde_json, is the reference (not the model).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/savepoint-twice");
+    let folder = LocalFolder::open(&root).unwrap();
+    let path = newest_metadata(&folder).unwrap();
+    let raw: Value = serde_json::from_slice(&std::fs::read(root.join(&path)).unwrap()).unwrap();
+    let (h, _) = fixture("savepoint-twice");
+    let snapshots = raw["snapshots"].as_array().unwrap();
+    for (i, s) in snapshots.iter().enumerate() {
+        let w = icescope::analysis::walk::walk(&h, i, None, 10);
+        let field = |n: &str| w.metadata.iter().chain(&w.snapshot).find(|f| f.name == n).map(|f| f.value.clone());
+        assert_eq!(field("snapshots"), Some(format!("{} entries", snapshots.len())));
+        assert_eq!(field("snapshot-id").unwrap(), s["snapshot-id"].to_string());
+        let summary = s["summary"].as_object().unwrap();
+        for (k, v) in summary {
+            assert_eq!(field(&format!("summary.{k}")).as_deref(), v.as_str(), "snapshot {i} summary.{k}");
+        }
+        assert_eq!(w.snapshot.iter().filter(|f| f.name.starts_with("summary.")).count(), summary.len());
+    }
+}

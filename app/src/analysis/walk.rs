@@ -11,13 +11,14 @@ use crate::model::TableHistory;
 /// One field as the spec names it, with its field id where the spec gives one (Avro files).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Field {
-    pub name: &'static str,
+    /// The spec's name; a snapshot's summary keys are the writer's (`summary.added-records`).
+    pub name: std::borrow::Cow<'static, str>,
     pub id: Option<i32>,
     pub value: String,
 }
 
 fn f(name: &'static str, id: Option<i32>, value: impl ToString) -> Field {
-    Field { name, id, value: value.to_string() }
+    Field { name: name.into(), id, value: value.to_string() }
 }
 
 fn o<T: ToString>(name: &'static str, id: i32, value: Option<T>) -> Field {
@@ -60,7 +61,8 @@ fn metadata_fields(h: &TableHistory) -> Vec<Field> {
         f("default-spec-id", None, format!("{} (of {} partition specs)", m.default_spec_id, m.partition_specs.len())),
         f("default-sort-order-id", None, m.default_sort_order_id.map(|v| v.to_string()).unwrap_or_else(|| "null".into())),
         f("current-snapshot-id", None, m.current_snapshot_id.map(|v| v.to_string()).unwrap_or_else(|| "null".into())),
-        f("snapshots", None, format!("{} entries", m.snapshots.len())),
+        // The model holds the snapshots (metadata.json's list is moved into it when it loads).
+        f("snapshots", None, format!("{} entries", h.snapshots.len())),
         f("refs", None, m.refs.iter().map(|(k, r)| format!("{k} → {} ({})", r.snapshot_id, r.ref_type)).collect::<Vec<_>>().join(", ")),
         f("metadata-log", None, format!("{} earlier metadata files", m.metadata_log.len())),
         f("properties", None, format!("{} properties", m.properties.len())),
@@ -79,6 +81,8 @@ fn snapshot_fields(h: &TableHistory, i: usize) -> Vec<Field> {
         f("schema-id", None, s.schema_id.map(|v| v.to_string()).unwrap_or_else(|| "null".into())),
         f("summary.operation", None, s.operation.to_string()),
     ];
+    // Every other summary key as the writer wrote it (sorted by key).
+    out.extend(s.summary.iter().filter(|(k, _)| *k != "operation").map(|(k, v)| Field { name: format!("summary.{k}").into(), id: None, value: v.to_string() }));
     if s.first_row_id.is_some() || s.added_rows.is_some() {
         out.push(f("first-row-id", None, s.first_row_id.map(|v| v.to_string()).unwrap_or_else(|| "null".into())));
         out.push(f("added-rows", None, s.added_rows.map(|v| v.to_string()).unwrap_or_else(|| "null".into())));

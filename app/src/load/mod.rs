@@ -76,6 +76,10 @@ fn anchor(metadata_path: &str, location: &str) -> Option<(String, String)> {
     (!location.is_empty()).then(|| (format!("{location}/"), if root.is_empty() { String::new() } else { format!("{root}/") }))
 }
 
+/// Older metadata files tried after the newest fails to read: each is read whole, and a folder
+/// may hold a hundred.
+pub const MAX_FALLBACKS: usize = 10;
+
 /// Concurrent requests: enough to hide latency, few enough for a browser's per-host limit.
 pub const PARALLEL: usize = 6;
 
@@ -102,6 +106,27 @@ impl Loader {
         let stats = ReadStats { files: 1, bytes: size, failed: 0, paths: record_paths.then(|| vec![metadata_path.to_string()]) };
         let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
         Ok(Loader { history, stats, anchor })
+    }
+
+    /// Opens the picked metadata file; when it does not read (damaged, cut short, gone), the next
+    /// newest by content that does, at most `MAX_FALLBACKS` more, the pick saying which failed.
+    /// The table then shows as that older version left it, which beats showing nothing.
+    pub async fn open_pick<F: Fetch>(files: &F, pick: &mut crate::source::metadata_pick::MetadataPick, record_paths: bool) -> Result<Loader, LoadError> {
+        let first = match Loader::open(files, &pick.path, record_paths).await {
+            Ok(l) => return Ok(l),
+            Err(e) => e,
+        };
+        let mut failed = vec![(pick.path.clone(), first.to_string())];
+        for path in pick.fallbacks().into_iter().take(MAX_FALLBACKS) {
+            match Loader::open(files, &path, record_paths).await {
+                Ok(l) => {
+                    pick.fell_back(&path, failed);
+                    return Ok(l);
+                }
+                Err(e) => failed.push((path, e.to_string())),
+            }
+        }
+        Err(first)
     }
 
     /// The table's own file for a reference, where the source lists it; else the reference.
@@ -179,7 +204,7 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadat
     let (path, why) = choose_by_content(&versions, hint.as_deref())?;
     // By time first: files known from the log carry their time, not their sequence number.
     versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
-    Some(MetadataPick { path, why, versions })
+    Some(MetadataPick { path, why, versions, unreadable: Vec::new() })
 }
 
 /// The kind of a failed read, as a gap keeps it.
@@ -207,14 +232,26 @@ pub fn load_table<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode) -> R
 
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_with_stats<F: Fetch>(files: &F, metadata_path: &str, mode: ReadMode, record_paths: bool) -> Result<Loader, LoadError> {
+    let loader = futures::executor::block_on(Loader::open(files, metadata_path, record_paths))?;
+    Ok(load_opened(files, loader, mode))
+}
+
+/// As `load_with_stats`, for the file a folder's listing picked: an older one if it does not read.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_pick<F: Fetch>(files: &F, pick: &mut crate::source::metadata_pick::MetadataPick, mode: ReadMode, record_paths: bool) -> Result<Loader, LoadError> {
+    let loader = futures::executor::block_on(Loader::open_pick(files, pick, record_paths))?;
+    Ok(load_opened(files, loader, mode))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn load_opened<F: Fetch>(files: &F, mut loader: Loader, mode: ReadMode) -> Loader {
     futures::executor::block_on(async {
-        let mut loader = Loader::open(files, metadata_path, record_paths).await?;
         let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
         loader.history.record_metadata_sizes(current, |r| files.size_hint(r));
         loader.history.plan(mode);
         // Native reads block, so in-flight count changes nothing but how often a batch settles:
         // settling re-derives delete kinds over every snapshot, and per 4 files that was quadratic.
         loader.run(files, 64).await;
-        Ok(loader)
+        loader
     })
 }

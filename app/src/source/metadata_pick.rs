@@ -52,6 +52,32 @@ pub struct MetadataPick {
     pub why: String,
     /// Oldest first.
     pub versions: Vec<MetadataVersion>,
+    /// Newer files that did not read, each with why, when an older one was opened instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<(String, String)>,
+}
+
+impl MetadataPick {
+    /// The other candidates, newest by content first: where to turn when the picked one fails.
+    pub fn fallbacks(&self) -> Vec<String> {
+        let mut rest: Vec<&MetadataVersion> = self.versions.iter().filter(|v| v.path != self.path).collect();
+        rest.sort_by_key(|v| std::cmp::Reverse((v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone())));
+        rest.into_iter().map(|v| v.path.clone()).collect()
+    }
+
+    /// Records that `opened` was opened because every newer candidate in `failed` did not read.
+    pub fn fell_back(&mut self, opened: &str, failed: Vec<(String, String)>) {
+        let name = |p: &str| last_component(p).unwrap_or(p).to_string();
+        self.why = format!(
+            "the newest metadata file that reads: {} newer {} not ({}); the table is shown as {} left it",
+            failed.len(),
+            if failed.len() == 1 { "one does" } else { "ones do" },
+            failed.iter().map(|(p, e)| format!("{}: {e}", name(p))).collect::<Vec<_>>().join("; "),
+            name(opened)
+        );
+        self.path = opened.to_string();
+        self.unreadable = failed;
+    }
 }
 
 /// Bytes read from the start of each candidate: writers put `last-sequence-number` and

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use futures::executor::block_on;
 use icescope::load::pick_metadata;
-use icescope::load::{load_with_stats, Loader};
+use icescope::load::{load_pick, load_with_stats, Loader};
 use icescope::model::{ReadMode, TableHistory};
 use icescope::source::local::LocalFolder;
 use icescope::source::metadata_pick::MetadataPick;
@@ -68,8 +68,21 @@ pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
 pub type Select<'a> = &'a dyn Fn(&TableHistory) -> Result<Vec<usize>, String>;
 
 /// Reads what `mode` asks for, then the files of the snapshots `select` names, from the same source.
-fn load_files<F: Fetch>(files: &F, metadata: &str, mode: ReadMode, record_paths: bool, select: Select) -> Result<Loader, String> {
-    let mut loader = load_with_stats(files, metadata, mode, record_paths).map_err(|e| e.to_string())?;
+/// A pick (a folder's newest metadata file, not one named with --metadata) falls back to the newest
+/// that reads.
+fn load_files<F: Fetch>(
+    files: &F,
+    metadata: &str,
+    pick: Option<&mut MetadataPick>,
+    mode: ReadMode,
+    record_paths: bool,
+    select: Select,
+) -> Result<Loader, String> {
+    let mut loader = match pick {
+        Some(p) => load_pick(files, p, mode, record_paths),
+        None => load_with_stats(files, metadata, mode, record_paths),
+    }
+    .map_err(|e| e.to_string())?;
     let wanted = select(&loader.history)?;
     if !wanted.is_empty() {
         for i in wanted {
@@ -114,8 +127,10 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
         let metadata = loader.history.metadata_file.clone();
         return Ok((Files::Remote(Box::new(listed.into_inner())), loader, metadata, None));
     }
-    let (files, metadata, pick) = source(a, listed)?;
-    let loader = load_files(&files, &metadata, mode, a.reads, select)?;
+    let (files, metadata, mut pick) = source(a, listed)?;
+    let fallback = pick.as_mut().filter(|_| a.metadata.is_none());
+    let loader = load_files(&files, &metadata, fallback, mode, a.reads, select)?;
+    let metadata = loader.history.metadata_file.clone();
     Ok((files, loader, metadata, pick))
 }
 

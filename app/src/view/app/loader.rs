@@ -232,10 +232,13 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     open_files(state, name, Rc::new(files), metadata, None).await
 }
 
+/// How a pick the person made in the picker starts its reason.
+const CHOSEN: &str = "chosen in the app";
+
 /// Opens another of the open table's metadata files (the picker): time travel through versions.
 pub fn switch_metadata(state: AppState, path: String) {
     let Some((name, files, mut pick)) = CURRENT.with(|c| c.borrow().clone()) else { return };
-    pick.why = format!("chosen in the app (the newest by content is {})", pick.path);
+    pick.why = format!("{CHOSEN} (the newest by content is {})", pick.path);
     spawn_local(open_files(state, name, files, Some(path), Some(pick)));
 }
 
@@ -251,7 +254,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     CURRENT.with(|c| c.borrow_mut().take());
     // A folder Spark wrote (`icescope spark-export`): its tables stand in for the manifests.
     let export = if metadata.is_none() { files.listing().and_then(crate::load::spark_export::detect) } else { None };
-    let (metadata, pick) = match (metadata, chosen) {
+    let (metadata, mut pick) = match (metadata, chosen) {
         (Some(m), pick) => (Some(m), pick),
         (None, _) if export.is_some() => (export.as_ref().map(|l| format!("{}snapshots", l.root)), None),
         (None, _) => match pick_metadata(&*files).await {
@@ -270,13 +273,15 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
             files.listing().map(|i| i.paths().len()).unwrap_or(0)
         ));
     };
+    let opened = match (&export, pick.as_mut()) {
+        (Some(layout), _) => Loader::open_spark_export(&*files, layout, false).await,
+        // The folder's own pick (not a version chosen in the picker): the newest that reads.
+        (None, Some(p)) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick(&*files, p, false).await,
+        (None, _) => Loader::open(&*files, &metadata, false).await,
+    };
     if let Some(p) = &pick {
         CURRENT.with(|c| *c.borrow_mut() = Some((name.clone(), files.clone(), p.clone())));
     }
-    let opened = match &export {
-        Some(layout) => Loader::open_spark_export(&*files, layout, false).await,
-        None => Loader::open(&*files, &metadata, false).await,
-    };
     let mut loader = match opened {
         Ok(l) => l,
         Err(e) => {

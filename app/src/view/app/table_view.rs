@@ -213,14 +213,23 @@ fn metadata_picker(state: AppState, open: &str, pick: Option<&crate::source::met
         .map(|v| {
             let when = v.last_updated_ms.map(crate::model::time::rfc3339_ms).unwrap_or_else(|| "age unknown".into());
             let seq = v.last_sequence_number.map(|s| format!(", sequence {s}")).unwrap_or_default();
-            let label = format!("{} — {when}{seq}{}", v.path, if v.path == pick.path { " (newest)" } else { "" });
+            let mark = if pick.unreadable.iter().any(|(p, _)| *p == v.path) {
+                " (does not read)"
+            } else if v.path != pick.path {
+                ""
+            } else if pick.unreadable.is_empty() {
+                " (newest)"
+            } else {
+                " (newest that reads)"
+            };
+            let label = format!("{} — {when}{seq}{mark}", v.path);
             view! { <option value=v.path.clone() selected=v.path == open>{label}</option> }
         })
         .collect_view();
     view! {
         <select data-testid="metadata-picker" title=pick.why.clone()
             on:change=move |ev| super::loader::switch_metadata(state, event_target_value(&ev))>{options}</select>
-        <span class="hint why" data-testid="metadata-why">{format!(" {}", pick.why)}</span>
+        <span class="hint why" class:error=!pick.unreadable.is_empty() data-testid="metadata-why">{format!(" {}", pick.why)}</span>
     }
     .into_any()
 }

@@ -18,7 +18,7 @@ fn fields(rows: &[Field]) -> impl IntoView {
         <table class="kv walk-fields">
             <thead><tr><th>"field"</th><th>"id"</th><th>"value"</th></tr></thead>
             <tbody>{rows.into_iter().map(|f| view! {
-                <tr data-field=f.name><td class="mono">{f.name}</td><td class="num">{f.id.map(|i| i.to_string()).unwrap_or_default()}</td><td class="mono">{f.value}</td></tr>
+                <tr data-field=f.name.to_string()><td class="mono">{f.name.to_string()}</td><td class="num">{f.id.map(|i| i.to_string()).unwrap_or_default()}</td><td class="mono">{f.value}</td></tr>
             }).collect_view()}</tbody>
         </table>
     }
