@@ -20,6 +20,8 @@ use super::DecodeError;
 const MAX_BLOCK_INFLATED: u64 = 256 << 20;
 const MAX_FILE_INFLATED: u64 = 1 << 30;
 const MAX_HEADER_ENTRIES: usize = 1024;
+/// One header entry, at most: the largest is the schema, a few MB for thousands of columns.
+const MAX_HEADER_FIELD: usize = 64 << 20;
 const SCHEMA_CACHE: usize = 64;
 
 type LastSchema = Option<(Vec<u8>, Rc<Schema>, Rc<Names>)>;
@@ -65,14 +67,6 @@ pub(crate) fn read_long(bytes: &[u8], pos: &mut usize) -> Option<i64> {
     Some(((value >> 1) as i64) ^ -((value & 1) as i64))
 }
 
-fn read_bytes<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
-    let len = usize::try_from(read_long(bytes, pos)?).ok()?;
-    let end = pos.checked_add(len)?;
-    let out = bytes.get(*pos..end)?;
-    *pos = end;
-    Some(out)
-}
-
 fn schema_for(file: &str, text: &[u8]) -> Result<(Rc<Schema>, Rc<Names>), DecodeError> {
     if let Some(s) = LAST.with(|l| l.borrow().as_ref().filter(|(t, _, _)| t.as_slice() == text).map(|(_, s, n)| (s.clone(), n.clone()))) {
         return Ok(s);
@@ -111,25 +105,53 @@ impl<'a> Container<'a> {
         }
         let mut pos = 4;
         let mut metadata = Vec::new();
-        let truncated = || bad("avro header", "the Avro header is truncated");
+        // A file that ends inside its header is cut short; one whose header holds what no writer
+        // writes (a length that is not a valid long, negative, or past any plausible header) is
+        // garbled. The two call for different fixes, so they are told apart.
+        let truncated = |_at: usize| bad("avro header", &format!("the Avro header is truncated: the file ends at byte {} inside it", bytes.len()));
+        let garbled = |at: usize, what: &str| bad("avro header", &format!("the Avro header is garbled at byte {at}: {what}"));
+        let long = |pos: &mut usize| -> Result<i64, DecodeError> {
+            let at = *pos;
+            match read_long(bytes, pos) {
+                Some(v) => Ok(v),
+                None if *pos >= bytes.len() => Err(truncated(at)),
+                None => Err(garbled(at, "a length runs past 10 bytes, which no Avro long does")),
+            }
+        };
+        let field = |pos: &mut usize| -> Result<&'a [u8], DecodeError> {
+            let at = *pos;
+            let len = long(pos)?;
+            let len = usize::try_from(len).map_err(|_| garbled(at, &format!("a negative length ({len})")))?;
+            if len > MAX_HEADER_FIELD {
+                return Err(garbled(at, &format!("an entry of {len} bytes, more than any writer puts in a header")));
+            }
+            let end = pos.checked_add(len).filter(|&e| e <= bytes.len()).ok_or_else(|| truncated(at))?;
+            let out = &bytes[*pos..end];
+            *pos = end;
+            Ok(out)
+        };
         loop {
-            let count = read_long(bytes, &mut pos).ok_or_else(truncated)?;
+            let at = pos;
+            let count = long(&mut pos)?;
             if count == 0 {
                 break;
             }
             if count < 0 {
-                read_long(bytes, &mut pos).ok_or_else(truncated)?;
+                long(&mut pos)?;
             }
             for _ in 0..count.unsigned_abs() {
                 if metadata.len() >= MAX_HEADER_ENTRIES {
                     return Err(bad("avro header", "the Avro header declares more than 1024 entries"));
                 }
-                let key = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
-                let value = read_bytes(bytes, &mut pos).ok_or_else(truncated)?;
+                let key = field(&mut pos)?;
+                if std::str::from_utf8(key).is_err() {
+                    return Err(garbled(at, "an entry's key is not text"));
+                }
+                let value = field(&mut pos)?;
                 metadata.push((key, value));
             }
         }
-        let sync: [u8; 16] = bytes.get(pos..pos + 16).and_then(|s| s.try_into().ok()).ok_or_else(truncated)?;
+        let sync: [u8; 16] = bytes.get(pos..pos + 16).and_then(|s| s.try_into().ok()).ok_or_else(|| truncated(pos))?;
         pos += 16;
         let find = |k: &[u8]| metadata.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
         let codec = match find(b"avro.codec") {
@@ -281,4 +303,38 @@ fn inflate_raw(raw: &[u8]) -> Result<Vec<u8>, String> {
         }
         Ok(out)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/savepoint-twice/metadata");
+        let name = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "avro")).unwrap();
+        std::fs::read(name).unwrap()
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        Container::open("m.avro", bytes).err().expect("refused").to_string()
+    }
+
+    #[test]
+    fn a_short_header_is_truncated_a_garbled_one_is_garbled() {
+        let m = manifest();
+        assert!(Container::open("m.avro", &m).is_ok());
+        assert!(error(&m[..200]).contains("the Avro header is truncated: the file ends at byte 200 inside it"), "{}", error(&m[..200]));
+        let mut g = m.clone();
+        g[4..16].fill(0xff);
+        assert!(error(&g).contains("garbled at byte 4: a length runs past 10 bytes"), "{}", error(&g));
+        // The first key's length (byte 5 on, after a one-byte count) made huge but valid.
+        let mut g = m[..5].to_vec();
+        g.extend([0xfe, 0xff, 0xff, 0xff, 0x0f]);
+        g.extend(&m[6..]);
+        assert!(error(&g).contains("garbled at byte 5: an entry of 2147483647 bytes"), "{}", error(&g));
+        let mut g = m[..5].to_vec();
+        g.push(0x03); // zigzag -2
+        g.extend(&m[6..]);
+        assert!(error(&g).contains("garbled at byte 5: a negative length (-2)"), "{}", error(&g));
+    }
 }

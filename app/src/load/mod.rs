@@ -150,18 +150,43 @@ impl Loader {
             Err(_) => self.stats.failed += 1,
         }
         let bytes = bytes.map_err(|e| Fault::new(fault_kind(&e), e.to_string())).and_then(|b| match need {
-            // A manifest cut at a block boundary decodes cleanly to fewer entries: only the length
-            // its list states can tell, so a manifest of any other length is not the one listed.
-            Need::Manifest { path, expected_bytes: Some(want) } if b.len() as u64 != *want => Err(Fault::new(
-                GapKind::Inconsistent,
-                format!("{path}: the file is {} bytes but its manifest list's manifest_length says {want}: cut short, or not the file the list names", b.len()),
-            )),
+            Need::Manifest { path, expected_bytes: Some(want), expected_entries } if b.len() as u64 != *want => {
+                self.length_differs(path, b, *want, *expected_entries)
+            }
             _ => Ok(b),
         });
         match need {
             Need::ManifestList { path } => self.history.deliver_list(path, bytes),
             Need::Manifest { path, .. } => self.history.deliver_manifest(path, bytes),
         }
+    }
+
+    /// A manifest cut at a block boundary decodes cleanly to fewer entries, so a manifest of another
+    /// length than its list states is read only when it holds every entry the list counts; then
+    /// the disagreement is kept and said. Otherwise it is not the file the list names.
+    fn length_differs(&mut self, path: &str, b: Vec<u8>, want: u64, entries: Option<u64>) -> Result<Vec<u8>, Fault> {
+        let mut found = 0u64;
+        let decoded = crate::decode::Manifest::stream(path, &b, 0, |_| {
+            found += 1;
+            false
+        });
+        let why = match (decoded, entries) {
+            (Ok(_), Some(e)) if e == found => {
+                let m = crate::model::LengthMismatch { file: path.to_string(), bytes: b.len() as u64, stated: want, entries: found };
+                self.history.note_length_mismatch(m);
+                return Ok(b);
+            }
+            (Ok(_), Some(e)) => format!("; it holds {found} entries where the list counts {e}"),
+            (Ok(_), None) => "; the list states no file counts to check it against".into(),
+            (Err(e), _) => format!("; {e}"),
+        };
+        Err(Fault::new(
+            GapKind::Inconsistent,
+            format!(
+                "{path}: the file is {} bytes but its manifest list's manifest_length says {want}{why}: cut short, or not the file the list names",
+                b.len()
+            ),
+        ))
     }
 
     /// Reads until the plan is complete, `parallel` reads in flight.

@@ -336,7 +336,22 @@ pub struct TableHistory {
     pub(crate) reading: super::reading::ReadState,
     /// Set when Spark read the manifests (an export folder): see `model::spark`.
     pub(crate) exported: Option<super::spark::Exported>,
+    /// Manifests read whole although their length is not the one their list states.
+    length_mismatches: Vec<LengthMismatch>,
 }
+
+/// A manifest whose size differs from its list's `manifest_length` but that holds every entry the
+/// list counts: read and counted, and said (a copy that re-encoded it, or a writer's bug).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LengthMismatch {
+    pub file: String,
+    pub bytes: u64,
+    pub stated: u64,
+    pub entries: u64,
+}
+
+/// Mismatches kept, at most: the rest are counted by the finding from this many.
+const MAX_MISMATCHES: usize = 1_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetadataSize {
@@ -414,6 +429,7 @@ impl TableHistory {
             kinds: Vec::new(),
             reading: Default::default(),
             exported: None,
+            length_mismatches: Vec::new(),
         };
         h.refresh_kinds();
         h
@@ -488,6 +504,17 @@ impl TableHistory {
     /// Whether the written columns of `adder` come from Parquet footers rather than manifest metrics.
     pub fn written_from_footers(&self, adder: i64) -> bool {
         self.written.footers.contains_key(&adder)
+    }
+
+    /// Records a manifest read although its length disagrees with its list (see `LengthMismatch`).
+    pub fn note_length_mismatch(&mut self, m: LengthMismatch) {
+        if self.length_mismatches.len() < MAX_MISMATCHES && !self.length_mismatches.iter().any(|x| x.file == m.file) {
+            self.length_mismatches.push(m);
+        }
+    }
+
+    pub fn length_mismatches(&self) -> &[LengthMismatch] {
+        &self.length_mismatches
     }
 
     /// Snapshot `index`'s manifest list rows, while they are kept (read, and needed in detail).

@@ -14,7 +14,7 @@ pub mod totals;
 pub mod writer;
 
 pub use flink::FlinkCommit;
-pub use history::{Fault, Gap, GapKind, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
+pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
 pub use reading::{Need, ReadMode, ReadReason};
 pub use totals::{CountSource, Disagreement, PackedTotals, Totals};
 pub use writer::Writer;

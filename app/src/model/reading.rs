@@ -42,8 +42,16 @@ const MAX_OPEN_LISTS: usize = 16;
 /// A file the history still needs, by the path the metadata wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Need {
-    ManifestList { path: String },
-    Manifest { path: String, expected_bytes: Option<u64> },
+    ManifestList {
+        path: String,
+    },
+    /// `expected_entries`: the files the list's row counts (added + existing + deleted), when it
+    /// states all three.
+    Manifest {
+        path: String,
+        expected_bytes: Option<u64>,
+        expected_entries: Option<u64>,
+    },
 }
 
 impl Need {
@@ -377,7 +385,12 @@ impl TableHistory {
                         self.reading.adders.insert(p.clone(), id);
                     }
                     let expected = u64::try_from(m.manifest_length).ok().filter(|&b| b > 0);
-                    self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected }, detail);
+                    let count = |c: Option<i64>| c.and_then(|c| u64::try_from(c).ok());
+                    let entries = count(m.added_files_count)
+                        .zip(count(m.existing_files_count))
+                        .zip(count(m.deleted_files_count))
+                        .and_then(|((a, e), d)| a.checked_add(e)?.checked_add(d));
+                    self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected, expected_entries: entries }, detail);
                     self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
                     missing += 1;
                 }
@@ -400,7 +413,7 @@ impl TableHistory {
                             self.reading.adders.insert(p.clone(), id);
                         }
                         self.reading.queued.remove(&format!("1\u{0}{p}"));
-                        self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: None }, true);
+                        self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: None, expected_entries: None }, true);
                     }
                 }
                 Some(ManifestSlot::Loaded { .. }) => {}

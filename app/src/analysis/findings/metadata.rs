@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{capped_list, Context, Finding, Severity};
+use super::{capped_list, thousands, Context, Finding, Severity};
 
 pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     let mut first: HashMap<_, usize> = HashMap::new();
@@ -57,6 +57,37 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
             shown.map(|i| format!("; the last committed one ({}) is shown as current here", cx.id(i))).unwrap_or_default()
         ),
         action: "Restore metadata.json from the previous version in its metadata log (or the catalog's history).".into(),
+        statement: None,
+    }]
+}
+
+/// Manifests read although their length differs from what their lists state (see
+/// `model::LengthMismatch`): every count holds, but the files are not the bytes the writer wrote.
+pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
+    let all = cx.history.length_mismatches();
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let each =
+        all.iter().map(|m| format!("{} ({} bytes, the list says {}; {} entries)", m.file, thousands(m.bytes), thousands(m.stated), thousands(m.entries)));
+    vec![Finding {
+        kind: "manifest_length_mismatch",
+        severity: Severity::Warning,
+        title: format!(
+            "{} manifest{} not the length {} manifest list states",
+            all.len(),
+            if all.len() == 1 { " is" } else { "s are" },
+            if all.len() == 1 { "its" } else { "their" }
+        ),
+        snapshot_ids: Vec::new(),
+        job_ids: Vec::new(),
+        evidence: format!(
+            "{}. Each holds every entry its list counts, so it was read and counted; but it is not the file the writer \
+             listed byte for byte: a copy that re-encoded it (another codec), or a writer or tool that rewrote it in place. \
+             Readers that check the length (or read by it) may refuse it.",
+            capped_list(each, all.len(), "manifests")
+        ),
+        action: "Compare these files with the table's original storage; restore the originals if this is a copy, and find what rewrote them if not.".into(),
         statement: None,
     }]
 }

@@ -166,6 +166,7 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(metadata::duplicate_snapshot_ids(&cx));
     out.extend(metadata::current_snapshot_unknown(&cx));
+    out.extend(metadata::manifest_length_mismatch(&cx));
     out.extend(replay::savepoint_replays(&cx));
     out.extend(replay::concurrent_writers(&cx));
     out.extend(replay::resumes(&cx));
