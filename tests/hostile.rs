@@ -157,7 +157,9 @@ fn check(case: &Case) -> Result<(), String> {
         .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse::<usize>().ok());
     ensure!(md_count == Some(snapshots), "markdown says {md_count:?} snapshots, JSON {snapshots}");
     let gaps = report["gaps"].as_array().map(Vec::len).unwrap_or(0);
-    text_is_visible(&text.stdout, snapshots, gaps).map_err(|why| format!("text: {why}"))?;
+    // Each finding takes three lines (title, shows, do) and a fourth for its statement.
+    let findings = report["findings"].as_array().map(|f| f.iter().map(|f| 3 + usize::from(f["statement"].is_string())).sum::<usize>() + 2).unwrap_or(2);
+    text_is_visible(&text.stdout, snapshots, gaps + findings).map_err(|why| format!("text: {why}"))?;
     for s in strings(&e["text_contains"]) {
         ensure!(text.stdout.contains(&s), "text output lacks {s:?}");
     }
@@ -572,7 +574,17 @@ fn links_and_special_files_in_a_table_folder_are_never_read() {
     );
     let sparse = copy("sparse-metadata");
     std::fs::OpenOptions::new().write(true).open(sparse.join("metadata").join("v2.metadata.json")).unwrap().set_len(4 << 30).unwrap();
+    // The newest metadata file is past the bound: the newest that reads is opened instead, and the
+    // report names the one that did not, with why.
     let out = run(&sparse, "json", &[]).unwrap();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
+    let unreadable = &json["load"]["metadata_pick"]["unreadable"][0];
+    assert_eq!(unreadable[0], "metadata/v2.metadata.json", "{}", out.stdout);
+    assert!(unreadable[1].as_str().unwrap().contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"), "{unreadable}");
+    assert_eq!(json["table"]["metadata_file"], "metadata/v1.metadata.json");
+    // Named, it is the answer: exit 2 with the bound in the message.
+    let out = run(&sparse, "json", &["--metadata".to_string(), "v2.metadata.json".to_string()]).unwrap();
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"), "{}", out.stderr);
     let _ = std::fs::remove_dir_all(&scratch);
