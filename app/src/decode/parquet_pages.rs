@@ -11,7 +11,7 @@ use parquet::file::metadata::ParquetMetaData;
 use parquet::schema::types::SchemaDescriptor;
 
 use super::parquet_levels::{check_page, Leaf, Track};
-use super::thrift_check::page_header;
+use super::thrift_check::{page_header, PageHeader};
 use super::DecodeError;
 
 /// Largest page icescope inflates. Writers default to 1 MiB pages (parquet-mr, arrow-rs, Spark);
@@ -56,6 +56,9 @@ pub fn check_pages<'a>(
             let leaf = Leaf { max_rep: descr.max_rep_level(), max_def: descr.max_def_level(), codec: chunk.compression() };
             let err = |m: String| DecodeError::new(file, "page_header", format!("row group {g} column `{name}`: {m}"));
             let mut track = tracked.get(&c).map(|(_, def)| Track::new(*def));
+            let rows = u64::try_from(rg.num_rows()).map_err(|_| err(format!("the row group declares {} rows", rg.num_rows())))?;
+            let bound = RowBound { rows, flat: leaf.max_rep == 0, width: value_width(descr) };
+            let mut values = 0u64;
             let mut pos = 0usize;
             let mut pages = 0u64;
             let mut dictionary = false;
@@ -70,6 +73,7 @@ pub fn check_pages<'a>(
                 if !(0..=MAX_PAGE_BYTES).contains(&uncompressed) {
                     return Err(err(format!("page {pages} declares {uncompressed} uncompressed bytes (icescope inflates at most {MAX_PAGE_BYTES})")));
                 }
+                bound.check(&h, &mut values).map_err(|m| err(format!("page {pages} at byte {}: {m}", start + pos as u64)))?;
                 // parquet 60.1 `expect`s the dictionary of a dictionary-encoded page (a panic).
                 dictionary |= h.page_type == 2;
                 if h.needs_dictionary() && !dictionary {
@@ -99,6 +103,72 @@ pub fn check_pages<'a>(
         }
     }
     Ok(())
+}
+
+/// What a chunk's pages may inflate to, from the rows its row group states (held to the manifest's
+/// record_count by the data scan). A column without repetition holds one value per row, so its
+/// data pages together declare at most that many values; a fixed-width value needs at most its
+/// width (or a dictionary index in an RLE run of one, 9 bytes) plus its two levels as RLE runs of
+/// one (7 bytes each), and a page a few KB of encoding headers (DELTA_BINARY_PACKED's last,
+/// padded block). Without it a page header of a few bytes can declare 256 MiB of zeros that
+/// zstd holds in 8 KB, and fifteen of them 503 million values (a 123 KB file, 3.9 GB decoded).
+struct RowBound {
+    rows: u64,
+    flat: bool,
+    /// Bytes per value of a fixed-width physical type; None for BYTE_ARRAY.
+    width: Option<u64>,
+}
+
+const PAGE_SLACK: u64 = 4096;
+const LEVELS_PER_VALUE: u64 = 2 * 7;
+const INDEX_PER_VALUE: u64 = 9;
+
+impl RowBound {
+    /// Checks one page header; `values` is the data pages' values so far in the chunk.
+    fn check(&self, h: &PageHeader, values: &mut u64) -> Result<(), String> {
+        let uncompressed = u64::try_from(h.uncompressed).unwrap_or(u64::MAX);
+        if h.page_type == 2 {
+            // A chunk's dictionary holds the chunk's distinct values: at most one per row.
+            let most = self.width.filter(|_| self.flat).map(|w| PAGE_SLACK.saturating_add(self.rows.saturating_mul(w)));
+            if let Some(most) = most.filter(|&m| uncompressed > m) {
+                return Err(format!("a dictionary of {uncompressed} bytes for a row group of {} rows (at most {most})", self.rows));
+            }
+            return Ok(());
+        }
+        let declared = match (h.page_type, h.v1, h.v2) {
+            (0, Some(v1), _) => v1.num_values,
+            (3, _, Some(v2)) => v2.num_values,
+            _ => return Ok(()),
+        };
+        let n = u64::try_from(declared).map_err(|_| format!("num_values {declared}"))?;
+        *values = values.saturating_add(n);
+        if self.flat && *values > self.rows {
+            return Err(format!(
+                "declares {n} values, {} with the pages before it, past the row group's {} rows (a column without repetition holds one value per row)",
+                *values, self.rows
+            ));
+        }
+        if let Some(w) = self.width {
+            let most = PAGE_SLACK.saturating_add(n.saturating_mul(w.max(INDEX_PER_VALUE).saturating_add(LEVELS_PER_VALUE)));
+            if uncompressed > most {
+                return Err(format!("declares {uncompressed} uncompressed bytes for {n} values of {w} bytes (at most {most})"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes per value of a leaf's physical type, None where values vary in length.
+fn value_width(descr: &parquet::schema::types::ColumnDescriptor) -> Option<u64> {
+    use parquet::basic::Type as P;
+    match descr.physical_type() {
+        P::BOOLEAN => Some(1),
+        P::INT32 | P::FLOAT => Some(4),
+        P::INT64 | P::DOUBLE => Some(8),
+        P::INT96 => Some(12),
+        P::FIXED_LEN_BYTE_ARRAY => u64::try_from(descr.type_length()).ok(),
+        P::BYTE_ARRAY => None,
+    }
 }
 
 /// The deepest repeated group above a leaf that is not itself repeated: its path and definition
