@@ -3,7 +3,7 @@
 //! here), deletes applied, and hostile footers refused with the file named.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::executor::block_on;
 use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
@@ -338,4 +338,72 @@ fn footers_the_crate_would_read_apart_from_the_walk_are_refused_at_once() {
         // Not a timing assertion on speed: a guard against the hang coming back.
         assert!(t.elapsed() < std::time::Duration::from_secs(5), "{file}: {:?}", t.elapsed());
     }
+}
+
+/// upsert-stream (Flink's upsert writer, 12 commits of data, equality and position deletes) as it
+/// would stand had `id` been an `int` when the data files were written and promoted to `long`
+/// (Iceberg's int → long) before its equality deletes were: each data file's `id` rewritten as
+/// INT32 (same rows, same field ids), the delete files left as Flink wrote them (INT64). The values
+/// are the same, so Spark's counts in facts.json stay the answer.
+fn upsert_stream_with_ids_written_as_int() -> PathBuf {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/upsert-stream");
+    let dir = std::env::temp_dir().join(format!("icescope-int-to-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["metadata", "data"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for p in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = p.unwrap().path();
+            std::fs::copy(&p, dir.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let (_, h, _) = open("upsert-stream");
+    let data: Vec<String> = (0..h.snapshots.len())
+        .flat_map(|i| h.live_files(i))
+        .filter(|f| f.file.content == icescope::decode::DataContent::Data)
+        .map(|f| f.file.file_path.rsplit('/').next().unwrap().to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(data.len() >= 12, "{data:?}");
+    for name in data {
+        let path = dir.join("data").join(&name);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
+        let batches: Vec<_> = reader.map(Result::unwrap).collect();
+        let schema = batches[0].schema();
+        let at = schema.index_of("id").unwrap();
+        let mut fields: Vec<_> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        assert_eq!(fields[at].metadata().get("PARQUET:field_id").map(String::as_str), Some("1"));
+        fields[at] = fields[at].clone().with_data_type(arrow_schema::DataType::Int32);
+        let schema = std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()));
+        let mut out = ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
+        for b in batches {
+            let mut cols = b.columns().to_vec();
+            let ids: arrow_array::PrimitiveArray<Int32Type> =
+                cols[at].as_primitive::<Int64Type>().unary(|v| i32::try_from(v).expect("the lab's ids fit an int"));
+            cols[at] = std::sync::Arc::new(ids);
+            out.write(&arrow_array::RecordBatch::try_new(schema.clone(), cols).unwrap()).unwrap();
+        }
+        out.close().unwrap();
+    }
+    dir
+}
+
+#[test]
+fn equality_deletes_written_after_an_int_to_long_promotion_match_the_older_files() {
+    let (_, _, facts) = open("upsert-stream");
+    let dir = upsert_stream_with_ids_written_as_int();
+    let folder = LocalFolder::open(&dir).unwrap();
+    let h = load_table(&folder, &newest_metadata(&folder).expect("metadata"), ReadMode::All).expect("loads");
+    let m = &facts["maintenance"][0];
+    let r = duplicates(&folder, &h, index_of(&h, &m["snapshot_before"]), DEFAULT_KEY_BUDGET);
+    let before = &facts["before_maintenance"];
+    // Matching nothing, the 12,000 equality deletes would leave 12× Spark's 1,000 rows.
+    assert_eq!((r.rows, r.distinct_keys), (u(&before["rows"]), u(&before["distinct_ids"])));
+    let equality: u64 = r.delete_hits.iter().filter(|h| h.kind == "equality_deletes").map(|h| h.rows).sum();
+    assert!(equality > 0, "equality deletes matched rows of the INT32 files");
+    let _ = std::fs::remove_dir_all(&dir);
 }
