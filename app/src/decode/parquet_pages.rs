@@ -109,8 +109,8 @@ pub fn check_pages<'a>(
 /// record_count by the data scan). A column without repetition holds one value per row, so its
 /// data pages together declare at most that many values; a fixed-width value needs at most its
 /// width (or a dictionary index in an RLE run of one, 9 bytes) plus its two levels as RLE runs of
-/// one (7 bytes each), and a page a few KB of encoding headers (DELTA_BINARY_PACKED's last,
-/// padded block). Without it a page header of a few bytes can declare 256 MiB of zeros that
+/// one (7 bytes each), and a page up to 64 KiB of encoding headers and padding (DELTA_BINARY_PACKED
+/// pads its last miniblock: at most 4 KiB at DuckDB's 2,048-value blocks, less at parquet-mr's 128). Without it a page header of a few bytes can declare 256 MiB of zeros that
 /// zstd holds in 8 KB, and fifteen of them 503 million values (a 123 KB file, 3.9 GB decoded).
 struct RowBound {
     rows: u64,
@@ -119,7 +119,7 @@ struct RowBound {
     width: Option<u64>,
 }
 
-const PAGE_SLACK: u64 = 4096;
+const PAGE_SLACK: u64 = 64 << 10;
 const LEVELS_PER_VALUE: u64 = 2 * 7;
 const INDEX_PER_VALUE: u64 = 9;
 
@@ -198,4 +198,42 @@ fn repeated_group(schema: &SchemaDescriptor, c: usize) -> Option<(Vec<String>, i
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::thrift_check::{DataPageV1, DataPageV2};
+
+    fn v1(values: i64, uncompressed: i64) -> PageHeader {
+        PageHeader {
+            len: 20,
+            page_type: 0,
+            uncompressed,
+            compressed: 100,
+            v1: Some(DataPageV1 { num_values: values, encoding: 0, def_encoding: 3, rep_encoding: 3 }),
+            v2: None,
+        }
+    }
+
+    #[test]
+    fn pages_of_a_flat_column_hold_no_more_values_than_the_row_group_has_rows() {
+        let int64 = RowBound { rows: 333, flat: true, width: Some(8) };
+        let mut seen = 0;
+        assert!(int64.check(&v1(300, 2400), &mut seen).is_ok());
+        assert_eq!(
+            int64.check(&v1(33_554_432, 268_435_456), &mut seen).unwrap_err(),
+            "declares 33554432 values, 33554732 with the pages before it, past the row group's 333 rows (a column without repetition holds one value per row)"
+        );
+        // 333 values declared, 256 MiB to inflate: not what 333 longs take.
+        let e = int64.check(&v1(333, 268_435_456), &mut 0).unwrap_err();
+        assert_eq!(e, "declares 268435456 uncompressed bytes for 333 values of 8 bytes (at most 73195)");
+        let v2 = PageHeader { page_type: 3, v1: None, v2: Some(DataPageV2 { num_values: 334, encoding: 0, def_len: 0, rep_len: 0 }), ..v1(0, 100) };
+        assert!(int64.check(&v2, &mut 0).is_err(), "v2 pages too");
+        let dictionary = PageHeader { page_type: 2, v1: None, ..v1(0, 1 << 20) };
+        assert!(int64.check(&dictionary, &mut 0).unwrap_err().starts_with("a dictionary of 1048576 bytes for a row group of 333 rows"));
+        // Repeated columns hold more values than rows; strings have no width to bound a page by.
+        assert!(RowBound { rows: 333, flat: false, width: Some(8) }.check(&v1(5_000, 40_000), &mut 0).is_ok());
+        assert!(RowBound { rows: 333, flat: true, width: None }.check(&v1(333, 200 << 20), &mut 0).is_ok());
+    }
 }
