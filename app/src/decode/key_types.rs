@@ -45,6 +45,16 @@ pub fn canonical_key(file: &str, column: &str, iceberg: &Type, array: &ArrayRef)
     // reads it back as a dictionary: its values are the column.
     let array = if let DataType::Dictionary(_, _) = array.data_type() {
         let dict = array.as_any_dictionary();
+        // A dictionary of one long value referenced by every row is small in the file and in the
+        // array, and as large as rows × that value once unpacked: sized before `take` allocates.
+        let unpacked = unpacked_bytes(dict.values(), &dict.normalized_keys());
+        if unpacked > MAX_UNPACKED_BYTES {
+            return Err(DecodeError::new(
+                file,
+                column,
+                format!("a dictionary-encoded batch of {} keys unpacks to {unpacked} bytes (icescope unpacks at most {MAX_UNPACKED_BYTES})", dict.keys().len()),
+            ));
+        }
         arrow_select::take::take(dict.values().as_ref(), dict.keys(), Some(arrow_select::take::TakeOptions { check_bounds: true }))
             .map_err(|e| DecodeError::new(file, column, format!("dictionary keys past its values: {e}")))?
     } else {
@@ -112,6 +122,25 @@ pub fn canonical_key(file: &str, column: &str, iceberg: &Type, array: &ArrayRef)
     .map_err(|e: DecodeError| if e.message.is_empty() { overflow(&t.to_string()) } else { e })
 }
 
+/// Bytes of keys one dictionary-encoded batch (8,192 rows) may unpack to: 32 KiB a key, the
+/// decoder's page budget.
+const MAX_UNPACKED_BYTES: u64 = 256 << 20;
+
+/// The bytes `keys` unpack to from `values`: their lengths for variable-length values, the
+/// values' width otherwise. A key past the values counts nothing here (`take` refuses it).
+fn unpacked_bytes(values: &ArrayRef, keys: &[usize]) -> u64 {
+    let len = |f: &dyn Fn(usize) -> usize| keys.iter().map(|&k| if k < values.len() { f(k) as u64 } else { 0 }).fold(0u64, u64::saturating_add);
+    match values.data_type() {
+        DataType::Utf8 => len(&|k| values.as_string::<i32>().value_length(k) as usize),
+        DataType::LargeUtf8 => len(&|k| values.as_string::<i64>().value_length(k) as usize),
+        DataType::Binary => len(&|k| values.as_binary::<i32>().value_length(k) as usize),
+        DataType::LargeBinary => len(&|k| values.as_binary::<i64>().value_length(k) as usize),
+        DataType::Utf8View => len(&|k| values.as_string_view().value(k).len()),
+        DataType::BinaryView => len(&|k| values.as_binary_view().value(k).len()),
+        t => (keys.len() as u64).saturating_mul(t.primitive_width().unwrap_or(16) as u64),
+    }
+}
+
 /// (precision, scale) of `decimal(P, S)`.
 fn decimal_scale(p: &str) -> Option<(i32, i32)> {
     let (a, b) = p.strip_prefix("decimal(")?.strip_suffix(')')?.split_once(',')?;
@@ -154,6 +183,15 @@ mod tests {
         assert_eq!(s.as_string::<i32>(), &StringArray::from(vec!["a", "b", "a"]));
         let d = key("timestamp", Arc::new(arrow_array::Date32Array::from(vec![1]))).unwrap();
         assert_eq!(d.as_primitive::<TimestampMicrosecondType>().values(), &[MICROS_PER_DAY]);
+    }
+
+    #[test]
+    fn a_dictionary_unpacking_past_its_budget_is_refused_before_it_is_unpacked() {
+        // One value of 1 MiB, named by 300 rows: 300 MiB once unpacked.
+        let long = "x".repeat(1 << 20);
+        let dict: DictionaryArray<Int32Type> = std::iter::repeat_n(long.as_str(), 300).collect();
+        let e = key("string", Arc::new(dict)).unwrap_err();
+        assert_eq!(e, "f.parquet: field `id`: a dictionary-encoded batch of 300 keys unpacks to 314572800 bytes (icescope unpacks at most 268435456)");
     }
 
     #[test]
