@@ -178,3 +178,24 @@ def test_a_decompression_bomb_is_refused_before_it_inflates(icescope, tmp_path):
     r = duplicates(icescope, t, memory_mib=1024)
     assert r.returncode == 2, f"exit {r.returncode}: {r.stderr[-2000:]}"
     assert f"{victim}: field `num_rows`: the footer says {md.num_rows} rows, its manifest entry's record_count says 333" in r.stderr, r.stderr
+
+
+def test_a_dictionary_of_one_long_string_named_by_every_row_is_refused(icescope, tmp_path):
+    """The same bomb in a string key: one dictionary entry of 64 MiB of `x`, named by each of the
+    333 rows, in a file of a few KB. Without an arrow schema the decoder unpacks it: 22 GB."""
+    c = catalog(tmp_path)
+    schema = Schema(NestedField(1, "region", StringType(), required=True), identifier_field_ids=[1])
+    t = c.create_table("db.dictionary_bomb", schema=schema, properties={"format-version": "2"})
+    t.append(pa.table({"region": [f"r{i}" for i in range(333)]}, schema=pa.schema([pa.field("region", pa.string(), nullable=False)])))
+    (victim,) = data_files(t)
+    one = pa.schema([pa.field("region", pa.dictionary(pa.int32(), pa.string()), nullable=False, metadata={"PARQUET:field_id": "1"})])
+    column = pa.DictionaryArray.from_arrays(pa.array([0] * 333, pa.int32()), pa.array(["x" * (64 << 20)]))
+    pq.write_table(pa.table({"region": column}, schema=one), victim, compression="zstd", store_schema=False, dictionary_pagesize_limit=128 << 20)
+    md = pq.ParquetFile(victim).metadata
+    assert md.num_rows == 333 and md.row_group(0).column(0).dictionary_page_offset is not None
+    assert victim.stat().st_size < 64 << 10, victim.stat().st_size
+
+    r = duplicates(icescope, t, memory_mib=1024)
+    assert r.returncode == 2, f"exit {r.returncode}: {r.stderr[-2000:]}"
+    assert f"{victim}: field `page_header`: row group 0 column `region`: page 1 at byte" in r.stderr, r.stderr
+    assert "dictionary entries up to 67108864 bytes): icescope decodes at most 2147483648 a column chunk" in r.stderr, r.stderr
