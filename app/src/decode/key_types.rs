@@ -32,15 +32,16 @@ const NANOS_PER_DAY: i64 = 86_400_000_000_000;
 /// The key column `array` of `file` in the one form its Iceberg type `iceberg` encodes from.
 /// `column` names it in errors (the file's column, with its field id where known).
 pub fn canonical_key(file: &str, column: &str, iceberg: &Type, array: &ArrayRef) -> Result<ArrayRef, DecodeError> {
-    let iceberg_name = iceberg.describe();
+    // Named only in errors: the common case (a column already in its form) allocates nothing.
     let refuse = |stored: &DataType| {
+        let want = iceberg.describe();
         DecodeError::new(
             file,
             column,
-            format!("the file stores this key column as {stored} where the table's schema says {iceberg_name}: not a key icescope can compare with the other files' (not counted)"),
+            format!("the file stores this key column as {stored} where the table's schema says {want}: not a key icescope can compare with the other files' (not counted)"),
         )
     };
-    let overflow = |what: &str| DecodeError::new(file, column, format!("a {what} value out of range for {iceberg_name}"));
+    let overflow = |what: &str| DecodeError::new(file, column, format!("a {what} value out of range for {}", iceberg.describe()));
     // pyarrow writes a dictionary-typed column's arrow type into the file, and the crate then
     // reads it back as a dictionary: its values are the column.
     let array = if let DataType::Dictionary(_, _) = array.data_type() {
@@ -61,7 +62,7 @@ pub fn canonical_key(file: &str, column: &str, iceberg: &Type, array: &ArrayRef)
         Arc::clone(array)
     };
     let t = array.data_type().clone();
-    let Type::Primitive(p) = iceberg else { return Err(DecodeError::new(file, column, format!("a {iceberg_name} column cannot be a key"))) };
+    let Type::Primitive(p) = iceberg else { return Err(DecodeError::new(file, column, format!("a {} column cannot be a key", iceberg.describe()))) };
     let p = p.as_str();
     let same = || Ok(Arc::clone(&array));
     use DataType as D;
