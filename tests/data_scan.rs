@@ -3,7 +3,7 @@
 //! here), deletes applied, and hostile footers refused with the file named.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::executor::block_on;
 use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
@@ -338,4 +338,118 @@ fn footers_the_crate_would_read_apart_from_the_walk_are_refused_at_once() {
         // Not a timing assertion on speed: a guard against the hang coming back.
         assert!(t.elapsed() < std::time::Duration::from_secs(5), "{file}: {:?}", t.elapsed());
     }
+}
+
+/// A fixture table copied to a scratch folder, to be changed there.
+fn copy_fixture(name: &str, tag: &str) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for p in std::fs::read_dir(from).unwrap() {
+            let p = p.unwrap().path();
+            if p.is_dir() {
+                copy(&p, &to.join(p.file_name().unwrap()));
+            } else {
+                std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let dir = std::env::temp_dir().join(format!("icescope-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["metadata", "data"] {
+        copy(&from.join(sub), &dir.join(sub));
+    }
+    dir
+}
+
+/// upsert-stream (Flink's upsert writer, 12 commits of data, equality and position deletes) as it
+/// would stand had `id` been an `int` when the data files were written and promoted to `long`
+/// (Iceberg's int → long) before its equality deletes were: each data file's `id` rewritten as
+/// INT32 (same rows, same field ids), the delete files left as Flink wrote them (INT64). The values
+/// are the same, so Spark's counts in facts.json stay the answer.
+fn upsert_stream_with_ids_written_as_int() -> PathBuf {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    let dir = copy_fixture("upsert-stream", "int-to-long");
+    let (_, h, _) = open("upsert-stream");
+    let data: Vec<String> = (0..h.snapshots.len())
+        .flat_map(|i| h.live_files(i))
+        .filter(|f| f.file.content == icescope::decode::DataContent::Data)
+        .map(|f| f.file.file_path.rsplit('/').next().unwrap().to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(data.len() >= 12, "{data:?}");
+    for name in data {
+        let path = dir.join("data").join(&name);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
+        let batches: Vec<_> = reader.map(Result::unwrap).collect();
+        let schema = batches[0].schema();
+        let at = schema.index_of("id").unwrap();
+        let mut fields: Vec<_> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        assert_eq!(fields[at].metadata().get("PARQUET:field_id").map(String::as_str), Some("1"));
+        fields[at] = fields[at].clone().with_data_type(arrow_schema::DataType::Int32);
+        let schema = std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()));
+        let mut out = ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
+        for b in batches {
+            let mut cols = b.columns().to_vec();
+            let ids: arrow_array::PrimitiveArray<Int32Type> =
+                cols[at].as_primitive::<Int64Type>().unary(|v| i32::try_from(v).expect("the lab's ids fit an int"));
+            cols[at] = std::sync::Arc::new(ids);
+            out.write(&arrow_array::RecordBatch::try_new(schema.clone(), cols).unwrap()).unwrap();
+        }
+        out.close().unwrap();
+    }
+    dir
+}
+
+#[test]
+fn equality_deletes_written_after_an_int_to_long_promotion_match_the_older_files() {
+    let (_, _, facts) = open("upsert-stream");
+    let dir = upsert_stream_with_ids_written_as_int();
+    let folder = LocalFolder::open(&dir).unwrap();
+    let h = load_table(&folder, &newest_metadata(&folder).expect("metadata"), ReadMode::All).expect("loads");
+    let m = &facts["maintenance"][0];
+    let r = duplicates(&folder, &h, index_of(&h, &m["snapshot_before"]), DEFAULT_KEY_BUDGET);
+    let before = &facts["before_maintenance"];
+    // Matching nothing, the 12,000 equality deletes would leave 12× Spark's 1,000 rows.
+    assert_eq!((r.rows, r.distinct_keys), (u(&before["rows"]), u(&before["distinct_ids"])));
+    let equality: u64 = r.delete_hits.iter().filter(|h| h.kind == "equality_deletes").map(|h| h.rows).sum();
+    assert!(equality > 0, "equality deletes matched rows of the INT32 files");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A data page that declares more values than its row group has rows, in a file whose footer and
+/// manifest agree (one row): late-data's first data file (Flink, GZIP, one PLAIN page) with its
+/// page header's `num_values` raised from 1 to 63 in place (both one byte in Thrift's compact
+/// protocol). A column without repetition holds one value per row: refused before decoding, where
+/// the crate read what the row group says and counted on.
+#[test]
+fn a_page_declaring_more_values_than_its_row_group_has_rows_is_refused() {
+    let dir = copy_fixture("late-data", "page-values");
+    let folder = LocalFolder::open(&dir).unwrap();
+    let h = load_table(&folder, &newest_metadata(&folder).expect("metadata"), ReadMode::All).expect("loads");
+    let index = h.current_index().unwrap();
+    let first = h.live_files(index).into_iter().find(|f| f.file.content == icescope::decode::DataContent::Data).unwrap();
+    assert_eq!(first.file.record_count, 1);
+    let path = dir.join("data").join(first.file.file_path.split("/data/").nth(1).unwrap());
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The data page header at byte 4: type, sizes, (crc), then field 5 (a struct: 0x2c after field
+    // 3, 0x1c after a crc) whose field 1 is num_values, an i32 (0x15), zigzag 1 = 0x02.
+    let at = (4..40).find(|&i| matches!(bytes[i], 0x2c | 0x1c) && bytes[i + 1] == 0x15 && bytes[i + 2] == 0x02).expect("num_values 1 in the page header") + 2;
+    bytes[at] = 126; // zigzag 63
+    std::fs::write(&path, bytes).unwrap();
+    let folder = LocalFolder::open(&dir).unwrap();
+    let mut counter = KeyCounter::new(&h, DEFAULT_KEY_BUDGET);
+    let e = block_on(scan_keys(&folder, &h, index, &[(1, "id".into())], &mut counter, &mut |_| {}, &|| false)).map(|_| ()).unwrap_err();
+    assert!(
+        e.starts_with(&format!(
+            "{}: field `page_header`: row group 0 column `id`: page 0 at byte 4: declares 63 values, 63 with the pages before it, past the row group's 1 rows",
+            first.file.file_path
+        )),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

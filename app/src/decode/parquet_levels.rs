@@ -241,7 +241,7 @@ fn hybrid(b: &[u8], count: usize, max: i16, mut out: Option<&mut dyn FnMut(i16, 
 /// A v1 page's body as the crate will see it: inflated where the chunk is compressed, to exactly
 /// `uncompressed` bytes (the caller holds that within its budget). None where the crate will
 /// refuse the page itself (a codec it was built without, a size that does not match).
-fn inflate(body: &[u8], codec: Compression, uncompressed: i64) -> Result<Option<std::borrow::Cow<'_, [u8]>>, String> {
+pub(super) fn inflate(body: &[u8], codec: Compression, uncompressed: i64) -> Result<Option<std::borrow::Cow<'_, [u8]>>, String> {
     let size = usize::try_from(uncompressed).map_err(|_| format!("uncompressed_page_size {uncompressed}"))?;
     let limited = |r: &mut dyn Read| -> Option<Vec<u8>> {
         let mut out = Vec::with_capacity(size);

@@ -11,7 +11,7 @@ use parquet::file::metadata::ParquetMetaData;
 use parquet::schema::types::SchemaDescriptor;
 
 use super::parquet_levels::{check_page, Leaf, Track};
-use super::thrift_check::page_header;
+use super::thrift_check::{page_header, PageHeader};
 use super::DecodeError;
 
 /// Largest page icescope inflates. Writers default to 1 MiB pages (parquet-mr, arrow-rs, Spark);
@@ -56,6 +56,9 @@ pub fn check_pages<'a>(
             let leaf = Leaf { max_rep: descr.max_rep_level(), max_def: descr.max_def_level(), codec: chunk.compression() };
             let err = |m: String| DecodeError::new(file, "page_header", format!("row group {g} column `{name}`: {m}"));
             let mut track = tracked.get(&c).map(|(_, def)| Track::new(*def));
+            let rows = u64::try_from(rg.num_rows()).map_err(|_| err(format!("the row group declares {} rows", rg.num_rows())))?;
+            let bound = RowBound { rows, flat: leaf.max_rep == 0, width: value_width(descr) };
+            let mut values = Sizes::default();
             let mut pos = 0usize;
             let mut pages = 0u64;
             let mut dictionary = false;
@@ -70,12 +73,16 @@ pub fn check_pages<'a>(
                 if !(0..=MAX_PAGE_BYTES).contains(&uncompressed) {
                     return Err(err(format!("page {pages} declares {uncompressed} uncompressed bytes (icescope inflates at most {MAX_PAGE_BYTES})")));
                 }
+                bound.check(&h, &mut values).map_err(|m| err(format!("page {pages} at byte {}: {m}", start + pos as u64)))?;
                 // parquet 60.1 `expect`s the dictionary of a dictionary-encoded page (a panic).
                 dictionary |= h.page_type == 2;
                 if h.needs_dictionary() && !dictionary {
                     return Err(err(format!("page {pages} at byte {}: dictionary-encoded, with no dictionary page before it", start + pos as u64)));
                 }
                 let body = &rest[header..header + compressed as usize];
+                if h.page_type == 2 && bound.width.is_none() {
+                    values.longest = longest_entry(body, leaf.codec, uncompressed);
+                }
                 super::decoding(file, || check_page(&h, body, leaf, track.as_mut()))
                     .unwrap_or_else(|| Err("its codec failed on it".into()))
                     .map_err(|m| err(format!("page {pages} at byte {}: {m}", start + pos as u64)))?;
@@ -99,6 +106,110 @@ pub fn check_pages<'a>(
         }
     }
     Ok(())
+}
+
+/// What a chunk's pages may inflate to, from the rows its row group states (held to the manifest's
+/// record_count by the data scan). A column without repetition holds one value per row, so its
+/// data pages together declare at most that many values; a fixed-width value needs at most its
+/// width (or a dictionary index in an RLE run of one, 9 bytes) plus its two levels as RLE runs of
+/// one (7 bytes each), and a page up to 64 KiB of encoding headers and padding (DELTA_BINARY_PACKED
+/// pads its last miniblock: at most 4 KiB at DuckDB's 2,048-value blocks, less at parquet-mr's 128). Without it a page header of a few bytes can declare 256 MiB of zeros that
+/// zstd holds in 8 KB, and fifteen of them 503 million values (a 123 KB file, 3.9 GB decoded).
+struct RowBound {
+    rows: u64,
+    flat: bool,
+    /// Bytes per value of a fixed-width physical type; None for BYTE_ARRAY.
+    width: Option<u64>,
+}
+
+const PAGE_SLACK: u64 = 64 << 10;
+/// Most a column chunk of strings or binaries may decode to: a dictionary of one 64 MiB entry
+/// named by 333 rows is 21 GB of values.
+pub const MAX_CHUNK_DECODED: u64 = 2 << 30;
+
+/// What a chunk's pages declared so far.
+#[derive(Default)]
+struct Sizes {
+    values: u64,
+    /// The longest entry of the chunk's dictionary (strings and binaries).
+    longest: u64,
+    /// What the pages so far may decode to (strings and binaries).
+    decoded: u64,
+}
+
+/// The longest entry of a dictionary page of byte arrays (PLAIN: 4-byte length, bytes), inflated
+/// with the chunk's codec to its checked size; 0 where the crate will refuse the page itself.
+fn longest_entry(body: &[u8], codec: parquet::basic::Compression, uncompressed: i64) -> u64 {
+    let Ok(Some(page)) = super::parquet_levels::inflate(body, codec, uncompressed) else { return 0 };
+    let (mut at, mut longest) = (0usize, 0u64);
+    while let Some(len) = page.get(at..at.saturating_add(4)) {
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        longest = longest.max(u64::from(len));
+        at = at.saturating_add(4).saturating_add(len as usize);
+    }
+    longest
+}
+const LEVELS_PER_VALUE: u64 = 2 * 7;
+const INDEX_PER_VALUE: u64 = 9;
+
+impl RowBound {
+    /// Checks one page header against what the chunk's pages before it declared.
+    fn check(&self, h: &PageHeader, sizes: &mut Sizes) -> Result<(), String> {
+        let uncompressed = u64::try_from(h.uncompressed).unwrap_or(u64::MAX);
+        if h.page_type == 2 {
+            // A chunk's dictionary holds the chunk's distinct values: at most one per row.
+            let most = self.width.filter(|_| self.flat).map(|w| PAGE_SLACK.saturating_add(self.rows.saturating_mul(w)));
+            if let Some(most) = most.filter(|&m| uncompressed > m) {
+                return Err(format!("a dictionary of {uncompressed} bytes for a row group of {} rows (at most {most})", self.rows));
+            }
+            return Ok(());
+        }
+        let declared = match (h.page_type, h.v1, h.v2) {
+            (0, Some(v1), _) => v1.num_values,
+            (3, _, Some(v2)) => v2.num_values,
+            _ => return Ok(()),
+        };
+        let n = u64::try_from(declared).map_err(|_| format!("num_values {declared}"))?;
+        sizes.values = sizes.values.saturating_add(n);
+        if self.flat && sizes.values > self.rows {
+            return Err(format!(
+                "declares {n} values, {} with the pages before it, past the row group's {} rows (a column without repetition holds one value per row)",
+                sizes.values, self.rows
+            ));
+        }
+        if self.width.is_none() {
+            // Strings and binaries: a plain page decodes to about its own size, a page of
+            // dictionary indices to as many copies of the entries as it has values.
+            let page = if h.needs_dictionary() { n.saturating_mul(sizes.longest) } else { uncompressed };
+            sizes.decoded = sizes.decoded.saturating_add(page);
+            if sizes.decoded > MAX_CHUNK_DECODED {
+                return Err(format!(
+                    "its values decode to as much as {} bytes with the pages before it ({n} values, dictionary entries up to {} bytes): icescope decodes at most {MAX_CHUNK_DECODED} a column chunk",
+                    sizes.decoded, sizes.longest
+                ));
+            }
+        }
+        if let Some(w) = self.width {
+            let most = PAGE_SLACK.saturating_add(n.saturating_mul(w.max(INDEX_PER_VALUE).saturating_add(LEVELS_PER_VALUE)));
+            if uncompressed > most {
+                return Err(format!("declares {uncompressed} uncompressed bytes for {n} values of {w} bytes (at most {most})"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes per value of a leaf's physical type, None where values vary in length.
+fn value_width(descr: &parquet::schema::types::ColumnDescriptor) -> Option<u64> {
+    use parquet::basic::Type as P;
+    match descr.physical_type() {
+        P::BOOLEAN => Some(1),
+        P::INT32 | P::FLOAT => Some(4),
+        P::INT64 | P::DOUBLE => Some(8),
+        P::INT96 => Some(12),
+        P::FIXED_LEN_BYTE_ARRAY => u64::try_from(descr.type_length()).ok(),
+        P::BYTE_ARRAY => None,
+    }
 }
 
 /// The deepest repeated group above a leaf that is not itself repeated: its path and definition
@@ -128,4 +239,42 @@ fn repeated_group(schema: &SchemaDescriptor, c: usize) -> Option<(Vec<String>, i
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::thrift_check::{DataPageV1, DataPageV2};
+
+    fn v1(values: i64, uncompressed: i64) -> PageHeader {
+        PageHeader {
+            len: 20,
+            page_type: 0,
+            uncompressed,
+            compressed: 100,
+            v1: Some(DataPageV1 { num_values: values, encoding: 0, def_encoding: 3, rep_encoding: 3 }),
+            v2: None,
+        }
+    }
+
+    #[test]
+    fn pages_of_a_flat_column_hold_no_more_values_than_the_row_group_has_rows() {
+        let int64 = RowBound { rows: 333, flat: true, width: Some(8) };
+        let mut seen = Sizes::default();
+        assert!(int64.check(&v1(300, 2400), &mut seen).is_ok());
+        assert_eq!(
+            int64.check(&v1(33_554_432, 268_435_456), &mut seen).unwrap_err(),
+            "declares 33554432 values, 33554732 with the pages before it, past the row group's 333 rows (a column without repetition holds one value per row)"
+        );
+        // 333 values declared, 256 MiB to inflate: not what 333 longs take.
+        let e = int64.check(&v1(333, 268_435_456), &mut Sizes::default()).unwrap_err();
+        assert_eq!(e, "declares 268435456 uncompressed bytes for 333 values of 8 bytes (at most 73195)");
+        let v2 = PageHeader { page_type: 3, v1: None, v2: Some(DataPageV2 { num_values: 334, encoding: 0, def_len: 0, rep_len: 0 }), ..v1(0, 100) };
+        assert!(int64.check(&v2, &mut Sizes::default()).is_err(), "v2 pages too");
+        let dictionary = PageHeader { page_type: 2, v1: None, ..v1(0, 1 << 20) };
+        assert!(int64.check(&dictionary, &mut Sizes::default()).unwrap_err().starts_with("a dictionary of 1048576 bytes for a row group of 333 rows"));
+        // Repeated columns hold more values than rows; strings have no width to bound a page by.
+        assert!(RowBound { rows: 333, flat: false, width: Some(8) }.check(&v1(5_000, 40_000), &mut Sizes::default()).is_ok());
+        assert!(RowBound { rows: 333, flat: true, width: None }.check(&v1(333, 200 << 20), &mut Sizes::default()).is_ok());
+    }
 }

@@ -9,10 +9,11 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use futures::stream::{self, StreamExt};
 
+use crate::decode::key_types::canonical_key;
 use crate::decode::parquet_columns::{chunk_ranges, encode_key, leaf_indices, read_columns, SparseFile};
 use crate::decode::parquet_footer::{decode_footer, footer_span, Footer, TAIL_BYTES};
 use crate::decode::puffin::{self, PuffinFooter};
-use crate::decode::{DataContent, FileFormat};
+use crate::decode::{DataContent, FileFormat, Type};
 use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::live_rows::{DeleteHit, DeleteIndex, RowSink};
 use crate::model::{LiveFile, TableHistory};
@@ -194,6 +195,15 @@ async fn columns_of<F: Fetch>(
     let size = object_size.or(u64::try_from(f.file.file_size_in_bytes).ok()).unwrap_or(0);
     fetched.files += 1;
     fetched.bytes_in_files = fetched.bytes_in_files.saturating_add(size);
+    // What the columns may inflate to is bounded by the rows the file holds (parquet_pages), and
+    // those by the manifest: a footer claiming more rows than its entry's record_count is refused
+    // before a page is decoded, not after gigabytes of values were.
+    if footer.rows != f.file.record_count {
+        return Err(format!(
+            "{path}: field `num_rows`: the footer says {} rows, its manifest entry's record_count says {}: not read",
+            footer.rows, f.file.record_count
+        ));
+    }
     let found = leaf_indices(&footer.metadata, wanted);
     let leaves: Vec<usize> = found.iter().flatten().copied().collect();
     if leaves.is_empty() {
@@ -207,6 +217,20 @@ async fn columns_of<F: Fetch>(
     }
     let batches = read_columns(path, Arc::clone(&footer.metadata), SparseFile::new(size, ranges), &leaves).map_err(|e| e.to_string())?;
     Ok((batches, found))
+}
+
+/// Each batch's columns (`wanted` order) in the one form their Iceberg type compares in
+/// (`decode::key_types`): a key written as an `int` before its promotion to `long` equals the same
+/// key written after it. A column of a field the schema no longer has is left as stored.
+fn canonical(path: &str, batches: &mut [Vec<ArrayRef>], wanted: &[(i32, String)], types: &[Option<Type>]) -> Result<(), String> {
+    for b in batches.iter_mut() {
+        for ((c, (_, name)), t) in b.iter_mut().zip(wanted).zip(types) {
+            if let Some(t) = t {
+                *c = canonical_key(path, name, t, c).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Scans the key columns of snapshot `index`'s live data files into `sink`, applying its position
@@ -232,6 +256,7 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
     let mut done = 0usize;
     let schema = history.metadata.current_schema();
     let name_of = |id: i32| schema.and_then(|s| s.field_by_id(id)).map(|f| f.name.clone()).unwrap_or_default();
+    let type_of = |id: i32| schema.and_then(|s| s.field_by_id(id)).map(|f| f.field_type.clone());
 
     for d in &deletes {
         if cancel() {
@@ -266,10 +291,12 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
             }
             deleted.add_vector(d, target, vector);
         } else if d.file.content == DataContent::PositionDeletes {
-            let (batches, found) = columns_of(files, d, &[(FILE_PATH_ID, "file_path"), (POS_ID, "pos")], &mut result.fetched).await?;
+            let (mut batches, found) = columns_of(files, d, &[(FILE_PATH_ID, "file_path"), (POS_ID, "pos")], &mut result.fetched).await?;
             if found.iter().any(Option::is_none) {
                 return Err(format!("{path}: a position delete file without its `file_path` and `pos` columns"));
             }
+            let spec = [(FILE_PATH_ID, "file_path".to_string()), (POS_ID, "pos".to_string())];
+            canonical(path, &mut batches, &spec, &[Some(Type::Primitive("string".into())), Some(Type::Primitive("long".into()))])?;
             let mut rows = Vec::new();
             for b in &batches {
                 let (paths, pos) = (&b[0], &b[1]);
@@ -289,10 +316,12 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
         } else if d.file.content == DataContent::EqualityDeletes {
             let wanted: Vec<(i32, String)> = d.file.equality_ids.iter().map(|&id| (id, name_of(id))).collect();
             let wanted_ref: Vec<(i32, &str)> = wanted.iter().map(|(i, n)| (*i, n.as_str())).collect();
-            let (batches, found) = columns_of(files, d, &wanted_ref, &mut result.fetched).await?;
+            let (mut batches, found) = columns_of(files, d, &wanted_ref, &mut result.fetched).await?;
             if found.iter().any(Option::is_none) {
                 return Err(format!("{path}: an equality delete file without the columns of its equality_ids {:?}", d.file.equality_ids));
             }
+            let types: Vec<Option<Type>> = d.file.equality_ids.iter().map(|&id| type_of(id)).collect();
+            canonical(path, &mut batches, &wanted, &types)?;
             let mut keys = Vec::new();
             for b in &batches {
                 for row in 0..b.first().map_or(0, |c| c.len()) {
@@ -324,13 +353,15 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
             }
         }
         let wanted_ref: Vec<(i32, &str)> = wanted.iter().map(|(i, n)| (*i, n.as_str())).collect();
-        let (batches, found) = columns_of(files, f, &wanted_ref, &mut result.fetched).await?;
+        let wanted_types: Vec<Option<Type>> = wanted.iter().map(|(id, _)| type_of(*id)).collect();
+        let (mut batches, found) = columns_of(files, f, &wanted_ref, &mut result.fetched).await?;
         if let Some(missing) = found.iter().zip(&wanted).find(|(f, _)| f.is_none()) {
             return Err(format!(
                 "{path}: the file carries no column for field id {} (`{}`): it was written before the column existed",
                 missing.1 .0, missing.1 .1
             ));
         }
+        canonical(path, &mut batches, &wanted, &wanted_types)?;
         let positions = deleted.deleted_positions(path).cloned();
         let mut row_in_file: u64 = 0;
         let mut eq_key = Vec::new();
