@@ -581,7 +581,10 @@ fn links_and_special_files_in_a_table_folder_are_never_read() {
     let json: Value = serde_json::from_str(&out.stdout).unwrap();
     let unreadable = &json["load"]["metadata_pick"]["unreadable"][0];
     assert_eq!(unreadable[0], "metadata/v2.metadata.json", "{}", out.stdout);
-    assert!(unreadable[1].as_str().unwrap().contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"), "{unreadable}");
+    assert!(
+        unreadable[1].as_str().unwrap().contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"),
+        "{unreadable}"
+    );
     assert_eq!(json["table"]["metadata_file"], "metadata/v1.metadata.json");
     // Named, it is the answer: exit 2 with the bound in the message.
     let out = run(&sparse, "json", &["--metadata".to_string(), "v2.metadata.json".to_string()]).unwrap();

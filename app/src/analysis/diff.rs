@@ -217,6 +217,19 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
     }
 }
 
+impl SchemaChange {
+    /// Each change in a phrase (`added id long (id 4)`), names and types through `name` and `ty`
+    /// (escaped for where they are shown), `arrow` between old and new: the one wording of the
+    /// Markdown, the text and the app.
+    pub fn parts(&self, name: &dyn Fn(&str) -> String, ty: &dyn Fn(&str) -> String, arrow: &str) -> Vec<String> {
+        let mut out: Vec<String> = self.added.iter().map(|(id, n, t)| format!("added {} {} (id {id})", name(n), ty(t))).collect();
+        out.extend(self.dropped.iter().map(|(id, n, t)| format!("dropped {} {} (id {id})", name(n), ty(t))));
+        out.extend(self.renamed.iter().map(|(id, a, b)| format!("renamed {} {arrow} {} (id {id})", name(a), name(b))));
+        out.extend(self.retyped.iter().map(|(id, n, a, b)| format!("{} {} {arrow} {} (id {id})", name(n), ty(a), ty(b))));
+        out
+    }
+}
+
 /// Candidates an ambiguous `checkpoint:<n>` lists, at most.
 const MAX_CANDIDATES: usize = 10;
 
@@ -322,17 +335,8 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
     }
     if let Some(s) = &d.schema {
         out += &format!("Schema {} → {}:", s.from_schema_id, s.to_schema_id);
-        for (id, name, ty) in &s.added {
-            out += &format!(" added {} {} (id {id});", code(name), text(ty));
-        }
-        for (id, name, ty) in &s.dropped {
-            out += &format!(" dropped {} {} (id {id});", code(name), text(ty));
-        }
-        for (id, old, new) in &s.renamed {
-            out += &format!(" renamed {} → {} (id {id});", code(old), code(new));
-        }
-        for (id, name, old, new) in &s.retyped {
-            out += &format!(" {} {} → {} (id {id});", code(name), text(old), text(new));
+        for part in s.parts(&code, &text, "→") {
+            out += &format!(" {part};");
         }
         out += "\n\n";
     }

@@ -68,17 +68,8 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     }
     if let Some(s) = &d.schema {
         out += &format!("\nschema {} -> {}:", s.from_schema_id, s.to_schema_id);
-        for (id, name, ty) in &s.added {
-            out += &format!(" added {} {} (id {id});", visible(name), visible(ty));
-        }
-        for (id, name, ty) in &s.dropped {
-            out += &format!(" dropped {} {} (id {id});", visible(name), visible(ty));
-        }
-        for (id, old, new) in &s.renamed {
-            out += &format!(" renamed {} -> {} (id {id});", visible(old), visible(new));
-        }
-        for (id, name, old, new) in &s.retyped {
-            out += &format!(" {} {} -> {} (id {id});", visible(name), visible(old), visible(new));
+        for part in s.parts(&visible, &visible, "->") {
+            out += &format!(" {part};");
         }
         out += "\n";
     }

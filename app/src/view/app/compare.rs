@@ -24,11 +24,8 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
                 t.data_files_added, t.data_files_removed, t.records_added, t.records_removed, t.delete_files_added, t.delete_files_removed, d.between_total
             );
             let schema = d.schema.as_ref().map(|s| {
-                let mut parts: Vec<String> = s.added.iter().map(|(id, n, ty)| format!("added {n} {ty} (id {id})")).collect();
-                parts.extend(s.dropped.iter().map(|(id, n, ty)| format!("dropped {n} {ty} (id {id})")));
-                parts.extend(s.renamed.iter().map(|(id, a, b)| format!("renamed {a} → {b} (id {id})")));
-                parts.extend(s.retyped.iter().map(|(id, n, a, b)| format!("{n} {a} → {b} (id {id})")));
-                format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, parts.join("; "))
+                let same = |v: &str| v.to_string();
+                format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, s.parts(&same, &same, "→").join("; "))
             });
             view! {
                 <div data-testid="diff" data-exact=d.exact.to_string() data-records-added=t.records_added.to_string()
