@@ -217,6 +217,24 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
     }
 }
 
+impl Changes {
+    /// `Data files +3 −0 (records +9,957 −0); delete files +0 −0 (deleted rows +0 −0)`: the one
+    /// wording of the totals, wherever a comparison is shown.
+    pub fn sentence(&self) -> String {
+        format!(
+            "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{})",
+            self.data_files_added,
+            self.data_files_removed,
+            self.records_added,
+            self.records_removed,
+            self.delete_files_added,
+            self.delete_files_removed,
+            self.deletes_added,
+            self.deletes_removed
+        )
+    }
+}
+
 impl SchemaChange {
     /// Each change in a phrase (`added id long (id 4)`), names and types through `name` and `ty`
     /// (escaped for where they are shown), `arrow` between old and new: the one wording of the
@@ -304,18 +322,7 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
         "| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n",
         d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records
     );
-    let t = &d.totals;
-    out += &format!(
-        "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{}).\n\n",
-        t.data_files_added,
-        t.data_files_removed,
-        t.records_added,
-        t.records_removed,
-        t.delete_files_added,
-        t.delete_files_removed,
-        t.deletes_added,
-        t.deletes_removed
-    );
+    out += &format!("{}.\n\n", d.totals.sentence());
     if !d.partitions.is_empty() {
         out += "| partition | data files + | data files − | records + | records − | delete files + | delete files − |\n|---|---:|---:|---:|---:|---:|---:|\n";
         for p in &d.partitions {

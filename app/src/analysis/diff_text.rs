@@ -38,18 +38,7 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     for (k, a, b) in rows {
         out += &format!("{k:<14} {a:<34} {b}\n");
     }
-    let t = &d.totals;
-    out += &format!(
-        "\ndata files +{} -{} (records +{} -{}); delete files +{} -{} (deleted rows +{} -{})\n",
-        t.data_files_added,
-        t.data_files_removed,
-        t.records_added,
-        t.records_removed,
-        t.delete_files_added,
-        t.delete_files_removed,
-        t.deletes_added,
-        t.deletes_removed
-    );
+    out += &format!("\n{}\n", d.totals.sentence());
     if !d.partitions.is_empty() {
         out += &format!("\n{:<32} {:>8} {:>8} {:>10} {:>10} {:>9} {:>9}\n", "partition", "data +", "data -", "records +", "records -", "delete +", "delete -");
         for p in &d.partitions {

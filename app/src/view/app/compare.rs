@@ -19,10 +19,7 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
         Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),
         Ok((d, md)) => {
             let t = &d.totals;
-            let line = format!(
-                "Data files +{} −{} (records +{} −{}); delete files +{} −{}; {} commit(s) in between.",
-                t.data_files_added, t.data_files_removed, t.records_added, t.records_removed, t.delete_files_added, t.delete_files_removed, d.between_total
-            );
+            let line = format!("{}; {} commit(s) in between.", t.sentence(), d.between_total);
             let schema = d.schema.as_ref().map(|s| {
                 let same = |v: &str| v.to_string();
                 format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, s.parts(&same, &same, "→").join("; "))
