@@ -10,7 +10,7 @@ use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::object_read::{ObjectAccess, Plan};
 use super::range::{from_http, ByteRange, RangeRead};
 use super::rest_catalog::{CatalogListing, CatalogOptions, Lister, LoadTableResult, Session};
-use super::s3::{apply_remote_signature, Props};
+use super::s3::Props;
 
 /// Sends one request; the clock is the transport's too (the browser has no `SystemTime`).
 #[allow(async_fn_in_trait)]
@@ -89,7 +89,10 @@ impl<T: Transport> RemoteFiles<T> {
         let plan = self.access.borrow().plan(reference, self.catalog.as_ref().map(|c| &c.0), self.transport.now_ms()).map_err(err)?;
         match plan {
             Plan::Get(req) => Ok(req),
-            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &self.transport.ok(&sign).await?.body).map_err(err),
+            Plan::RemoteSign { unsigned, sign } => {
+                let answer = self.transport.ok(&sign).await?.body;
+                self.access.borrow().signed(unsigned, &answer).map_err(err)
+            }
         }
     }
 
@@ -101,7 +104,10 @@ impl<T: Transport> RemoteFiles<T> {
         let plan = self.access.borrow().plan_with(reference, &headers, self.catalog.as_ref().map(|c| &c.0), self.transport.now_ms()).map_err(err)?;
         let req = match plan {
             Plan::Get(req) => req,
-            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &self.transport.ok(&sign).await.map_err(http)?.body).map_err(err)?,
+            Plan::RemoteSign { unsigned, sign } => {
+                let answer = self.transport.ok(&sign).await.map_err(http)?.body;
+                self.access.borrow().signed(unsigned, &answer).map_err(err)?
+            }
         };
         let resp = self.transport.send(&req).await.map_err(http)?;
         if !matches!(resp.status, 200 | 206 | 416) {
