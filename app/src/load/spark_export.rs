@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::decode::spark_tables::{self, LogRow, SnapshotRow, FOLDERS};
-use crate::decode::{DecodeError, TableMetadata};
+use crate::decode::{DecodeError, Operation, Snapshot, TableMetadata};
 use crate::model::{Gap, GapKind, TableHistory};
 use crate::source::{Fetch, PathIndex};
 
@@ -91,9 +91,10 @@ async fn read_table<F: Fetch, T>(
 
 /// The metadata of a table known only from Spark's tables: snapshots with their summaries, the
 /// location the metadata log's paths sit under, the refs. Schemas and partition specs are not in
-/// Spark's tables: findings that need them say so.
+/// Spark's tables: findings that need them say so. The rows become the snapshots as they are (no
+/// JSON between): a million snapshots written out and parsed again took gigabytes.
 fn synthesized(
-    snapshots: &[SnapshotRow],
+    snapshots: Vec<SnapshotRow>,
     log: &[LogRow],
     refs: &[spark_tables::RefRow],
     current: Option<i64>,
@@ -104,27 +105,13 @@ fn synthesized(
     // Sequence numbers are not in Spark's tables: commit order, ending at the log's latest.
     let mut order: Vec<usize> = (0..snapshots.len()).collect();
     order.sort_by_key(|&i| (snapshots[i].committed_at_ms, i));
-    let last_seq = latest.and_then(|l| l.latest_sequence_number).unwrap_or(snapshots.len() as i64).max(snapshots.len() as i64);
+    let n = snapshots.len() as i64;
+    let last_seq = latest.and_then(|l| l.latest_sequence_number).unwrap_or(n).max(n);
     let mut seq = vec![0i64; snapshots.len()];
     for (k, &i) in order.iter().enumerate() {
-        seq[i] = last_seq - (snapshots.len() - 1 - k) as i64;
+        seq[i] = last_seq - (n - 1 - k as i64);
     }
-    let snaps: Vec<serde_json::Value> = snapshots
-        .iter()
-        .zip(&seq)
-        .map(|(s, seq)| {
-            let mut summary: serde_json::Map<String, serde_json::Value> = s.summary.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
-            summary.insert("operation".into(), s.operation.clone().unwrap_or_else(|| "append".into()).into());
-            let mut j = serde_json::json!({"snapshot-id": s.snapshot_id, "sequence-number": seq, "timestamp-ms": s.committed_at_ms, "summary": summary});
-            if let Some(p) = s.parent_id {
-                j["parent-snapshot-id"] = p.into();
-            }
-            if let Some(l) = &s.manifest_list {
-                j["manifest-list"] = l.clone().into();
-            }
-            j
-        })
-        .collect();
+    drop(order);
     let refs: serde_json::Map<String, serde_json::Value> =
         refs.iter().map(|r| (r.name.clone(), serde_json::json!({"snapshot-id": r.snapshot_id, "type": r.kind.to_lowercase()}))).collect();
     let current = current.or_else(|| refs.get("main").and_then(|m| m["snapshot-id"].as_i64()));
@@ -142,11 +129,30 @@ fn synthesized(
         "last-partition-id": 999,
         "current-snapshot-id": current,
         "refs": refs,
-        "snapshots": snaps,
+        "snapshots": [],
         "metadata-log": log.iter().map(|l| serde_json::json!({"timestamp-ms": l.timestamp_ms, "metadata-file": l.file})).collect::<Vec<_>>(),
     });
     let bytes = serde_json::to_vec(&json).map_err(|e| LoadError::NoMetadata(format!("{source}: {e}")))?;
-    Ok(TableMetadata::from_bytes(source, &bytes)?)
+    let mut m = TableMetadata::from_bytes(source, &bytes)?;
+    m.snapshots.reserve_exact(snapshots.len());
+    for (i, (s, seq)) in snapshots.into_iter().zip(seq).enumerate() {
+        let manifest_list =
+            s.manifest_list.ok_or_else(|| DecodeError::new(source, &format!("snapshots[{i}].manifest_list"), "null: a snapshot of format v2 has one"))?;
+        m.snapshots.push(Snapshot {
+            snapshot_id: s.snapshot_id.into(),
+            parent_snapshot_id: s.parent_id.filter(|p| *p != -1).map(Into::into),
+            sequence_number: seq,
+            timestamp_ms: s.committed_at_ms,
+            manifest_list: Some(manifest_list),
+            manifests: Vec::new(),
+            operation: Operation::parse(s.operation.as_deref().unwrap_or("append")),
+            summary: s.summary,
+            schema_id: None,
+            first_row_id: None,
+            added_rows: None,
+        });
+    }
+    Ok(m)
 }
 
 impl Loader {
@@ -164,7 +170,11 @@ impl Loader {
             None
         });
         let mut extra: Vec<Gap> = Vec::new();
-        let snapshots = read_table(files, layout, "snapshots", &mut stats, spark_tables::snapshots).await.transpose()?.unwrap_or_default();
+        let mut snapshots = read_table(files, layout, "snapshots", &mut stats, spark_tables::snapshots).await.transpose()?.unwrap_or_default();
+        // Sorted ids, for the check below: the rows themselves become the history's snapshots.
+        let mut ids: Vec<i64> = snapshots.iter().map(|s| s.snapshot_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
         let mut history = match copied {
             Some(path) => {
                 let bytes = files.fetch(path).await?;
@@ -181,7 +191,7 @@ impl Loader {
                 let refs = read_table(files, layout, "refs", &mut stats, spark_tables::refs).await.transpose()?.unwrap_or_default();
                 let current = log.iter().max_by_key(|l| l.timestamp_ms).and_then(|l| l.latest_snapshot_id);
                 let source = format!("{}snapshots", layout.root);
-                let mut h = TableHistory::new(&source, synthesized(&snapshots, &log, &refs, current, &source)?);
+                let mut h = TableHistory::new(&source, synthesized(std::mem::take(&mut snapshots), &log, &refs, current, &source)?);
                 extra.push(Gap {
                     file: format!("{}<metadata.json>", layout.root),
                     kind: GapKind::Missing,
@@ -193,9 +203,11 @@ impl Loader {
             }
         };
         // Spark read a version of the table; the copied metadata.json must be that version.
-        let ids: std::collections::BTreeSet<i64> = snapshots.iter().map(|s| s.snapshot_id).collect();
-        let known: std::collections::BTreeSet<i64> = history.snapshots.iter().map(|s| s.snapshot.snapshot_id.0 as u64 as i64).collect();
-        if copied.is_some() && !snapshots.is_empty() && ids != known {
+        let mut known: Vec<i64> =
+            if copied.is_some() { history.snapshots.iter().map(|s| s.snapshot.snapshot_id.0 as u64 as i64).collect() } else { Vec::new() };
+        known.sort_unstable();
+        known.dedup();
+        if copied.is_some() && !ids.is_empty() && ids != known {
             extra.push(Gap {
                 file: copied.cloned().unwrap_or_default(),
                 kind: GapKind::Inconsistent,
@@ -203,7 +215,7 @@ impl Loader {
                     "Spark's snapshots table has {} snapshots, this metadata.json {} ({} in only one of them): not the version Spark read",
                     ids.len(),
                     known.len(),
-                    ids.symmetric_difference(&known).count()
+                    ids.iter().collect::<std::collections::BTreeSet<_>>().symmetric_difference(&known.iter().collect()).count()
                 ),
                 snapshot_ids: Vec::new(),
             });
