@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::decode::spark_tables::{self, LogRow, SnapshotRow, FOLDERS};
+use crate::decode::spark_tables::{self, ListCounts, LogRow, SnapshotRow, FOLDERS};
 use crate::decode::{DecodeError, Operation, Snapshot, TableMetadata};
 use crate::model::{Gap, GapKind, TableHistory};
 use crate::source::{Fetch, PathIndex};
@@ -61,21 +61,41 @@ pub fn detect(index: &PathIndex) -> Option<ExportLayout> {
     Some(ExportLayout { root, tables, metadata })
 }
 
-/// Every part of one exported table, decoded and concatenated; None when the export lacks it.
+/// Every part of one exported table, decoded and concatenated; None when the export lacks it. A
+/// part with the same bytes as one already read (a copy: `part-… (1).parquet`, a second download)
+/// is read once, and `gaps` says so: each row twice would double every count.
 async fn read_table<F: Fetch, T>(
     files: &F,
     layout: &ExportLayout,
     name: &str,
     stats: &mut ReadStats,
+    gaps: &mut Vec<Gap>,
     decode: fn(&str, &[u8]) -> Result<Vec<T>, DecodeError>,
 ) -> Option<Result<Vec<T>, LoadError>> {
     let parts = layout.tables.get(name)?;
     let mut out = Vec::new();
+    let mut seen: Vec<(u64, usize, &String)> = Vec::new();
     for p in parts {
         let bytes = match files.fetch(p).await {
             Ok(b) => b,
             Err(e) => return Some(Err(e.into())),
         };
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            h.finish()
+        };
+        if let Some((_, _, first)) = seen.iter().find(|(h, len, _)| *h == hash && *len == bytes.len()) {
+            gaps.push(Gap {
+                file: p.clone(),
+                kind: GapKind::Inconsistent,
+                message: format!("the same bytes as {first}: a copy of one part of `{name}`, read once"),
+                snapshot_ids: Vec::new(),
+            });
+            continue;
+        }
+        seen.push((hash, bytes.len(), p));
         stats.files += 1;
         stats.bytes = stats.bytes.saturating_add(bytes.len() as u64);
         if let Some(paths) = &mut stats.paths {
@@ -161,7 +181,8 @@ impl Loader {
     /// becomes a gap; the history from metadata stands.
     pub async fn open_spark_export<F: Fetch>(files: &F, layout: &ExportLayout, record_paths: bool) -> Result<Loader, LoadError> {
         let mut stats = ReadStats { paths: record_paths.then(Vec::new), ..ReadStats::default() };
-        let log = read_table(files, layout, "metadata_log_entries", &mut stats, spark_tables::metadata_log).await.transpose()?.unwrap_or_default();
+        let mut extra: Vec<Gap> = Vec::new();
+        let log = read_table(files, layout, "metadata_log_entries", &mut stats, &mut extra, spark_tables::metadata_log).await.transpose()?.unwrap_or_default();
         let newest = log.iter().max_by_key(|l| l.timestamp_ms).map(|l| l.file.rsplit('/').next().unwrap_or_default().to_string());
         // The copied metadata.json: the one Spark's log names newest, else the only one.
         let copied = layout.metadata.iter().find(|p| newest.as_deref().is_some_and(|n| p.rsplit('/').next() == Some(n))).or(if layout.metadata.len() == 1 {
@@ -169,8 +190,7 @@ impl Loader {
         } else {
             None
         });
-        let mut extra: Vec<Gap> = Vec::new();
-        let mut snapshots = read_table(files, layout, "snapshots", &mut stats, spark_tables::snapshots).await.transpose()?.unwrap_or_default();
+        let mut snapshots = read_table(files, layout, "snapshots", &mut stats, &mut extra, spark_tables::snapshots).await.transpose()?.unwrap_or_default();
         // Sorted ids, for the check below: the rows themselves become the history's snapshots.
         let mut ids: Vec<i64> = snapshots.iter().map(|s| s.snapshot_id).collect();
         ids.sort_unstable();
@@ -188,7 +208,7 @@ impl Loader {
                 h
             }
             None => {
-                let refs = read_table(files, layout, "refs", &mut stats, spark_tables::refs).await.transpose()?.unwrap_or_default();
+                let refs = read_table(files, layout, "refs", &mut stats, &mut extra, spark_tables::refs).await.transpose()?.unwrap_or_default();
                 let current = log.iter().max_by_key(|l| l.timestamp_ms).and_then(|l| l.latest_snapshot_id);
                 let source = format!("{}snapshots", layout.root);
                 let mut h = TableHistory::new(&source, synthesized(std::mem::take(&mut snapshots), &log, &refs, current, &source)?);
@@ -220,10 +240,10 @@ impl Loader {
                 snapshot_ids: Vec::new(),
             });
         }
-        let counts = read_table(files, layout, "all_manifests_by_snapshot", &mut stats, spark_tables::manifest_counts).await;
-        let list = read_table(files, layout, "manifests", &mut stats, spark_tables::manifests).await;
-        let entries = read_table(files, layout, "entries", &mut stats, spark_tables::entries).await;
-        let counts = settle(counts, "all_manifests_by_snapshot", layout, &mut extra).unwrap_or_default();
+        let counts = read_table(files, layout, "all_manifests_by_snapshot", &mut stats, &mut extra, spark_tables::manifest_counts).await;
+        let list = read_table(files, layout, "manifests", &mut stats, &mut extra, spark_tables::manifests).await;
+        let entries = read_table(files, layout, "entries", &mut stats, &mut extra, spark_tables::entries).await;
+        let counts = once_per_snapshot(settle(counts, "all_manifests_by_snapshot", layout, &mut extra).unwrap_or_default(), layout, &mut extra);
         // Without both, the current snapshot keeps its summary's numbers.
         let current = match (settle(list, "manifests", layout, &mut extra), settle(entries, "entries", layout, &mut extra)) {
             (Some(l), Some(e)) => Some((l, e)),
@@ -232,6 +252,37 @@ impl Loader {
         history.accept_spark(&counts, current, &format!("{}all_manifests_by_snapshot", layout.root), extra);
         Ok(Loader { history, stats, anchor: None })
     }
+}
+
+/// Spark's `GROUP BY reference_snapshot_id, content` gives each pair one row. Two rows for a pair
+/// are two exports' parts in one folder (different bytes, so not caught as a copy): summed, they
+/// would double that snapshot's counts. Such snapshots keep their summaries' numbers instead.
+fn once_per_snapshot(mut counts: Vec<ListCounts>, layout: &ExportLayout, gaps: &mut Vec<Gap>) -> Vec<ListCounts> {
+    let key = |c: &ListCounts| (c.snapshot_id, format!("{:?}", c.content));
+    let mut keys: Vec<_> = counts.iter().map(key).collect();
+    keys.sort_unstable();
+    let mut twice: Vec<i64> = keys.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0].0).collect();
+    twice.dedup();
+    if twice.is_empty() {
+        return counts;
+    }
+    gaps.push(Gap {
+        file: format!("{}all_manifests_by_snapshot/", layout.root),
+        kind: GapKind::Inconsistent,
+        message: format!(
+            "{} of {} snapshots have more than one row for a manifest content (first: {}): two exports' parts in one folder? Their counts are not taken from it (the summaries stand); export into an empty folder",
+            twice.len(),
+            {
+                let mut ids: Vec<i64> = keys.iter().map(|k| k.0).collect();
+                ids.dedup();
+                ids.len()
+            },
+            twice[0]
+        ),
+        snapshot_ids: Vec::new(),
+    });
+    counts.retain(|c| twice.binary_search(&c.snapshot_id).is_err());
+    counts
 }
 
 /// A table's rows, or the gap that says why there are none.
