@@ -52,7 +52,7 @@ fn orphans_are_exactly_the_labs_census_on_every_fixture() {
         assert_eq!(found, expected, "{name}: data orphans");
         // Sizes are the files' own.
         for o in &report.data {
-            assert_eq!(o.size, Some(std::fs::metadata(root.join(&o.path)).unwrap().len()), "{name}: {}", o.path);
+            assert_eq!(o.size, Some(std::fs::metadata(root.join(o.path)).unwrap().len()), "{name}: {}", o.path);
         }
         let store = &f["store"];
         if let (Some(on_store), Some(referenced)) = (store["data_and_delete_files_on_store"].as_u64(), store["referenced_by_any_snapshot"].as_u64()) {
