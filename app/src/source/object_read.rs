@@ -179,5 +179,11 @@ mod tests {
         assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "https://files.example", "https://s3.vended.example:9000"]);
         // No endpoint anywhere: AWS's own hosts, one per bucket.
         assert_eq!(ObjectAccess::default().origins(None), ["https://*.amazonaws.com"]);
+        // Iceberg Java's root prefix `s3` (every bucket): its endpoint is one reads may reach.
+        let mut root = Props::new();
+        root.insert("s3.endpoint".into(), "http://127.0.0.1:9000".into());
+        a.storage = vec![StorageCredential { prefix: "s3".into(), config: root }];
+        assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "http://127.0.0.1:9000", "https://files.example"]);
+        assert_eq!(a.endpoint_for("s3://any-bucket/t/x.avro").as_deref(), Some("http://127.0.0.1:9000"));
     }
 }
