@@ -8,6 +8,7 @@ use icescope::analysis::findings::TableRef;
 use icescope::analysis::orphans::{finding, listed_files, orphans, table_root, ListedFile, OrphanKind, IN_FLIGHT_MARGIN_MS};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::source::listing::Listing;
 use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet, MemoryFiles};
 use serde_json::Value;
@@ -45,12 +46,13 @@ fn orphans_are_exactly_the_labs_census_on_every_fixture() {
         let mut expected: Vec<String> = expected.iter().map(|v| v.as_str().unwrap().to_string()).collect();
         expected.sort();
         let (_, metadata, history, listing) = open(&root, ReadMode::All);
-        let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let found: Vec<String> = report.data.iter().map(|o| o.path.clone()).collect();
+        let listed: Listing = listing.iter().cloned().collect();
+        let report = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let found: Vec<String> = report.data.iter().map(|o| o.path.to_string()).collect();
         assert_eq!(found, expected, "{name}: data orphans");
         // Sizes are the files' own.
         for o in &report.data {
-            assert_eq!(o.size, Some(std::fs::metadata(root.join(&o.path)).unwrap().len()), "{name}: {}", o.path);
+            assert_eq!(o.size, Some(std::fs::metadata(root.join(o.path)).unwrap().len()), "{name}: {}", o.path);
         }
         let store = &f["store"];
         if let (Some(on_store), Some(referenced)) = (store["data_and_delete_files_on_store"].as_u64(), store["referenced_by_any_snapshot"].as_u64()) {
@@ -82,7 +84,7 @@ fn orphans_are_exactly_the_labs_census_on_every_fixture() {
             .filter(|n| n.ends_with(".metadata.json") && *n != current && !logged.iter().any(|x| x == n))
             .map(|n| format!("metadata/{n}"))
             .collect();
-        let json_orphans: Vec<String> = report.metadata.iter().filter(|o| o.kind == OrphanKind::MetadataJson).map(|o| o.path.clone()).collect();
+        let json_orphans: Vec<String> = report.metadata.iter().filter(|o| o.kind == OrphanKind::MetadataJson).map(|o| o.path.to_string()).collect();
         assert_eq!(json_orphans, stray, "{name}: metadata.json outside the metadata log");
         assert!(report.metadata.iter().all(|o| o.path.starts_with("metadata/")), "{name}");
         checked += 1;
@@ -96,7 +98,8 @@ fn taskmanager_kill_finding_names_both_orphans_and_a_statement_that_spares_commi
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
     let f = facts(&root);
     let (_, metadata, history, listing) = open(&root, ReadMode::All);
-    let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap();
+    let listed: Listing = listing.iter().cloned().collect();
+    let report = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap();
     let table = TableRef { catalog: "lab".into(), table: f["table"].as_str().unwrap().into() };
     let finding = finding(&report, &table).expect("a finding");
     assert_eq!(finding.kind, "orphan_files");
@@ -115,13 +118,15 @@ fn taskmanager_kill_finding_names_both_orphans_and_a_statement_that_spares_commi
 fn a_file_newer_than_older_than_is_marked_spared_and_a_hostile_table_name_stays_a_literal() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
     let (_, metadata, history, mut listing) = open(&root, ReadMode::All);
-    let report = orphans(&history, &listing, "").unwrap();
+    let listed: Listing = listing.iter().cloned().collect();
+    let report = orphans(&history, &listed, "").unwrap();
     let (old, new) = (report.older_than_ms - 1, report.older_than_ms);
-    let orphan_paths: Vec<String> = report.data.iter().map(|o| o.path.clone()).collect();
+    let orphan_paths: Vec<String> = report.data.iter().map(|o| o.path.to_string()).collect();
     for l in listing.iter_mut().filter(|l| orphan_paths.contains(&l.path)) {
         l.modified_ms = Some(if l.path == orphan_paths[0] { old } else { new });
     }
-    let report = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap();
+    let listed: Listing = listing.iter().cloned().collect();
+    let report = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap();
     assert_eq!(report.data.iter().map(|o| o.spared).collect::<Vec<_>>(), vec![false, true]);
     let table = TableRef { catalog: "lab".into(), table: "db.t'); CALL lab.system.expire_snapshots('x".into() };
     let s = finding(&report, &table).unwrap().statement.unwrap();
@@ -146,7 +151,8 @@ fn no_census_unless_every_manifest_was_read() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
     // Metadata-first: only some snapshots' manifests are read.
     let (_, metadata, history, listing) = open(&root, ReadMode::MetadataFirst);
-    let err = orphans(&history, &listing, &table_root(&metadata).unwrap()).unwrap_err();
+    let listed: Listing = listing.iter().cloned().collect();
+    let err = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap_err();
     assert!(err.contains("read the full history"), "{err}");
     // Everything asked for, but one manifest is missing: the files only it names would pass for orphans.
     let folder = LocalFolder::open(&root).unwrap();
@@ -156,7 +162,8 @@ fn no_census_unless_every_manifest_was_read() {
         files.insert(p.to_string(), folder.read_path(p).unwrap());
     }
     let history = load_table(&files, &metadata, ReadMode::All).unwrap();
-    let err = orphans(&history, &listing, "").unwrap_err();
+    let listed: Listing = listing.iter().cloned().collect();
+    let err = orphans(&history, &listed, "").unwrap_err();
     assert!(err.contains("1 manifest(s) could not be read"), "{err}");
 }
 
@@ -174,10 +181,11 @@ fn a_folder_picked_by_its_parent_finds_the_same_orphans_below_its_name() {
     let listing = listed_files(files.index(), |p| files.size_of(p), |_| None);
     let root_in_listing = table_root(&metadata).unwrap();
     assert_eq!(root_in_listing, "taskmanager-kill/");
-    let report = orphans(&history, &listing, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
+    let listed: Listing = listing.iter().cloned().collect();
+    let report = orphans(&history, &listed, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
     let mut want: Vec<String> =
         facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
     want.extend(LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")));
     want.sort();
-    assert_eq!(report.data.iter().map(|o| o.path.clone()).collect::<Vec<_>>(), want);
+    assert_eq!(report.data.iter().map(|o| o.path.to_string()).collect::<Vec<_>>(), want);
 }

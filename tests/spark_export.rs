@@ -4,6 +4,7 @@
 //! finding equals what icescope reads from the table's own files, and the current snapshot's rows
 //! equal what Spark counted in the lab.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use icescope::analysis::findings::TableRef;
@@ -235,4 +236,86 @@ fn a_diff_on_an_export_is_marked_not_exact_and_keeps_the_counts_spark_summed() {
     assert!(exact.exact && !partial.exact);
     assert_eq!((partial.from.data_files, partial.from.records), (exact.from.data_files, exact.from.records));
     assert_eq!((partial.to.data_files, partial.to.records), (exact.to.data_files, exact.to.records));
+}
+
+/// The lab's export with its `all_manifests_by_snapshot` part in the folder a second time, as `bytes`
+/// give it: a copy of the file (a second download, `… (1).parquet`), or the same rows written anew
+/// (a second export run into the same folder writes another part of the same rows).
+fn with_second_counts_part(export: &Path, tag: &str, bytes: impl Fn(&[u8]) -> Vec<u8>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("icescope-spark-export-twice-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for e in walk(export) {
+        let to = dir.join(e.strip_prefix(export).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&e, &to).unwrap();
+    }
+    let counts = dir.join("all_manifests_by_snapshot");
+    let part = std::fs::read_dir(&counts).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "parquet")).unwrap();
+    std::fs::write(counts.join("part-00000-0f0e0d0c-0b0a-4909-8ed8-c0e0259cca81-c000.snappy.parquet"), bytes(&std::fs::read(&part).unwrap())).unwrap();
+    dir
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The same rows, written again by the parquet crate (other bytes than Spark's).
+fn rewritten(bytes: &[u8]) -> Vec<u8> {
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::copy_from_slice(bytes)).unwrap().build().unwrap();
+    let batches: Vec<_> = reader.map(Result::unwrap).collect();
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batches[0].schema(), None).unwrap();
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.close().unwrap();
+    out
+}
+
+#[test]
+fn a_part_in_the_folder_twice_is_counted_once_and_said() {
+    let (fx, ex) = fixtures().into_iter().find(|(f, _)| f.ends_with("append-stream")).unwrap();
+    let direct = report(&raw(&fx));
+    let clean = open_export(&ex);
+    let counted = clean.exported().unwrap().counted_snapshots;
+    assert_eq!(counted, 12, "append-stream's 12 snapshots each have rows in all_manifests");
+
+    // A copy: read once, with a gap naming it; every series as the table's own files give it.
+    let copy = with_second_counts_part(&ex, "copy", <[u8]>::to_vec);
+    let h = open_export(&copy);
+    let r = report(&h);
+    assert_eq!(series(&r), series(&direct));
+    assert_eq!(h.exported().unwrap().counted_snapshots, 12);
+    assert_eq!(r.gaps.len(), 1, "{:?}", r.gaps);
+    let part = |dir: &Path| {
+        std::fs::read_dir(dir.join("all_manifests_by_snapshot")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect::<BTreeSet<_>>()
+    };
+    let names = part(&copy);
+    let (first, second) = (names.iter().next().unwrap(), names.iter().nth(1).unwrap());
+    assert_eq!(r.gaps[0].message, format!("the same bytes as all_manifests_by_snapshot/{first}: a copy of one part of `all_manifests_by_snapshot`, read once"));
+    assert_eq!(r.gaps[0].file, format!("all_manifests_by_snapshot/{second}"));
+
+    // The same rows in other bytes: no snapshot's counts come from all_manifests, the summaries
+    // stand (Flink's carry the totals, so the series still equal the table's own).
+    let again = open_export(&with_second_counts_part(&ex, "rows", rewritten));
+    let r = report(&again);
+    assert_eq!(again.exported().unwrap().counted_snapshots, 0);
+    assert_eq!(r.gaps.len(), 1, "{:?}", r.gaps);
+    let first_id = clean.snapshots.iter().map(|s| s.snapshot.snapshot_id.0).min().unwrap();
+    assert_eq!(
+        r.gaps[0].message,
+        format!("12 of 12 snapshots have more than one row for a manifest content (first: {first_id}): two exports' parts in one folder? Their counts are not taken from it (the summaries stand); export into an empty folder")
+    );
+    // Records and data files, from the summaries; manifests are in no Flink summary.
+    let files = |r: &Inspect| r.snapshots.iter().map(|s| (s.snapshot_id.to_string(), s.totals().data_files, s.totals().records)).collect::<Vec<_>>();
+    assert_eq!(files(&r), files(&direct));
 }

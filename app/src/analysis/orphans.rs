@@ -9,11 +9,10 @@
 //! snapshot the metadata keeps, the manifests and manifest lists themselves, the current metadata
 //! file and those in its metadata log, statistics files, and `version-hint.text`.
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 
 use crate::model::TableHistory;
+use crate::source::listing::Listing;
 use crate::source::PathIndex;
 
 use super::findings::{capped_list, thousands, Finding, Severity, TableRef};
@@ -32,6 +31,17 @@ pub struct ListedFile {
     pub modified_ms: Option<i64>,
 }
 
+impl FromIterator<ListedFile> for Listing {
+    fn from_iter<I: IntoIterator<Item = ListedFile>>(files: I) -> Listing {
+        let mut l = Listing::default();
+        for f in files {
+            l.push(&f.path, f.size, f.modified_ms);
+        }
+        l.shrink_to_fit();
+        l
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrphanKind {
@@ -47,10 +57,11 @@ pub enum OrphanKind {
     OtherMetadata,
 }
 
+/// Borrows its path from the listing: millions of orphans are not millions of `String`s.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Orphan {
+pub struct Orphan<'a> {
     /// As the source lists it (relative to a folder, or `s3://bucket/key`).
-    pub path: String,
+    pub path: &'a str,
     pub kind: OrphanKind,
     pub size: Option<u64>,
     pub modified_ms: Option<i64>,
@@ -59,15 +70,15 @@ pub struct Orphan {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OrphanReport {
+pub struct OrphanReport<'a> {
     /// Files listed under the table's location.
     pub listed: usize,
     /// Of those, the ones some snapshot or the metadata log references.
     pub referenced: usize,
     /// Data and delete files no snapshot references, by path.
-    pub data: Vec<Orphan>,
+    pub data: Vec<Orphan<'a>>,
     /// Metadata files (metadata.json, manifest lists, manifests, others) nothing references.
-    pub metadata: Vec<Orphan>,
+    pub metadata: Vec<Orphan<'a>>,
     /// The last commit (newest snapshot or metadata update), ms.
     pub last_commit_ms: i64,
     /// `older_than` for `remove_orphan_files`: the last commit minus `IN_FLIGHT_MARGIN_MS`.
@@ -77,25 +88,36 @@ pub struct OrphanReport {
 /// The census over `listing` (the paths below `root`, the folder holding `metadata/`; `""` for
 /// a folder opened at the table, `s3://bucket/prefix/` for a bucket listing). Err when the history
 /// does not know every referenced file.
-pub fn orphans(history: &TableHistory, listing: &[ListedFile], root: &str) -> Result<OrphanReport, String> {
+pub fn orphans<'a>(history: &TableHistory, listing: &'a Listing, root: &str) -> Result<OrphanReport<'a>, String> {
     if let Some(why) = history.all_files_known() {
         return Err(format!("no orphan census: {why}"));
     }
-    let under: Vec<&ListedFile> = listing.iter().filter(|f| f.path.starts_with(root) && f.path.len() > root.len()).collect();
-    let index = PathIndex::new(under.iter().map(|f| f.path.clone()));
+    let is_under = |p: &str| p.starts_with(root) && p.len() > root.len();
+    // A store's listing is all under the root: its own index serves. A folder may hold more (an
+    // export beside the table): an index of what is under the root, mapped back to the listing.
+    let all_under = listing.index().paths().all(is_under);
+    let own: Option<(PathIndex, Vec<u32>)> = (!all_under).then(|| {
+        let at: Vec<u32> = (0..listing.len()).filter(|&i| is_under(listing.path(i))).filter_map(|i| u32::try_from(i).ok()).collect();
+        (PathIndex::new(at.iter().map(|&i| listing.path(i as usize).to_string())), at)
+    });
+    let (index, back): (&PathIndex, Option<&[u32]>) = match &own {
+        Some((index, at)) => (index, Some(at)),
+        None => (listing.index(), None),
+    };
+    let to_listing = |i: usize| back.map_or(i, |at| at[i] as usize);
     let location = format!("{}/", history.metadata.location.trim_end_matches('/'));
     // A reference names a listed file by the table location (exact), else by its path's suffix
     // (a copied or dropped folder keeps the names below the table).
-    let to_listed = |reference: &str| -> Option<String> {
+    let to_listed = |reference: &str| -> Option<usize> {
         if let Some(rel) = reference.strip_prefix(location.as_str()) {
-            let own = format!("{root}{rel}");
-            if index.contains(&own) {
-                return Some(own);
+            if let Some(i) = index.position(&format!("{root}{rel}")) {
+                return Some(to_listing(i));
             }
         }
-        index.resolve(reference).map(str::to_string)
+        index.resolve_at(reference).map(to_listing)
     };
-    let mut referenced: HashSet<String> = HashSet::new();
+    // One flag per listed object, not a set of path copies.
+    let mut referenced = vec![false; listing.len()];
     let m = &history.metadata;
     let metadata_refs = std::iter::once(history.metadata_file.as_str())
         .chain(m.metadata_log.iter().map(|e| e.metadata_file.as_str()))
@@ -103,42 +125,49 @@ pub fn orphans(history: &TableHistory, listing: &[ListedFile], root: &str) -> Re
         .chain(m.statistics.iter().map(|s| s.statistics_path.as_str()))
         .chain(history.manifest_paths());
     for r in metadata_refs.chain(history.referenced_files()) {
-        if let Some(p) = to_listed(r) {
-            referenced.insert(p);
+        if let Some(i) = to_listed(r) {
+            referenced[i] = true;
         }
     }
     // The metadata file opened is read from the listing by its listed path already.
-    if index.contains(&history.metadata_file) {
-        referenced.insert(history.metadata_file.clone());
+    if let Some(i) = index.position(&history.metadata_file) {
+        referenced[to_listing(i)] = true;
     }
     let last_commit_ms = history.snapshots.iter().map(|s| s.snapshot.timestamp_ms).chain(std::iter::once(m.last_updated_ms)).max().unwrap_or(m.last_updated_ms);
     let older_than_ms = last_commit_ms.saturating_sub(IN_FLIGHT_MARGIN_MS);
     let (mut data, mut metadata) = (Vec::new(), Vec::new());
-    for f in &under {
-        let rel = &f.path[root.len()..];
-        if referenced.contains(&f.path) || rel == "metadata/version-hint.text" {
+    let mut listed = 0;
+    for i in (0..index.len()).map(to_listing) {
+        listed += 1;
+        let path = listing.path(i);
+        let rel = &path[root.len()..];
+        if referenced[i] || rel == "metadata/version-hint.text" {
             continue;
         }
         let kind = kind_of(rel);
-        let orphan = Orphan { path: f.path.clone(), kind, size: f.size, modified_ms: f.modified_ms, spared: f.modified_ms.is_some_and(|t| t >= older_than_ms) };
+        let modified_ms = listing.modified_ms(i);
+        let orphan = Orphan { path, kind, size: listing.size(i), modified_ms, spared: modified_ms.is_some_and(|t| t >= older_than_ms) };
         if kind == OrphanKind::Data {
             data.push(orphan)
         } else {
             metadata.push(orphan)
         }
     }
-    data.sort_by(|a, b| a.path.cmp(&b.path));
-    metadata.sort_by(|a, b| (a.kind, &a.path).cmp(&(b.kind, &b.path)));
-    Ok(OrphanReport { listed: under.len(), referenced: referenced.len(), data, metadata, last_commit_ms, older_than_ms })
+    data.sort_by(|a, b| a.path.cmp(b.path));
+    metadata.sort_by(|a, b| (a.kind, a.path).cmp(&(b.kind, b.path)));
+    data.shrink_to_fit();
+    metadata.shrink_to_fit();
+    let referenced = referenced.iter().filter(|r| **r).count();
+    Ok(OrphanReport { listed, referenced, data, metadata, last_commit_ms, older_than_ms })
 }
 
-impl OrphanReport {
+impl<'a> OrphanReport<'a> {
     /// Sizes and modification times asked for the orphans only, where the listing had none: a
     /// picked file's size is a round trip to the disk, too slow for every file of a big folder.
-    pub fn with_file_facts(mut self, facts: impl Fn(&str) -> (Option<u64>, Option<i64>)) -> OrphanReport {
+    pub fn with_file_facts(mut self, facts: impl Fn(&str) -> (Option<u64>, Option<i64>)) -> OrphanReport<'a> {
         let cutoff = self.older_than_ms;
         for o in self.data.iter_mut().chain(self.metadata.iter_mut()) {
-            let (size, modified) = facts(&o.path);
+            let (size, modified) = facts(o.path);
             o.size = o.size.or(size);
             o.modified_ms = o.modified_ms.or(modified);
             o.spared = o.modified_ms.is_some_and(|t| t >= cutoff);
@@ -172,7 +201,7 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         capped_list(
             v.iter().map(|o| match o.size {
                 Some(s) => format!("{} ({} bytes)", o.path, thousands(s)),
-                None => o.path.clone(),
+                None => o.path.to_string(),
             }),
             v.len(),
             "files",

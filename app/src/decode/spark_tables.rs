@@ -15,7 +15,7 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, Parq
 
 use super::manifest::V3Fields;
 use super::parquet_footer::{decode_footer, footer_span, TAIL_BYTES};
-use super::{DataContent, DataFile, DecodeError, FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestStatus, PartitionValue};
+use super::{DataContent, DataFile, DecodeError, FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestStatus, PartitionValue, Summary};
 
 /// The folders `icescope spark-export` has Spark write, one per metadata table, in its order.
 pub const FOLDERS: [&str; 8] = ["snapshots", "history", "refs", "metadata_log_entries", "manifests", "all_manifests_by_snapshot", "entries", "partitions"];
@@ -25,6 +25,17 @@ const BATCH_ROWS: usize = 4096;
 
 /// Every row batch of one Parquet file, with the footer checked as a data file's is.
 pub fn batches(file: &str, bytes: &[u8]) -> Result<Vec<RecordBatch>, DecodeError> {
+    let mut out = Vec::new();
+    each_batch(file, bytes, |b| {
+        out.push(b);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Each row batch in turn, dropped before the next is decoded: a table of millions of rows is
+/// never held decoded whole.
+fn each_batch(file: &str, bytes: &[u8], mut f: impl FnMut(RecordBatch) -> Result<(), DecodeError>) -> Result<(), DecodeError> {
     let size = bytes.len() as u64;
     let tail = bytes.get(bytes.len().saturating_sub(TAIL_BYTES as usize)..).unwrap_or_default();
     let (offset, len) = footer_span(file, tail, size)?;
@@ -41,7 +52,7 @@ pub fn batches(file: &str, bytes: &[u8]) -> Result<Vec<RecordBatch>, DecodeError
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| err(e.to_string()))?;
-    super::decoding(file, || reader.map(|b| b.map_err(|e| err(e.to_string()))).collect())
+    super::decoding(file, || reader.map(|b| b.map_err(|e| err(e.to_string()))).try_for_each(|b| f(b?)))
         .unwrap_or_else(|| Err(err("the Parquet decoder failed on it (a malformed page)".into())))
 }
 
@@ -112,12 +123,14 @@ pub struct SnapshotRow {
     pub parent_id: Option<i64>,
     pub operation: Option<String>,
     pub manifest_list: Option<String>,
-    pub summary: Vec<(String, String)>,
+    /// Packed as a metadata.json's summaries are: a million rows' summaries as owned strings
+    /// were most of the 14 GB such an export took.
+    pub summary: Summary,
 }
 
 pub fn snapshots(file: &str, bytes: &[u8]) -> Result<Vec<SnapshotRow>, DecodeError> {
     let mut out = Vec::new();
-    for batch in batches(file, bytes)? {
+    each_batch(file, bytes, |batch| {
         let c = Cols { file, batch: &batch };
         let (at, id, parent, op, list, summary) =
             (c.col("committed_at")?, c.col("snapshot_id")?, c.col("parent_id")?, c.col("operation")?, c.col("manifest_list")?, c.col("summary")?);
@@ -140,10 +153,12 @@ pub fn snapshots(file: &str, bytes: &[u8]) -> Result<Vec<SnapshotRow>, DecodeErr
                 parent_id: int(file, "parent_id", parent.as_ref(), row)?,
                 operation: text(file, "operation", op.as_ref(), row)?,
                 manifest_list: text(file, "manifest_list", list.as_ref(), row)?,
-                summary: pairs,
+                summary: Summary::from_pairs(pairs),
             });
         }
-    }
+        Ok(())
+    })?;
+    out.shrink_to_fit();
     Ok(out)
 }
 

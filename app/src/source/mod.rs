@@ -5,6 +5,7 @@
 pub mod fetch;
 pub mod files;
 pub mod http;
+pub mod listing;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
 pub mod metadata_pick;

@@ -3,7 +3,7 @@
 
 use super::http::Request;
 use super::rest_catalog::{props_for, Session, StorageCredential};
-use super::s3::{parse_s3, remote_sign_request, Props, S3Config};
+use super::s3::{apply_remote_signature, parse_s3, remote_sign_request, Props, S3Config};
 
 /// Where a table's files are and what may be used to read them.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +60,19 @@ impl ObjectAccess {
         cfg.get_with(reference, headers, now_ms).map(Plan::Get)
     }
 
+    /// `unsigned` with the signer's answer applied. The answer's `uri` replaces the request's (as
+    /// Iceberg Java's `S3V4RestSignerClient` does), so it is held to the hosts every other read is:
+    /// the unsigned request's own (an S3 endpoint typed or vended), a named one, or an S3 endpoint.
+    pub fn signed(&self, unsigned: Request, answer: &[u8]) -> Result<Request, String> {
+        let own = super::http::origin(&unsigned.url).to_ascii_lowercase();
+        let signed = apply_remote_signature(unsigned, answer)?;
+        if super::http::origin(&signed.url).eq_ignore_ascii_case(&own) {
+            return Ok(signed);
+        }
+        self.check_named(&signed.url).map_err(|e| format!("the remote signer answered with another address: {e}"))?;
+        Ok(signed)
+    }
+
     /// Names `url`'s origin as one the user chose.
     pub fn name(&mut self, url: &str) {
         let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
@@ -90,9 +103,10 @@ impl ObjectAccess {
     /// vended, the signer's, and `https://*.amazonaws.com` where a configuration names no endpoint
     /// (AWS's own, one host per bucket). The browser narrows its `connect-src` to these.
     pub fn origins(&self, session: Option<&Session>) -> Vec<String> {
-        // As reads merge them: typed, then the table's config, then the credential for the prefix.
-        let prefixes = std::iter::once("").chain(self.storage.iter().map(|c| c.prefix.as_str()));
-        let configs: Vec<Props> = prefixes.map(|p| props_for(p, &self.user, &self.table_config, &self.storage)).collect();
+        // As reads merge them: typed, then the table's config, then each vended credential.
+        let base = props_for("", &self.user, &self.table_config, &[]);
+        let vended = self.storage.iter().map(|c| base.clone().into_iter().chain(c.config.clone()).collect());
+        let configs: Vec<Props> = std::iter::once(base.clone()).chain(vended).collect();
         let mut out: Vec<String> = self.named.clone();
         let mut aws = false;
         for props in &configs {
@@ -165,5 +179,11 @@ mod tests {
         assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "https://files.example", "https://s3.vended.example:9000"]);
         // No endpoint anywhere: AWS's own hosts, one per bucket.
         assert_eq!(ObjectAccess::default().origins(None), ["https://*.amazonaws.com"]);
+        // Iceberg Java's root prefix `s3` (every bucket): its endpoint is one reads may reach.
+        let mut root = Props::new();
+        root.insert("s3.endpoint".into(), "http://127.0.0.1:9000".into());
+        a.storage = vec![StorageCredential { prefix: "s3".into(), config: root }];
+        assert_eq!(a.origins(None), ["http://127.0.0.1:8333", "http://127.0.0.1:9000", "https://files.example"]);
+        assert_eq!(a.endpoint_for("s3://any-bucket/t/x.avro").as_deref(), Some("http://127.0.0.1:9000"));
     }
 }

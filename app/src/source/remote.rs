@@ -10,7 +10,7 @@ use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::object_read::{ObjectAccess, Plan};
 use super::range::{from_http, ByteRange, RangeRead};
 use super::rest_catalog::{CatalogListing, CatalogOptions, Lister, LoadTableResult, Session};
-use super::s3::{apply_remote_signature, Props};
+use super::s3::Props;
 
 /// Sends one request; the clock is the transport's too (the browser has no `SystemTime`).
 #[allow(async_fn_in_trait)]
@@ -89,7 +89,10 @@ impl<T: Transport> RemoteFiles<T> {
         let plan = self.access.borrow().plan(reference, self.catalog.as_ref().map(|c| &c.0), self.transport.now_ms()).map_err(err)?;
         match plan {
             Plan::Get(req) => Ok(req),
-            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &self.transport.ok(&sign).await?.body).map_err(err),
+            Plan::RemoteSign { unsigned, sign } => {
+                let answer = self.transport.ok(&sign).await?.body;
+                self.access.borrow().signed(unsigned, &answer).map_err(err)
+            }
         }
     }
 
@@ -101,7 +104,10 @@ impl<T: Transport> RemoteFiles<T> {
         let plan = self.access.borrow().plan_with(reference, &headers, self.catalog.as_ref().map(|c| &c.0), self.transport.now_ms()).map_err(err)?;
         let req = match plan {
             Plan::Get(req) => req,
-            Plan::RemoteSign { unsigned, sign } => apply_remote_signature(unsigned, &self.transport.ok(&sign).await.map_err(http)?.body).map_err(err)?,
+            Plan::RemoteSign { unsigned, sign } => {
+                let answer = self.transport.ok(&sign).await.map_err(http)?.body;
+                self.access.borrow().signed(unsigned, &answer).map_err(err)?
+            }
         };
         let resp = self.transport.send(&req).await.map_err(http)?;
         if !matches!(resp.status, 200 | 206 | 416) {
@@ -135,29 +141,43 @@ impl<T: Transport> RemoteFiles<T> {
 
 impl<T: Transport> RemoteFiles<T> {
     /// Every object under `prefix` (an `s3://bucket/key-prefix/` URL) with the same credentials
-    /// its reads use: ListObjectsV2 pages of `page_size` keys, at most `MAX_PAGES` of them.
-    /// Returned as full `s3://bucket/key` URLs. Remote signing is not followed for listings.
-    pub async fn list_prefix(&self, prefix: &str, page_size: usize) -> Result<Vec<super::s3_list::ListedObject>, HttpError> {
-        use super::s3_list::{parse_list, MAX_PAGES};
+    /// its reads use: ListObjectsV2 pages of `page_size` keys, at most `MAX_PAGES` of them and
+    /// `MAX_OBJECTS` objects. Paths are full `s3://bucket/key` URLs. Remote signing is not
+    /// followed for listings.
+    pub async fn list_prefix(&self, prefix: &str, page_size: usize) -> Result<super::listing::Listing, HttpError> {
+        use super::s3_list::{parse_list, MAX_OBJECTS, MAX_PAGES};
         let err = |m: String| HttpError { url: prefix.to_string(), kind: HttpErrorKind::Other, message: m };
         let (bucket, key_prefix) = super::s3::parse_s3(prefix).ok_or_else(|| err(format!("{prefix}: only s3:// locations can be listed")))?;
         let cfg = self.access.borrow().s3_config_for(prefix);
         if cfg.remote_signing && cfg.access_key_id.is_none() {
             return Err(err(format!("{prefix}: the catalog signs this table's requests remotely; listing its store needs S3 keys (--s3-access-key-id)")));
         }
-        let mut out = Vec::new();
+        let mut out = super::listing::Listing::default();
+        let mut path = String::new();
         let mut token: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let req = cfg.list_request(bucket, key_prefix, token.as_deref(), page_size.max(1), self.transport.now_ms()).map_err(err)?;
             let page = parse_list(&self.transport.ok(&req).await?.body).map_err(err)?;
-            out.extend(page.objects.into_iter().map(|mut o| {
-                o.key = format!("s3://{bucket}/{}", o.key);
-                o
-            }));
+            if out.len().saturating_add(page.objects.len()) > MAX_OBJECTS {
+                return Err(err(format!(
+                    "{prefix}: more than {MAX_OBJECTS} objects; listing stopped (the census keeps each object's path, size and time: this many take about a gigabyte)"
+                )));
+            }
+            for o in &page.objects {
+                path.clear();
+                path.push_str("s3://");
+                path.push_str(bucket);
+                path.push('/');
+                path.push_str(&o.key);
+                out.push(&path, o.size, o.modified_ms);
+            }
             match (page.truncated, page.next_token) {
                 (true, Some(t)) if Some(&t) != token.as_ref() => token = Some(t),
                 (true, _) => return Err(err(format!("{prefix}: the listing says it is truncated but gives no new continuation token"))),
-                (false, _) => return Ok(out),
+                (false, _) => {
+                    out.shrink_to_fit();
+                    return Ok(out);
+                }
             }
         }
         Err(err(format!("{prefix}: more than {MAX_PAGES} pages of objects; listing stopped")))

@@ -75,16 +75,20 @@ impl PathIndex {
     }
 
     pub fn insert(&mut self, path: String) {
+        self.insert_str(&path);
+    }
+
+    pub fn insert_str(&mut self, path: &str) {
         // Past 4 G paths an index is not a table folder: the path is still listed, not findable.
         let i = u32::try_from(self.ends.len()).unwrap_or(NONE);
         let mut link = NONE;
-        if let (Some(name), true) = (last_component(&path), i != NONE) {
+        if let (Some(name), true) = (last_component(path), i != NONE) {
             let slot = self.by_name.entry(name_hash(name)).or_insert(NONE);
             link = *slot;
             *slot = i;
         }
         self.prev.push(link);
-        self.text.push_str(&path);
+        self.text.push_str(path);
         self.ends.push(self.text.len());
     }
 

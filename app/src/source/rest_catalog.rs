@@ -293,16 +293,38 @@ fn parse<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Ht
     serde_json::from_slice(body).map_err(|e| HttpError { url: url.to_string(), kind: HttpErrorKind::Malformed, message: e.to_string() })
 }
 
-/// The S3 properties for one object: the longest matching vended storage-credential prefix, over
-/// the table's config, over what the user typed.
+/// The S3 properties for one object: the longest vended storage-credential prefix that covers it,
+/// over the table's config, over what the user typed.
 pub fn props_for(reference: &str, user: &Props, table_config: &Props, storage: &[StorageCredential]) -> Props {
     let mut p = user.clone();
     p.extend(table_config.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let norm = |s: &str| s.replacen("s3a://", "s3://", 1).replacen("s3n://", "s3://", 1);
-    if let Some(best) = storage.iter().filter(|c| norm(reference).starts_with(&norm(&c.prefix))).max_by_key(|c| c.prefix.len()) {
+    if let Some(best) = storage.iter().filter(|c| covers(&c.prefix, reference)).max_by_key(|c| c.prefix.len()) {
         p.extend(best.config.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     p
+}
+
+/// Whether a credential vended for `prefix` is for `reference`: the same bucket, then a key prefix
+/// that ends at a `/`. Iceberg Java compares plain strings (`S3FileIO.clientForStoragePath`), so
+/// there a credential for `s3://ware` is also used for bucket `warehouse`; keys scoped to one
+/// bucket are not sent to another here. `s3` alone (Java's root prefix) and `s3://` cover every
+/// bucket; `s3a://` and `s3n://` are read as `s3://`.
+pub fn covers(prefix: &str, reference: &str) -> bool {
+    let split = |s: &str| -> Option<(String, String)> {
+        let rest = ["s3://", "s3a://", "s3n://"].iter().find_map(|p| s.get(..p.len()).filter(|h| h.eq_ignore_ascii_case(p)).map(|_| &s[p.len()..]))?;
+        let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+        Some((bucket.to_string(), key.to_string()))
+    };
+    let Some((bucket, key)) = split(reference) else { return false };
+    if prefix.eq_ignore_ascii_case("s3") {
+        return true;
+    }
+    let Some((p_bucket, p_key)) = split(prefix) else { return false };
+    if p_bucket.is_empty() {
+        return p_key.is_empty();
+    }
+    let p_key = p_key.trim_end_matches('/');
+    p_bucket == bucket && (p_key.is_empty() || key == p_key || key.strip_prefix(p_key).is_some_and(|rest| rest.starts_with('/')))
 }
 
 /// A property value fit to show: secrets (keys, tokens, passwords) are replaced by their length.
@@ -509,6 +531,25 @@ mod tests {
         assert_eq!(p["s3.access-key-id"], "narrow");
         assert_eq!(p["s3.endpoint"], "http://vended");
         assert_eq!(props_for("s3://other/x", &user, &Props::new(), &storage)["s3.access-key-id"], "user");
+    }
+
+    #[test]
+    fn a_prefix_covers_a_bucket_then_whole_path_segments() {
+        let r = "s3://warehouse/icescope/append_stream/metadata/v13.metadata.json";
+        let yes = ["s3", "S3", "s3://", "s3://warehouse", "s3://warehouse/", "s3a://warehouse/icescope", "s3://warehouse/icescope/append_stream/", r];
+        let no = [
+            "s3://ware",
+            "s3://warehouse2",
+            "s3://warehouse/ice",
+            "s3://warehouse/icescope/append",
+            "s3://warehouse/icescope/append_stream/metadata/v1",
+            "gs://warehouse",
+            "s3:",
+        ];
+        assert_eq!(yes.iter().filter(|p| covers(p, r)).count(), yes.len(), "{:?}", yes.map(|p| covers(p, r)));
+        assert_eq!(no.iter().filter(|p| covers(p, r)).count(), 0, "{:?}", no.map(|p| covers(p, r)));
+        assert!(!covers("s3://warehouse", "https://warehouse/x"), "only s3 locations take S3 credentials");
+        assert!(covers("s3://wh", "s3://wh"), "a bare bucket");
     }
 
     /// Answers every request as `answer` says, until the lister stops asking.

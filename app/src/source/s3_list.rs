@@ -7,9 +7,13 @@ use super::s3::{sign_request, S3Config};
 
 /// Keys per page asked for (S3's own maximum).
 pub const PAGE_SIZE: usize = 1000;
-/// Pages followed at most: 10,000 pages of 1,000 keys is ten million objects, far past what a tab
-/// or a report can use; a listing cut there says so instead of running on.
+/// Pages followed at most (a page size of 1 must not mean endless requests either).
 pub const MAX_PAGES: usize = 10_000;
+/// Objects listed at most. The census keeps each one's path, size and time (`source::listing`):
+/// about 270 bytes an object with Flink's data-file names, orphan entry included
+/// (`tests/orphans_large.rs` measures it), so this bound is about 1.1 GB; a listing past it stops
+/// and says so instead of aborting.
+pub const MAX_OBJECTS: usize = 4_000_000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedObject {

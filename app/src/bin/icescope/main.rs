@@ -185,12 +185,26 @@ fn orphans(a: &args::Args) -> Result<String, String> {
     let census = orphans(history, &files, &root)?;
     let (_, table) = report(a, history);
     let f = finding(&census, &table);
+    // Written as it is serialized, a line at a time: millions of orphans held again as a JSON
+    // tree (`json!`) or as one string cost more than the census itself.
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     match a.format.as_str() {
-        "json" => serde_json::to_string_pretty(&serde_json::json!({"orphans": census, "finding": f})).map(|s| s + "\n").map_err(|e| e.to_string()),
+        "json" => {
+            #[derive(serde::Serialize)]
+            struct Out<'a, 'b> {
+                finding: &'b Option<icescope::analysis::findings::Finding>,
+                orphans: &'b icescope::analysis::orphans::OrphanReport<'a>,
+            }
+            // A closed pipe (`| head`) is the reader's choice, not an error.
+            let _ = serde_json::to_writer_pretty(&mut w, &Out { orphans: &census, finding: &f }).map(|_| w.write_all(b"\n")).map(|_| w.flush());
+            Ok(String::new())
+        }
         "text" | "markdown" => {
             let visible = icescope::analysis::markdown::visible;
-            let mut out = format!(
-                "{} files listed, {} referenced, {} data orphans, {} metadata orphans\n",
+            let _ = writeln!(
+                w,
+                "{} files listed, {} referenced, {} data orphans, {} metadata orphans",
                 census.listed,
                 census.referenced,
                 census.data.len(),
@@ -199,19 +213,21 @@ fn orphans(a: &args::Args) -> Result<String, String> {
             for o in census.data.iter().chain(&census.metadata) {
                 let size = o.size.map(|s| s.to_string()).unwrap_or_else(|| "?".into());
                 let when = o.modified_ms.map(icescope::model::time::rfc3339_ms).unwrap_or_else(|| "?".into());
-                out += &format!(
-                    "{:<14} {:>12} {} {}{}\n",
+                let _ = writeln!(
+                    w,
+                    "{:<14} {:>12} {} {}{}",
                     format!("{:?}", o.kind).to_lowercase(),
                     size,
                     when,
-                    visible(&o.path),
+                    visible(o.path),
                     if o.spared { " (spared: newer than older_than)" } else { "" }
                 );
             }
             if let Some(s) = f.as_ref().and_then(|f| f.statement.as_ref()) {
-                out += &format!("{}\n", visible(s));
+                let _ = writeln!(w, "{}", visible(s));
             }
-            Ok(out)
+            let _ = w.flush();
+            Ok(String::new())
         }
         other => Err(format!("unknown format `{other}` (json, text, markdown)")),
     }

@@ -62,7 +62,7 @@ impl Fetch for Files {
 }
 
 /// The files a table folder lists under its root, with sizes and modification times, and that root.
-pub type Listing = (Vec<icescope::analysis::orphans::ListedFile>, String);
+pub type Listing = (icescope::source::listing::Listing, String);
 
 /// Which snapshots to read in detail besides what the mode reads, once the metadata is known.
 pub type Select<'a> = &'a dyn Fn(&TableHistory) -> Result<Vec<usize>, String>;
@@ -120,7 +120,7 @@ fn open_selecting(a: &Args, all: bool, select: Select) -> Result<(Files, Loader,
     if let Some(t) = a.target.as_deref().filter(|t| a.catalog.is_none() && t.starts_with("s3") && t.ends_with('/')) {
         let remote = RemoteFiles::direct(Ureq::default(), a.s3.clone(), t);
         let objects = block_on(remote.list_prefix(t, a.s3_list_page_size)).map_err(|e| e.to_string())?;
-        let listed = icescope::source::fetch::Listed::new(remote, objects.into_iter().map(|o| (o.key, o.size)));
+        let listed = icescope::source::fetch::Listed::new(remote, (0..objects.len()).map(|i| (objects.path(i).to_string(), objects.size(i))));
         let layout = icescope::load::spark_export::detect(&listed.index)
             .ok_or_else(|| format!("{t}: no export of Spark's metadata tables here (`snapshots/*.parquet`); name a table's metadata.json to open a table"))?;
         let loader = block_on(Loader::open_spark_export(&listed, &layout, a.reads)).map_err(|e| e.to_string())?;
@@ -164,7 +164,7 @@ pub fn history_with_listing(a: &Args, all: bool, list_store: bool) -> Result<(Lo
             // A census from a partial listing would call every unlisted file missing: refused instead.
             let index = folder.complete_index().map_err(|e| e.to_string())?;
             icescope::analysis::orphans::table_root(&metadata)
-                .map(|root| (icescope::analysis::orphans::listed_files(index, |p| folder.size_of(p), |p| folder.modified_ms(p)), root))
+                .map(|root| (icescope::analysis::orphans::listed_files(index, |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().collect(), root))
         }
         Files::Local(_) => None,
     };
@@ -255,7 +255,6 @@ fn store_listing(a: &Args, files: &RemoteFiles<Ureq>, loader: &Loader) -> Result
     let location = loader.history.metadata.location.trim_end_matches('/');
     let (bucket, path) = icescope::source::s3::parse_s3(location).ok_or_else(|| format!("{location}: only an s3:// table location can be listed"))?;
     let root = format!("s3://{bucket}/{path}/");
-    let objects = block_on(files.list_prefix(&root, a.s3_list_page_size)).map_err(|e| e.to_string())?;
-    let listed = objects.into_iter().map(|o| icescope::analysis::orphans::ListedFile { path: o.key, size: o.size, modified_ms: o.modified_ms }).collect();
+    let listed = block_on(files.list_prefix(&root, a.s3_list_page_size)).map_err(|e| e.to_string())?;
     Ok((listed, root))
 }

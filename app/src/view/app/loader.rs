@@ -151,11 +151,14 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
 /// manifests have been read (the full history); nothing before, and nothing for a remote table
 /// (its store is not listed from the browser).
 fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
-    use crate::analysis::orphans::{finding, orphans, table_root, ListedFile};
+    use crate::analysis::orphans::{finding, orphans, table_root};
     let history = &s.loader.history;
     history.all_files_known().is_none().then_some(())?;
     let root = table_root(&history.metadata_file)?;
-    let listing: Vec<ListedFile> = s.files.all_paths()?.into_iter().map(|path| ListedFile { path, size: None, modified_ms: None }).collect();
+    let mut listing = crate::source::listing::Listing::default();
+    for path in s.files.all_paths()? {
+        listing.push(&path, None, None);
+    }
     let report = orphans(history, &listing, &root).ok()?.with_file_facts(s.files.file_facts());
     finding(&report, table)
 }
