@@ -185,7 +185,71 @@ fn a_folder_picked_by_its_parent_finds_the_same_orphans_below_its_name() {
     let report = orphans(&history, &listed, &root_in_listing).unwrap_or_else(|e| panic!("{e}"));
     let mut want: Vec<String> =
         facts(&root)["store"]["orphans"].as_array().unwrap().iter().map(|v| format!("taskmanager-kill/{}", v.as_str().unwrap())).collect();
-    want.extend(LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")));
     want.sort();
+    // The data files first, then the lab's notes, which are no table file.
+    let mut notes: Vec<String> = LAB_FILES.iter().map(|f| format!("taskmanager-kill/{f}")).collect();
+    notes.sort();
+    want.extend(notes);
     assert_eq!(report.data.iter().map(|o| o.path.to_string()).collect::<Vec<_>>(), want);
+}
+
+#[test]
+fn files_beside_the_table_that_are_no_table_file_are_told_apart_and_remove_orphan_files_is_said_to_take_them() {
+    // taskmanager-kill as the lab left it: its two orphan Parquet files, and caption.md and
+    // facts.json beside metadata/ (written by the lab, not by any writer).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
+    let f = facts(&root);
+    let folder = LocalFolder::open(&root).unwrap();
+    let metadata = newest_metadata(&folder).unwrap();
+    let history = load_table(&folder, &metadata, ReadMode::All).unwrap();
+    let listed: Listing = listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().collect();
+    let report = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap();
+    let mut want: Vec<String> = f["store"]["orphans"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    want.sort();
+    let of = |k: OrphanKind| report.data.iter().filter(|o| o.kind == k).map(|o| o.path.to_string()).collect::<Vec<_>>();
+    assert_eq!(of(OrphanKind::Data), want);
+    assert_eq!(of(OrphanKind::NotTableFile), ["caption.md", "facts.json"]);
+    let finding = finding(&report, &TableRef { catalog: "lab".into(), table: "db.t".into() }).unwrap();
+    assert_eq!(finding.title, format!("{} orphan files under the table location ({} data or delete, 0 metadata, 2 other)", want.len() + 2, want.len()));
+    assert!(finding.evidence.contains("2 files beside them are no table file at all (not Parquet, ORC, Avro or Puffin): caption.md"), "{}", finding.evidence);
+    assert!(finding.evidence.contains("remove_orphan_files deletes everything under the location"), "{}", finding.evidence);
+}
+
+#[test]
+fn an_older_version_or_one_opened_past_a_damaged_newest_gives_no_census() {
+    use icescope::analysis::orphans::census;
+    use icescope::load::pick_metadata;
+    // savepoint-twice keeps 22 metadata versions; v10 is the table before the second resume.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/savepoint-twice");
+    let folder = LocalFolder::open(&root).unwrap();
+    let listed: Listing = listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().collect();
+    let mut pick = futures::executor::block_on(pick_metadata(&folder)).unwrap();
+    let newest = load_table(&folder, &pick.path, ReadMode::All).unwrap();
+    assert!(census(&newest, &listed, "", Some(&pick)).is_ok());
+    // Time travel: what v10 does not reference includes every file the newer snapshots added.
+    let old = load_table(&folder, "metadata/v10.metadata.json", ReadMode::All).unwrap();
+    let naive = orphans(&old, &listed, "").unwrap();
+    assert!(naive.data.iter().filter(|o| o.kind == OrphanKind::Data).count() > 20, "the false orphans this guards against");
+    let err = census(&old, &listed, "", Some(&pick)).unwrap_err();
+    assert_eq!(
+        err,
+        "no orphan census: v10.metadata.json is an older version of the table (the newest is v22.metadata.json): the files newer snapshots added would pass for orphans; open the newest for the census"
+    );
+    // Opened past a newest file that does not read.
+    pick.fell_back("metadata/v21.metadata.json", vec![(pick.path.clone(), "damaged".into())]);
+    let v21 = load_table(&folder, &pick.path, ReadMode::All).unwrap();
+    assert!(census(&v21, &listed, "", Some(&pick))
+        .unwrap_err()
+        .contains("v21.metadata.json is opened because newer metadata (v22.metadata.json) does not read"));
+    // The CLI: `orphans --metadata v10…` refuses, and `inspect` offers no remove_orphan_files.
+    let cli = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_icescope")).args(args).output().unwrap();
+    let out = cli(&["orphans", root.to_str().unwrap(), "--metadata", "v10.metadata.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("v10.metadata.json is an older version of the table"));
+    let out = cli(&["inspect", root.to_str().unwrap(), "--metadata", "v10.metadata.json", "--all-snapshots", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["findings"].as_array().unwrap().iter().all(|f| f["kind"] != "orphan_files"));
+    let out = cli(&["inspect", root.to_str().unwrap(), "--all-snapshots", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["findings"].as_array().unwrap().iter().any(|f| f["kind"] == "orphan_files"), "the newest version still gets its census");
 }

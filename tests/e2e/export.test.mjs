@@ -90,8 +90,9 @@ test('taskmanager-kill picked as a folder: the orphan finding lists the folder\'
         const size = fs.statSync(path.join(DIR, p)).size.toLocaleString('en-US');
         assert.ok(text.includes(`${p} (${size} bytes)`), `finding names ${p} with ${size} bytes: ${text}`);
       }
-      const n = facts.store.orphans.length + beside.length;
-      assert.ok(text.includes(`${n} orphan files under the table location (${n} data or delete, 0 metadata)`), text);
+      const [d, o] = [facts.store.orphans.length, beside.length];
+      assert.ok(text.includes(`${d + o} orphan files under the table location (${d} data or delete, 0 metadata, ${o} other)`), text);
+      assert.ok(text.includes(`${o} files beside them are no table file at all`), text);
       assert.deepEqual(errors.pageErrors, [], 'page errors');
     });
   } finally {

@@ -45,8 +45,11 @@ impl FromIterator<ListedFile> for Listing {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrphanKind {
-    /// A data or delete file (anything outside `metadata/`).
+    /// A data or delete file: Parquet, ORC, Avro or Puffin outside `metadata/`.
     Data,
+    /// Outside `metadata/` and no table file at all (a README, a checksum, a copied note):
+    /// `remove_orphan_files` deletes it all the same.
+    NotTableFile,
     /// A `*.metadata.json` in neither the current file nor the metadata log.
     MetadataJson,
     /// A `snap-*.avro` no snapshot names.
@@ -75,7 +78,8 @@ pub struct OrphanReport<'a> {
     pub listed: usize,
     /// Of those, the ones some snapshot or the metadata log references.
     pub referenced: usize,
-    /// Data and delete files no snapshot references, by path.
+    /// Data and delete files no snapshot references, by path (and, kind `not_table_file`, the
+    /// files beside them that are no table file at all).
     pub data: Vec<Orphan<'a>>,
     /// Metadata files (metadata.json, manifest lists, manifests, others) nothing references.
     pub metadata: Vec<Orphan<'a>>,
@@ -83,6 +87,44 @@ pub struct OrphanReport<'a> {
     pub last_commit_ms: i64,
     /// `older_than` for `remove_orphan_files`: the last commit minus `IN_FLIGHT_MARGIN_MS`.
     pub older_than_ms: i64,
+}
+
+/// Why no census can be taken from the metadata file opened, when it is not the newest by content
+/// among the folder's (`pick`): an older version (time travel) does not reference what newer
+/// snapshots added, and a newer file that does not read may reference files this one does not.
+/// Either way real files would pass for orphans, and `remove_orphan_files` would delete them.
+pub fn not_the_newest(opened: &str, pick: Option<&crate::source::metadata_pick::MetadataPick>) -> Option<String> {
+    let pick = pick?;
+    let name = |p: &str| crate::source::resolve::last_component(p).unwrap_or(p).to_string();
+    if !pick.unreadable.is_empty() {
+        let names: Vec<String> = pick.unreadable.iter().map(|(p, _)| name(p)).collect();
+        return Some(format!(
+            "{} is opened because newer metadata ({}) does not read; what the newer version references is unknown, so its files would pass for orphans",
+            name(opened),
+            names.join(", ")
+        ));
+    }
+    let newest = pick.versions.iter().max_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone()))?;
+    (newest.path != opened).then(|| {
+        format!(
+            "{} is an older version of the table (the newest is {}): the files newer snapshots added would pass for orphans; open the newest for the census",
+            name(opened),
+            name(&newest.path)
+        )
+    })
+}
+
+/// The census, when the metadata file opened is the newest one (`not_the_newest`).
+pub fn census<'a>(
+    history: &TableHistory,
+    listing: &'a Listing,
+    root: &str,
+    pick: Option<&crate::source::metadata_pick::MetadataPick>,
+) -> Result<OrphanReport<'a>, String> {
+    if let Some(why) = not_the_newest(&history.metadata_file, pick) {
+        return Err(format!("no orphan census: {why}"));
+    }
+    orphans(history, listing, root)
 }
 
 /// The census over `listing` (the paths below `root`, the folder holding `metadata/`; `""` for
@@ -147,13 +189,13 @@ pub fn orphans<'a>(history: &TableHistory, listing: &'a Listing, root: &str) -> 
         let kind = kind_of(rel);
         let modified_ms = listing.modified_ms(i);
         let orphan = Orphan { path, kind, size: listing.size(i), modified_ms, spared: modified_ms.is_some_and(|t| t >= older_than_ms) };
-        if kind == OrphanKind::Data {
+        if matches!(kind, OrphanKind::Data | OrphanKind::NotTableFile) {
             data.push(orphan)
         } else {
             metadata.push(orphan)
         }
     }
-    data.sort_by(|a, b| a.path.cmp(b.path));
+    data.sort_by(|a, b| (a.kind, a.path).cmp(&(b.kind, b.path)));
     metadata.sort_by(|a, b| (a.kind, a.path).cmp(&(b.kind, b.path)));
     data.shrink_to_fit();
     metadata.shrink_to_fit();
@@ -176,8 +218,14 @@ impl<'a> OrphanReport<'a> {
     }
 }
 
+/// The endings of the files Iceberg writes data and deletes in (spec: file formats, Puffin).
+const DATA_FORMATS: &[&str] = &[".parquet", ".orc", ".avro", ".puffin"];
+
 fn kind_of(rel: &str) -> OrphanKind {
-    let Some(name) = rel.strip_prefix("metadata/") else { return OrphanKind::Data };
+    let Some(name) = rel.strip_prefix("metadata/") else {
+        let lower = rel.to_ascii_lowercase();
+        return if DATA_FORMATS.iter().any(|e| lower.ends_with(e)) { OrphanKind::Data } else { OrphanKind::NotTableFile };
+    };
     let file = name.rsplit('/').next().unwrap_or(name);
     if file.ends_with(".metadata.json") || file.ends_with(".metadata.json.gz") || file.ends_with(".gz.metadata.json") {
         OrphanKind::MetadataJson
@@ -214,13 +262,25 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         thousands(report.listed as u64),
         thousands(report.referenced as u64)
     );
-    if !report.data.is_empty() {
+    let split = report.data.partition_point(|o| o.kind == OrphanKind::Data);
+    let (files, others) = report.data.split_at(split);
+    if !files.is_empty() {
         evidence += &format!(
             " {} data or delete file{} no snapshot references{}: {}.",
-            report.data.len(),
-            if report.data.len() == 1 { "" } else { "s" },
-            if sized(&report.data) { format!(" ({} bytes)", thousands(bytes(&report.data))) } else { String::new() },
-            shown(&report.data)
+            files.len(),
+            if files.len() == 1 { "" } else { "s" },
+            if sized(files) { format!(" ({} bytes)", thousands(bytes(files))) } else { String::new() },
+            shown(files)
+        );
+    }
+    if !others.is_empty() {
+        evidence += &format!(
+            " {} file{} beside them {} no table file at all (not Parquet, ORC, Avro or Puffin): {}. remove_orphan_files deletes \
+             everything under the location that no snapshot references, these too: move them out first if they matter.",
+            others.len(),
+            if others.len() == 1 { "" } else { "s" },
+            if others.len() == 1 { "is" } else { "are" },
+            shown(others)
         );
     }
     if !report.metadata.is_empty() {
@@ -239,11 +299,12 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         evidence += &format!(" {spared} of them were modified at or after {cutoff} and are spared by the statement below.");
     }
     let title = format!(
-        "{} orphan file{} under the table location ({} data or delete, {} metadata)",
+        "{} orphan file{} under the table location ({} data or delete, {} metadata{})",
         report.data.len() + report.metadata.len(),
         if report.data.len() + report.metadata.len() == 1 { "" } else { "s" },
-        report.data.len(),
-        report.metadata.len()
+        files.len(),
+        report.metadata.len(),
+        if others.is_empty() { String::new() } else { format!(", {} other", others.len()) }
     );
     let action = format!(
         "Files a failed or cancelled writer left behind cost storage and are never read. Remove them with \
@@ -255,7 +316,7 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
     );
     Some(Finding {
         kind: "orphan_files",
-        severity: if report.data.is_empty() { Severity::Info } else { Severity::Warning },
+        severity: if files.is_empty() { Severity::Info } else { Severity::Warning },
         title,
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),

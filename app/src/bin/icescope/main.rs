@@ -100,7 +100,7 @@ fn run(argv: &[String]) -> Result<String, String> {
                 table.table = t;
             }
             let mut report = inspect(history, &table);
-            report.findings.extend(orphan_finding(history, listing.as_ref(), &table));
+            report.findings.extend(orphan_finding(history, listing.as_ref(), pick.as_ref(), &table));
             report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
             let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
             load.metadata_pick = pick;
@@ -156,11 +156,11 @@ fn export(a: &args::Args) -> Result<String, String> {
     let what = What::parse(&a.what).ok_or_else(|| format!("--what `{}`: snapshots, series, findings or all", a.what))?;
     let format = Format::parse(&a.format).ok_or_else(|| format!("--format `{}`: csv or parquet", a.format))?;
     let out = a.out.as_deref().ok_or("export needs --out DIR")?;
-    let (loader, _, listing) = open::history_with_listing(a, a.all_snapshots, false)?;
+    let (loader, pick, listing) = open::history_with_listing(a, a.all_snapshots, false)?;
     let history = &loader.history;
     let (report, table) = report(a, history);
     let mut findings = report.findings.clone();
-    findings.extend(orphan_finding(history, listing.as_ref(), &table));
+    findings.extend(orphan_finding(history, listing.as_ref(), pick.as_ref(), &table));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let mut written = String::new();
@@ -177,12 +177,12 @@ fn export(a: &args::Args) -> Result<String, String> {
 /// that none references, as JSON (the census and the finding), text or Markdown.
 #[cfg(not(target_arch = "wasm32"))]
 fn orphans(a: &args::Args) -> Result<String, String> {
-    use icescope::analysis::orphans::{finding, orphans};
-    let (loader, _, listing) = open::history_with_listing(a, true, true)?;
+    use icescope::analysis::orphans::{census, finding};
+    let (loader, pick, listing) = open::history_with_listing(a, true, true)?;
     let history = &loader.history;
     let (files, root) =
         listing.ok_or("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")?;
-    let census = orphans(history, &files, &root)?;
+    let census = census(history, &files, &root, pick.as_ref())?;
     let (_, table) = report(a, history);
     let f = finding(&census, &table);
     // Written as it is serialized, a line at a time: millions of orphans held again as a JSON
@@ -215,8 +215,8 @@ fn orphans(a: &args::Args) -> Result<String, String> {
                 let when = o.modified_ms.map(icescope::model::time::rfc3339_ms).unwrap_or_else(|| "?".into());
                 let _ = writeln!(
                     w,
-                    "{:<14} {:>12} {} {}{}",
-                    format!("{:?}", o.kind).to_lowercase(),
+                    "{:<15} {:>12} {} {}{}",
+                    serde_json::to_value(o.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
                     size,
                     when,
                     visible(o.path),
@@ -238,8 +238,9 @@ fn orphans(a: &args::Args) -> Result<String, String> {
 fn orphan_finding(
     history: &icescope::model::TableHistory,
     listing: Option<&open::Listing>,
+    pick: Option<&icescope::source::metadata_pick::MetadataPick>,
     table: &icescope::analysis::findings::TableRef,
 ) -> Option<icescope::analysis::findings::Finding> {
     let (files, root) = listing?;
-    icescope::analysis::orphans::finding(&icescope::analysis::orphans::orphans(history, files, root).ok()?, table)
+    icescope::analysis::orphans::finding(&icescope::analysis::orphans::census(history, files, root, pick).ok()?, table)
 }

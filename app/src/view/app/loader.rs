@@ -151,7 +151,7 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
 /// manifests have been read (the full history); nothing before, and nothing for a remote table
 /// (its store is not listed from the browser).
 fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
-    use crate::analysis::orphans::{finding, orphans, table_root};
+    use crate::analysis::orphans::{census, finding, table_root};
     let history = &s.loader.history;
     history.all_files_known().is_none().then_some(())?;
     let root = table_root(&history.metadata_file)?;
@@ -159,7 +159,7 @@ fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::find
     for path in s.files.all_paths()? {
         listing.push(&path, None, None);
     }
-    let report = orphans(history, &listing, &root).ok()?.with_file_facts(s.files.file_facts());
+    let report = census(history, &listing, &root, s.pick.as_ref()).ok()?.with_file_facts(s.files.file_facts());
     finding(&report, table)
 }
 
