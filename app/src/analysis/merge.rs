@@ -250,6 +250,6 @@ mod tests {
         assert_eq!((r.forecasts[0].commits, r.forecasts[0].cause), (1, MergeCause::Older));
         assert!(read_list(&list(&[7_000; 150]), &policy(&[(MERGE_ENABLED, "no")])).forecasts.is_empty());
         assert_eq!(policy(&[(MIN_COUNT_TO_MERGE, " 20")]).min_count.stated, Stated::Unparsable);
-        assert_eq!(policy(&[(MERGE_ENABLED, "TRUE")]).enabled.value, true);
+        assert!(policy(&[(MERGE_ENABLED, "TRUE")]).enabled.value);
     }
 }
