@@ -139,6 +139,8 @@ test('savepoint-twice: checkpoint:7 names two jobs\' commits, so the app lists b
       assert.ok(d.between > 0);
       await page.locator('[data-testid="diff-backwards"]').waitFor({ timeout: TIMEOUT_MS });
       assert.match(await page.locator('[data-testid="diff-backwards"]').textContent(), /^Backwards: the second snapshot was committed before the first/);
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.locator('[data-testid="compare"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'diff-backwards.png') });
       assert.deepEqual(errors.all, [], 'page or console errors');
     });
   } finally {
