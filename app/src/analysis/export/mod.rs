@@ -3,7 +3,7 @@
 //! analysis (it reads `inspect`, `growth`, `jobs`, `partitions`, `findings`) and imports no view;
 //! the CLI writes the bytes to files, the app hands them to the browser as downloads.
 //!
-//! Files and their columns are listed in the README ("Export"); a column's name is the JSON
+//! Files and their columns are listed in docs/export.md; a column's name is the JSON
 //! report's name for the same value wherever the report has one.
 
 mod csv;
