@@ -218,6 +218,13 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
 }
 
 impl Changes {
+    /// The per-partition columns, in the order `cells` gives them.
+    pub const COLUMNS: [&'static str; 6] = ["data files +", "data files −", "records +", "records −", "delete files +", "delete files −"];
+
+    pub fn cells(&self) -> [u64; 6] {
+        [self.data_files_added, self.data_files_removed, self.records_added, self.records_removed, self.delete_files_added, self.delete_files_removed]
+    }
+
     /// `Data files +3 −0 (records +9,957 −0); delete files +0 −0 (deleted rows +0 −0)`: the one
     /// wording of the totals, wherever a comparison is shown.
     pub fn sentence(&self) -> String {
@@ -324,19 +331,10 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
     );
     out += &format!("{}.\n\n", d.totals.sentence());
     if !d.partitions.is_empty() {
-        out += "| partition | data files + | data files − | records + | records − | delete files + | delete files − |\n|---|---:|---:|---:|---:|---:|---:|\n";
+        out += &format!("| partition | {} |\n|---|---:|---:|---:|---:|---:|---:|\n", Changes::COLUMNS.join(" | "));
         for p in &d.partitions {
-            let c = &p.changes;
-            out += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                text(&p.partition),
-                c.data_files_added,
-                c.data_files_removed,
-                c.records_added,
-                c.records_removed,
-                c.delete_files_added,
-                c.delete_files_removed
-            );
+            let cells: Vec<String> = p.changes.cells().iter().map(u64::to_string).collect();
+            out += &format!("| {} | {} |\n", text(&p.partition), cells.join(" | "));
         }
         out += "\n";
     }

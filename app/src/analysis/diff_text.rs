@@ -1,7 +1,7 @@
 //! `icescope diff --format text`: the comparison for a terminal, the same content as the
 //! Markdown (`diff::markdown`) in aligned columns; every value from the table made visible.
 
-use super::diff::{SnapshotDiff, SnapshotSide, BACKWARDS};
+use super::diff::{Changes, SnapshotDiff, SnapshotSide, BACKWARDS};
 use super::markdown::visible;
 
 fn checkpoint(c: Option<i64>) -> String {
@@ -40,19 +40,17 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     }
     out += &format!("\n{}\n", d.totals.sentence());
     if !d.partitions.is_empty() {
-        out += &format!("\n{:<32} {:>8} {:>8} {:>10} {:>10} {:>9} {:>9}\n", "partition", "data +", "data -", "records +", "records -", "delete +", "delete -");
+        out += &format!("\n{:<32}", "partition");
+        for c in Changes::COLUMNS {
+            out += &format!(" {c:>14}");
+        }
+        out += "\n";
         for p in &d.partitions {
-            let c = &p.changes;
-            out += &format!(
-                "{:<32} {:>8} {:>8} {:>10} {:>10} {:>9} {:>9}\n",
-                visible(&p.partition),
-                c.data_files_added,
-                c.data_files_removed,
-                c.records_added,
-                c.records_removed,
-                c.delete_files_added,
-                c.delete_files_removed
-            );
+            out += &format!("{:<32}", visible(&p.partition));
+            for v in p.changes.cells() {
+                out += &format!(" {v:>14}");
+            }
+            out += "\n";
         }
     }
     if let Some(s) = &d.schema {

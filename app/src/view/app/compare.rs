@@ -34,11 +34,10 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
                     {(!d.exact).then(|| view! { <p class="error">{format!("Not exact: {}", d.missing.join("; "))}</p> })}
                     <p><strong>{line}</strong></p>
                     {schema.map(|s| view! { <p data-testid="diff-schema">{s}</p> })}
-                    <table class="snapshots"><thead><tr><th>"partition"</th><th>"data files +"</th><th>"data files −"</th><th>"records +"</th><th>"records −"</th><th>"delete files +"</th><th>"delete files −"</th></tr></thead>
-                        <tbody>{d.partitions.iter().take(200).map(|p| { let c = &p.changes; view! {
-                            <tr><td class="mono">{p.partition.clone()}</td><td class="num">{c.data_files_added}</td><td class="num">{c.data_files_removed}</td>
-                            <td class="num">{c.records_added}</td><td class="num">{c.records_removed}</td><td class="num">{c.delete_files_added}</td><td class="num">{c.delete_files_removed}</td></tr>
-                        }}).collect_view()}</tbody></table>
+                    <table class="snapshots"><thead><tr><th>"partition"</th>{crate::analysis::diff::Changes::COLUMNS.map(|c| view! { <th>{c}</th> })}</tr></thead>
+                        <tbody>{d.partitions.iter().take(200).map(|p| view! {
+                            <tr><td class="mono">{p.partition.clone()}</td>{p.changes.cells().map(|v| view! { <td class="num">{v}</td> })}</tr>
+                        }).collect_view()}</tbody></table>
                     <details class="markdown"><summary>"Markdown for the ticket"</summary><textarea readonly rows="12" data-testid="diff-markdown">{md.clone()}</textarea></details>
                 </div>
             }
