@@ -62,7 +62,8 @@ fn the_newest_that_reads_is_opened_and_the_damaged_one_is_named() {
         assert_eq!(pick.unreadable.len(), 1, "{how}");
         assert_eq!(pick.unreadable[0].0, "metadata/v22.metadata.json");
         assert!(pick.unreadable[0].1.contains(named), "{how}: {}", pick.unreadable[0].1);
-        assert!(pick.why.starts_with("the newest metadata file that reads: 1 newer one does not (v22.metadata.json: "), "{how}: {}", pick.why);
+        assert!(pick.why.starts_with("the newest metadata file that reads: 1 newer one does not (metadata/v22.metadata.json: "), "{how}: {}", pick.why);
+        assert_eq!(pick.why.matches("v22.metadata.json").count(), 1, "the file is named once: {}", pick.why);
         assert!(pick.why.ends_with("the table is shown as v21.metadata.json left it"), "{}", pick.why);
         // The CLI opens it too, and says so in its report.
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_icescope")).args(["inspect", dir.to_str().unwrap(), "--format", "json"]).output().unwrap();

@@ -72,7 +72,8 @@ impl MetadataPick {
             "the newest metadata file that reads: {} newer {} not ({}); the table is shown as {} left it",
             failed.len(),
             if failed.len() == 1 { "one does" } else { "ones do" },
-            failed.iter().map(|(p, e)| format!("{}: {e}", name(p))).collect::<Vec<_>>().join("; "),
+            // A load error names its file already; one that does not is named here.
+            failed.iter().map(|(p, e)| if e.starts_with(p.as_str()) { e.clone() } else { format!("{}: {e}", name(p)) }).collect::<Vec<_>>().join("; "),
             name(opened)
         );
         self.path = opened.to_string();
