@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::markdown::{code, text};
 use super::partitions::label;
 use crate::decode::{DataContent, NestedField, SnapshotId};
 use crate::model::time::rfc3339_ms;
@@ -218,40 +217,8 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
 }
 
 impl Changes {
-    /// The per-partition columns, in the order `cells` gives them.
-    pub const COLUMNS: [&'static str; 6] = ["data files +", "data files −", "records +", "records −", "delete files +", "delete files −"];
-
     pub fn cells(&self) -> [u64; 6] {
         [self.data_files_added, self.data_files_removed, self.records_added, self.records_removed, self.delete_files_added, self.delete_files_removed]
-    }
-
-    /// `Data files +3 −0 (records +9,957 −0); delete files +0 −0 (deleted rows +0 −0)`: the one
-    /// wording of the totals, wherever a comparison is shown.
-    pub fn sentence(&self) -> String {
-        format!(
-            "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{})",
-            self.data_files_added,
-            self.data_files_removed,
-            self.records_added,
-            self.records_removed,
-            self.delete_files_added,
-            self.delete_files_removed,
-            self.deletes_added,
-            self.deletes_removed
-        )
-    }
-}
-
-impl SchemaChange {
-    /// Each change in a phrase (`added id long (id 4)`), names and types through `name` and `ty`
-    /// (escaped for where they are shown), `arrow` between old and new: the one wording of the
-    /// Markdown, the text and the app.
-    pub fn parts(&self, name: &dyn Fn(&str) -> String, ty: &dyn Fn(&str) -> String, arrow: &str) -> Vec<String> {
-        let mut out: Vec<String> = self.added.iter().map(|(id, n, t)| format!("added {} {} (id {id})", name(n), ty(t))).collect();
-        out.extend(self.dropped.iter().map(|(id, n, t)| format!("dropped {} {} (id {id})", name(n), ty(t))));
-        out.extend(self.renamed.iter().map(|(id, a, b)| format!("renamed {} {arrow} {} (id {id})", name(a), name(b))));
-        out.extend(self.retyped.iter().map(|(id, n, a, b)| format!("{} {} {arrow} {} (id {id})", name(n), ty(a), ty(b))));
-        out
     }
 }
 
@@ -285,7 +252,7 @@ fn checkpoint_of(h: &TableHistory, spec: &str, rest: &str) -> Result<usize, Stri
             .take(MAX_CANDIDATES)
             .map(|&(i, j)| {
                 let s = &h.snapshots[i].snapshot;
-                format!("checkpoint:{n}@{} (snapshot {}, committed {})", super::markdown::visible(j), s.snapshot_id, rfc3339_ms(s.timestamp_ms))
+                format!("checkpoint:{n}@{} (snapshot {}, committed {})", j, s.snapshot_id, rfc3339_ms(s.timestamp_ms))
             })
             .collect::<Vec<_>>()
             .join(", ");
@@ -296,76 +263,6 @@ fn checkpoint_of(h: &TableHistory, spec: &str, rest: &str) -> Result<usize, Stri
 }
 
 /// Said wherever a comparison runs backwards in commit order.
-pub const BACKWARDS: &str = "Backwards: the second snapshot was committed before the first, so \"added\" means present in the second and not in the first.";
-
-fn opt<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map(ToString::to_string).unwrap_or_default()
-}
-
-/// Long.MAX_VALUE is Flink's end-of-input commit, not a checkpoint.
-fn checkpoint(c: Option<i64>) -> String {
-    match c {
-        Some(i64::MAX) => "end of input".to_string(),
-        c => opt(&c),
-    }
-}
-
-/// For the ticket: every value from the table escaped (see `markdown::text`).
-pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
-    let mut out = format!("### {}: snapshot {} → {}\n\n", text(table), d.from.snapshot_id, d.to.snapshot_id);
-    if d.backwards {
-        out += &format!("{BACKWARDS}\n\n");
-    }
-    if !d.exact {
-        out += &format!("**Not exact:** {}.\n\n", d.missing.iter().map(|m| text(m)).collect::<Vec<_>>().join("; "));
-    }
-    out += "| | from | to |\n|---|---|---|\n";
-    out += &format!("| snapshot | {} | {} |\n", d.from.snapshot_id, d.to.snapshot_id);
-    out += &format!("| committed | {} | {} |\n", d.from.committed_at, d.to.committed_at);
-    let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(code).unwrap_or_default();
-    out += &format!("| flink.job-id | {} | {} |\n", job(&d.from), job(&d.to));
-    out += &format!("| checkpoint | {} | {} |\n", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id));
-    out += &format!(
-        "| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n",
-        d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records
-    );
-    out += &format!("{}.\n\n", d.totals.sentence());
-    if !d.partitions.is_empty() {
-        out += &format!("| partition | {} |\n|---|---:|---:|---:|---:|---:|---:|\n", Changes::COLUMNS.join(" | "));
-        for p in &d.partitions {
-            let cells: Vec<String> = p.changes.cells().iter().map(u64::to_string).collect();
-            out += &format!("| {} | {} |\n", text(&p.partition), cells.join(" | "));
-        }
-        out += "\n";
-    }
-    if let Some(s) = &d.schema {
-        out += &format!("Schema {} → {}:", s.from_schema_id, s.to_schema_id);
-        for part in s.parts(&code, &text, "→") {
-            out += &format!(" {part};");
-        }
-        out += "\n\n";
-    }
-    out += &format!("Commits in between ({}):\n\n| committed | snapshot | operation | flink.job-id | checkpoint | + data files | − data files | + records | + delete files |\n|---|---|---|---|---:|---:|---:|---:|---:|\n", d.between_total);
-    for c in &d.between {
-        out += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            c.committed_at,
-            c.snapshot_id,
-            text(&c.operation),
-            c.flink_job_id.as_deref().map(code).unwrap_or_default(),
-            checkpoint(c.checkpoint_id),
-            opt(&c.added_data_files),
-            opt(&c.deleted_data_files),
-            opt(&c.added_records),
-            opt(&c.added_delete_files)
-        );
-    }
-    if d.between_total > d.between.len() {
-        out += &format!("\n… and {} more commits.\n", d.between_total - d.between.len());
-    }
-    out
-}
-
 /// A snapshot named the way a person names it: a snapshot id, `current`, `parent` (of current),
 /// `job:<id or prefix>` (that job's last commit) or `checkpoint:<n>` (the last commit of it;
 /// `checkpoint:<n>@<job id or prefix>` where more than one job committed that id).

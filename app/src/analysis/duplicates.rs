@@ -13,8 +13,7 @@ use crate::decode::parquet_columns::encode_key;
 use crate::model::live_rows::{DeleteHit, RowSink};
 use crate::model::{LiveFile, TableHistory};
 
-use super::findings::thousands;
-use super::markdown::{code, text as md, visible};
+use crate::model::live_rows::ScanResult;
 
 /// Keys kept exactly: ~60 bytes each, so the default is ~120 MB at most, within a browser tab.
 pub const DEFAULT_KEY_BUDGET: usize = 2_000_000;
@@ -77,6 +76,9 @@ pub struct DuplicateReport {
     pub files_read: u64,
     pub bytes_fetched: u64,
     pub bytes_in_files: u64,
+    /// Ranged requests the server answered with the whole file: why more can be fetched than
+    /// the files hold.
+    pub whole_file_answers: u64,
     pub cancelled: bool,
 }
 
@@ -170,7 +172,7 @@ impl<'h> KeyCounter<'h> {
     }
 
     /// The report, once the scan is over.
-    pub fn finish(self, snapshot_id: crate::decode::SnapshotId, key_columns: Vec<String>, scan: ScanTotals) -> DuplicateReport {
+    pub fn finish(self, snapshot_id: crate::decode::SnapshotId, key_columns: Vec<String>, scan: ScanResult) -> DuplicateReport {
         let (distinct, duplicated, estimate, by_jobs) = match &self.sketch {
             Some(h) => (
                 h.estimate(),
@@ -218,24 +220,13 @@ impl<'h> KeyCounter<'h> {
             estimate,
             by_jobs,
             delete_hits: scan.hits,
-            files_read: scan.files_read,
-            bytes_fetched: scan.bytes_fetched,
-            bytes_in_files: scan.bytes_in_files,
+            files_read: scan.fetched.files,
+            bytes_fetched: scan.fetched.bytes_fetched,
+            bytes_in_files: scan.fetched.bytes_in_files,
+            whole_file_answers: scan.fetched.whole_answers,
             cancelled: scan.cancelled,
         }
     }
-}
-
-/// What the scan itself counted (the loader's numbers, passed in by the caller).
-#[derive(Debug, Clone, Default)]
-pub struct ScanTotals {
-    pub rows_in_files: u64,
-    pub rows_deleted: u64,
-    pub hits: Vec<DeleteHit>,
-    pub files_read: u64,
-    pub bytes_fetched: u64,
-    pub bytes_in_files: u64,
-    pub cancelled: bool,
 }
 
 impl RowSink for KeyCounter<'_> {
@@ -254,49 +245,6 @@ impl RowSink for KeyCounter<'_> {
     }
 }
 
-/// The duplicate count for a terminal or a ticket.
-pub fn text(r: &DuplicateReport, markdown: bool) -> String {
-    let esc = |s: &str| if markdown { md(s) } else { visible(s) };
-    let mut out = String::new();
-    if markdown {
-        out += "## Duplicate keys, counted\n\n";
-    }
-    out += &format!(
-        "snapshot {}, key {}: {} live rows ({} in the files, {} deleted), {} distinct keys{}, {} keys present more than once{}\n",
-        r.snapshot_id.0,
-        esc(&r.key_columns.join(", ")),
-        thousands(r.rows),
-        thousands(r.rows_in_files),
-        thousands(r.rows_deleted),
-        thousands(r.distinct_keys),
-        if r.exact { "" } else { " (estimated)" },
-        r.duplicated_keys.map(thousands).unwrap_or_else(|| "(not counted)".into()),
-        if r.cancelled { " — CANCELLED, partial" } else { "" }
-    );
-    if let Some(e) = &r.estimate {
-        out += &format!("{}\n", esc(e));
-    }
-    for s in &r.by_jobs {
-        let jobs = s.copies_by_job.iter().map(|(j, n)| format!("{n}× by {}", if markdown { code(j) } else { visible(j) })).collect::<Vec<_>>().join(", ");
-        out += &format!("{}{} keys: {jobs}\n", if markdown { "- " } else { "  " }, thousands(s.keys));
-    }
-    out += &format!("read {} files, {} bytes fetched of {} in them\n", r.files_read, thousands(r.bytes_fetched), thousands(r.bytes_in_files));
-    if !r.delete_hits.is_empty() {
-        out += if markdown { "\n### What deletes hit\n\n" } else { "what deletes hit:\n" };
-        for h in &r.delete_hits {
-            out += &format!(
-                "{}{} {} → {}: {} rows{}\n",
-                if markdown { "- " } else { "  " },
-                h.kind,
-                esc(&h.delete_file),
-                esc(&h.data_file),
-                thousands(h.rows),
-                if h.applies { "" } else { " (does not apply: not live, or newer than the delete)" }
-            );
-        }
-    }
-    out
-}
 
 /// HyperLogLog (Flajolet et al. 2007) with 2^14 one-byte registers: 16 KB whatever the key count.
 struct Hll {

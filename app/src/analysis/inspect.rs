@@ -38,9 +38,7 @@ pub struct DisagreementRow {
 /// `manifest_list`, and stated by the writer where it is `summary`.
 #[derive(Debug, PartialEq, Serialize)]
 pub struct LoadInfo {
-    /// `all_snapshots`, `metadata_first`, or `spark_export` (Spark's metadata tables were read
-    /// instead of the manifests).
-    pub mode: &'static str,
+    pub mode: LoadMode,
     pub snapshots: usize,
     pub counted_from_manifests: usize,
     pub counted_from_manifest_lists: usize,
@@ -56,13 +54,25 @@ pub struct LoadInfo {
     pub suggestion: Option<String>,
 }
 
+/// How much of the table was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadMode {
+    /// Every snapshot's manifests.
+    AllSnapshots,
+    /// metadata.json, the current and last snapshots' manifests, a sample's manifest lists.
+    MetadataFirst,
+    /// Spark's metadata tables (`icescope spark-export`) instead of the manifests.
+    SparkExport,
+}
+
 impl LoadInfo {
     pub fn of(history: &TableHistory, files_read: usize, bytes_read: u64) -> LoadInfo {
         let mut info = LoadInfo {
             mode: match history.read_mode() {
-                _ if history.exported().is_some() => "spark_export",
-                Some(ReadMode::All) => "all_snapshots",
-                _ => "metadata_first",
+                _ if history.exported().is_some() => LoadMode::SparkExport,
+                Some(ReadMode::All) => LoadMode::AllSnapshots,
+                _ => LoadMode::MetadataFirst,
             },
             snapshots: history.snapshots.len(),
             counted_from_manifests: 0,
@@ -131,6 +141,9 @@ pub struct TableInfo {
     pub current_snapshot_id: Option<SnapshotId>,
     /// How statements name it: `catalog.db.table`.
     pub name: String,
+    /// The same, typed: statements and reports render from it.
+    #[serde(skip)]
+    pub table_ref: TableRef,
 }
 
 /// One row of the report's `snapshots`. The counts are packed, since a day of commits keeps 17,280
@@ -172,7 +185,7 @@ impl Serialize for SnapshotRow {
         use serde::ser::SerializeStruct;
         let c = self.totals();
         let (live_rows, live_rows_are) = self.live_rows();
-        let mut r = s.serialize_struct("SnapshotRow", 26)?;
+        let mut r = s.serialize_struct("SnapshotRow", 27)?;
         r.serialize_field("snapshot_id", &self.snapshot_id)?;
         r.serialize_field("parent_id", &self.parent_id)?;
         r.serialize_field("sequence_number", &self.sequence_number)?;
@@ -191,6 +204,7 @@ impl Serialize for SnapshotRow {
         r.serialize_field("position_delete_files", &c.position_delete_files)?;
         r.serialize_field("equality_delete_files", &c.equality_delete_files)?;
         r.serialize_field("deletion_vectors", &c.deletion_vectors)?;
+        r.serialize_field("deletion_vector_files", &c.deletion_vector_files)?;
         r.serialize_field("records", &c.records)?;
         r.serialize_field("position_deletes", &c.position_deletes)?;
         r.serialize_field("equality_deletes", &c.equality_deletes)?;
@@ -273,6 +287,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
             metadata_file: history.metadata_file.clone(),
             current_snapshot_id: m.current_snapshot_id,
             name: format!("{}.{}", table.catalog, table.table),
+            table_ref: table.clone(),
         },
         snapshots,
         jobs: job_spans(history).iter().map(JobRow::from).collect(),
@@ -293,54 +308,4 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         shape: super::shape::shape(history),
         load: None,
     }
-}
-
-/// A fixed-width table for a terminal.
-pub fn text(report: &Inspect) -> String {
-    let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
-    let mut out = format!(
-        "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
-        super::markdown::visible(&report.table.location),
-        report.table.format_version,
-        report.snapshots.len(),
-        "committed_at",
-        "snapshot_id",
-        "operation",
-        "manifests",
-        "data",
-        "pos",
-        "eq",
-        "dv",
-        "records",
-        "from"
-    );
-    for s in &report.snapshots {
-        let c = s.totals();
-        out += &format!(
-            "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
-            s.committed_at,
-            s.snapshot_id.to_string(),
-            super::markdown::visible(s.operation.as_str()),
-            n(c.manifests),
-            n(c.data_files),
-            n(c.position_delete_files),
-            n(c.equality_delete_files),
-            n(c.deletion_vectors),
-            n(c.records),
-            c.source.map(|c| c.label()).unwrap_or("unknown")
-        );
-    }
-    for g in &report.gaps {
-        let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
-        out += &format!("gap: {} (needed by snapshot {})\n", super::markdown::visible(&g.message), ids.join(", "));
-    }
-    let v = super::markdown::visible;
-    out += &format!("\nfindings ({}):\n", report.findings.len());
-    for f in &report.findings {
-        out += &format!("[{}] {}\n  shows: {}\n  do: {}\n", f.severity.label(), v(&f.title), v(&f.evidence), v(&f.action));
-        if let Some(st) = &f.statement {
-            out += &format!("  run: {}\n", v(st));
-        }
-    }
-    out
 }

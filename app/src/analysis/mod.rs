@@ -2,7 +2,6 @@
 //! May import model, decode and source types; never view.
 
 pub mod diff;
-pub mod diff_text;
 pub mod duplicates;
 pub mod export;
 pub mod findings;
@@ -10,7 +9,6 @@ pub mod footers;
 pub mod growth;
 pub mod inspect;
 pub mod jobs;
-pub mod markdown;
 pub mod merge;
 pub mod orphans;
 pub mod partitions;
@@ -19,6 +17,7 @@ pub mod properties;
 pub mod shape;
 pub mod spark_export;
 pub mod sql;
+pub mod statement;
 pub mod vector_footers;
 pub mod walk;
 

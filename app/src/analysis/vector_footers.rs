@@ -161,19 +161,6 @@ pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFile
     }
 }
 
-/// One line for the report's head: what was checked and what disagrees.
-pub fn summary(v: &VectorCheck) -> String {
-    format!(
-        "{} live deletion vectors in {} Puffin files, {} footers read ({} bytes fetched); {} disagree with their footer, {} unchecked",
-        thousands(v.vectors as u64),
-        thousands(v.puffin_files as u64),
-        thousands(v.puffin_footers_read as u64),
-        thousands(v.bytes_fetched),
-        v.mismatches,
-        v.unchecked
-    )
-}
-
 pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) -> Vec<Finding> {
     let mut out = Vec::new();
     let examples = |keep: &dyn Fn(&VectorRow) -> bool| {

@@ -15,7 +15,7 @@ use crate::decode::parquet_footer::{decode_footer, footer_span, Footer, TAIL_BYT
 use crate::decode::puffin::{self, PuffinFooter};
 use crate::decode::{DataContent, FileFormat, Type};
 use crate::model::footers::{FileFooter, PuffinFileFooter};
-use crate::model::live_rows::{DeleteHit, DeleteIndex, RowSink};
+use crate::model::live_rows::{DeleteIndex, RowSink};
 use crate::model::{LiveFile, TableHistory};
 use crate::source::range::ByteRange;
 use crate::source::Fetch;
@@ -24,32 +24,19 @@ use crate::source::Fetch;
 const FILE_PATH_ID: i32 = 2147483546;
 const POS_ID: i32 = 2147483545;
 
-/// Bytes fetched against bytes the files hold: the point of ranged reads.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Fetched {
-    pub files: u64,
-    pub requests: u64,
-    pub bytes_fetched: u64,
-    pub bytes_in_files: u64,
-}
-
-impl Fetched {
-    fn add(&mut self, transferred: u64) {
-        self.requests += 1;
-        self.bytes_fetched = self.bytes_fetched.saturating_add(transferred);
-    }
-}
+pub use crate::model::live_rows::ScanResult;
+pub use crate::source::range::Fetched;
 
 /// Reads one Parquet footer: the 8-byte tail (which also gives the object's size where the source
 /// says it; else the manifest's size is trusted), then exactly the footer. Errors name the file.
 pub async fn read_footer<F: Fetch>(files: &F, path: &str, manifest_size: Option<u64>, fetched: &mut Fetched) -> Result<(Footer, Option<u64>), String> {
     let tail = files.fetch_range(path, ByteRange::Tail { len: TAIL_BYTES }).await.map_err(|e| e.to_string())?;
-    fetched.add(tail.transferred);
+    fetched.add(&tail);
     let object_size = tail.object_size;
     let size = object_size.or(manifest_size).ok_or_else(|| format!("{path}: the store did not say the object's size and the manifest gives none"))?;
     let (offset, len) = footer_span(path, &tail.bytes, size).map_err(|e| e.to_string())?;
     let body = files.fetch_range(path, ByteRange::At { offset, len }).await.map_err(|e| e.to_string())?;
-    fetched.add(body.transferred);
+    fetched.add(&body);
     if body.bytes.len() as u64 != len {
         return Err(format!("{path}: field `footer_length`: {len} bytes declared, {} read (the file ends first)", body.bytes.len()));
     }
@@ -64,12 +51,12 @@ pub async fn read_puffin_footer<F: Fetch>(
     fetched: &mut Fetched,
 ) -> Result<(PuffinFooter, Option<u64>), String> {
     let tail = files.fetch_range(path, ByteRange::Tail { len: puffin::TAIL_BYTES }).await.map_err(|e| e.to_string())?;
-    fetched.add(tail.transferred);
+    fetched.add(&tail);
     let object_size = tail.object_size;
     let size = object_size.or(manifest_size).ok_or_else(|| format!("{path}: the store did not say the object's size and the manifest gives none"))?;
     let span = puffin::footer_span(path, &tail.bytes, size).map_err(|e| e.to_string())?;
     let body = files.fetch_range(path, ByteRange::At { offset: span.offset, len: span.len }).await.map_err(|e| e.to_string())?;
-    fetched.add(body.transferred);
+    fetched.add(&body);
     puffin::decode_footer(path, span, &body.bytes).map(|f| (f, object_size)).map_err(|e| e.to_string())
 }
 
@@ -104,8 +91,7 @@ pub async fn read_puffin_footers<F: Fetch>(
     let mut out = Vec::with_capacity(total);
     while let Some((f, one, bytes_in_file)) = reads.next().await {
         fetched.files += 1;
-        fetched.requests += one.requests;
-        fetched.bytes_fetched = fetched.bytes_fetched.saturating_add(one.bytes_fetched);
+        fetched.merge(&one);
         fetched.bytes_in_files = fetched.bytes_in_files.saturating_add(bytes_in_file);
         out.push(f);
         progress(out.len(), total);
@@ -151,8 +137,7 @@ pub async fn read_footers<F: Fetch>(
     let mut out = Vec::with_capacity(total);
     while let Some((f, one)) = reads.next().await {
         fetched.files += 1;
-        fetched.requests += one.requests;
-        fetched.bytes_fetched = fetched.bytes_fetched.saturating_add(one.bytes_fetched);
+        fetched.merge(&one);
         fetched.bytes_in_files = fetched.bytes_in_files.saturating_add(f.object_size.unwrap_or(f.manifest_file_size.max(0) as u64));
         out.push(f);
         progress(out.len(), total);
@@ -169,18 +154,6 @@ pub struct ScanProgress {
     pub files_done: usize,
     pub files_total: usize,
     pub bytes_fetched: u64,
-}
-
-/// What a key scan read, and what its deletes hit.
-#[derive(Debug, Clone, Default)]
-pub struct ScanResult {
-    pub fetched: Fetched,
-    /// Rows in the live data files, before deletes.
-    pub rows_in_files: u64,
-    /// Rows removed by position deletes, vectors and equality deletes.
-    pub rows_deleted: u64,
-    pub hits: Vec<DeleteHit>,
-    pub cancelled: bool,
 }
 
 /// Reads the given columns of one Parquet file (footer, then only their chunks).
@@ -212,7 +185,7 @@ async fn columns_of<F: Fetch>(
     let mut ranges = Vec::new();
     for (offset, len) in chunk_ranges(path, &footer.metadata, &leaves, size).map_err(|e| e.to_string())? {
         let r = files.fetch_range(path, ByteRange::At { offset, len }).await.map_err(|e| e.to_string())?;
-        fetched.add(r.transferred);
+        fetched.add(&r);
         ranges.push((offset, r.bytes));
     }
     let batches = read_columns(path, Arc::clone(&footer.metadata), SparseFile::new(size, ranges), &leaves).map_err(|e| e.to_string())?;
@@ -276,7 +249,7 @@ pub async fn scan_keys<F: Fetch, S: RowSink>(
                 u64::try_from(len).map_err(|_| format!("{path}: field `content_size_in_bytes`: {len} is negative"))?,
             );
             let r = files.fetch_range(path, ByteRange::At { offset, len }).await.map_err(|e| e.to_string())?;
-            result.fetched.add(r.transferred);
+            result.fetched.add(&r);
             result.fetched.files += 1;
             if r.bytes.len() as u64 != len {
                 return Err(format!("{path}: field `content_size_in_bytes`: {len} bytes at offset {offset}, but the file ends after {}", r.bytes.len()));

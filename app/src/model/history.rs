@@ -140,6 +140,9 @@ impl ManifestCounts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ManifestDigest {
     pub counts: ManifestCounts,
+    /// The Puffin files its live deletion vectors sit in: several vectors share one, and a scan
+    /// opens each file once however many manifests name it.
+    pub vector_files: Box<[Box<str>]>,
 }
 
 /// (adding snapshot id as Avro stores it, field ids its data files report metrics for).
@@ -184,6 +187,7 @@ pub(crate) struct DigestBuilder {
     written: HashMap<i64, BTreeSet<i32>>,
     error: Option<String>,
     inherited: Option<i64>,
+    vector_files: BTreeSet<Box<str>>,
     /// Entries seen, to name the one an error is about.
     seen: usize,
 }
@@ -210,6 +214,9 @@ impl DigestBuilder {
             self.error = Some(m);
             return;
         }
+        if e.status.is_live() && e.data_file.is_deletion_vector() && !self.vector_files.contains(&*e.data_file.file_path) {
+            self.vector_files.insert(e.data_file.file_path.clone());
+        }
         if e.status.is_live() && e.data_file.content == DataContent::Data {
             let adder = e.snapshot_id.or(if e.status == ManifestStatus::Added { self.inherited } else { None });
             if let Some(id) = adder {
@@ -221,7 +228,7 @@ impl DigestBuilder {
     pub(crate) fn finish(self) -> Result<(ManifestDigest, Written), String> {
         match self.error {
             Some(e) => Err(e),
-            None => Ok((ManifestDigest { counts: self.counts }, self.written)),
+            None => Ok((ManifestDigest { counts: self.counts, vector_files: self.vector_files.into_iter().collect() }, self.written)),
         }
     }
 }
@@ -235,6 +242,8 @@ pub struct LiveCounts {
     pub position_delete_files: u64,
     pub equality_delete_files: u64,
     pub deletion_vectors: u64,
+    /// Distinct Puffin files holding the live deletion vectors.
+    pub deletion_vector_files: u64,
     pub records: u64,
     pub position_deletes: u64,
     pub equality_deletes: u64,
@@ -255,6 +264,7 @@ impl LiveCounts {
             position_delete_files: Some(self.position_delete_files),
             equality_delete_files: Some(self.equality_delete_files),
             deletion_vectors: Some(self.deletion_vectors),
+            deletion_vector_files: Some(self.deletion_vector_files),
             records: Some(self.records),
             position_deletes: Some(self.position_deletes),
             equality_deletes: Some(self.equality_deletes),
@@ -672,13 +682,17 @@ pub(crate) enum NoCount {
 /// Sums digests into a snapshot's counts.
 pub(crate) fn count_list(list: &[ManifestFile], manifests: &HashMap<String, ManifestSlot>) -> Result<LiveCounts, NoCount> {
     let mut c = LiveCounts { manifests: list.len() as u64, ..LiveCounts::default() };
+    // Bounded by the entries of the manifests read; empty unless the table has deletion vectors.
+    let mut vector_files: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for m in list {
         let len = u64::try_from(m.manifest_length)
             .map_err(|_| NoCount::Invalid(format!("manifest {}: manifest_length {} is negative", m.manifest_path, m.manifest_length)))?;
         c.manifest_bytes = c.manifest_bytes.checked_add(len).ok_or_else(|| NoCount::Invalid("the manifests' lengths sum past 2^64".into()))?;
         let Some(ManifestSlot::Loaded { digest, .. }) = manifests.get(&m.manifest_path) else { return Err(NoCount::Missing) };
         digest.counts.add_to(&mut c).ok_or_else(|| NoCount::Invalid(format!("its manifests' counts sum past 2^64 (at manifest {})", m.manifest_path)))?;
+        vector_files.extend(digest.vector_files.iter().map(|p| &**p));
     }
+    c.deletion_vector_files = vector_files.len() as u64;
     Ok(c)
 }
 

@@ -172,3 +172,16 @@ impl DeleteIndex {
         out
     }
 }
+
+
+/// What a key scan read, and what its deletes hit.
+#[derive(Debug, Clone, Default)]
+pub struct ScanResult {
+    pub fetched: crate::source::range::Fetched,
+    /// Rows in the live data files, before deletes.
+    pub rows_in_files: u64,
+    /// Rows removed by position deletes, vectors and equality deletes.
+    pub rows_deleted: u64,
+    pub hits: Vec<DeleteHit>,
+    pub cancelled: bool,
+}

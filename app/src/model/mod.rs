@@ -16,5 +16,5 @@ pub mod writer;
 pub use flink::FlinkCommit;
 pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
 pub use reading::{Need, ReadMode, ReadReason};
-pub use totals::{CountSource, Disagreement, PackedTotals, Totals};
+pub use totals::{CountSource, Disagreement, PackedTotals, ScanFiles, Totals};
 pub use writer::Writer;

@@ -37,6 +37,8 @@ pub struct Totals {
     pub position_delete_files: Option<u64>,
     pub equality_delete_files: Option<u64>,
     pub deletion_vectors: Option<u64>,
+    /// Distinct Puffin files the live deletion vectors sit in (counted from manifests only).
+    pub deletion_vector_files: Option<u64>,
     pub records: Option<u64>,
     /// Rows the live position deletes and deletion vectors remove.
     pub position_deletes: Option<u64>,
@@ -48,7 +50,7 @@ pub struct Totals {
 /// `Totals` in 96 bytes instead of 184: a day of commits keeps one per snapshot, from its summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PackedTotals {
-    values: [u64; 11],
+    values: [u64; 12],
     /// Bit i set where `values[i]` is stated.
     present: u16,
     source: Option<CountSource>,
@@ -68,6 +70,7 @@ impl PackedTotals {
             t.position_deletes,
             t.equality_deletes,
             t.files_size,
+            t.deletion_vector_files,
         ];
         let mut p = PackedTotals { source: t.source, ..PackedTotals::default() };
         for (i, v) in fields.into_iter().enumerate() {
@@ -97,6 +100,7 @@ impl PackedTotals {
             position_deletes: at(8),
             equality_deletes: at(9),
             files_size: at(10),
+            deletion_vector_files: at(11),
             source: self.source,
         }
     }
@@ -148,6 +152,7 @@ impl Totals {
             position_delete_files: None,
             equality_delete_files: None,
             deletion_vectors: None,
+            deletion_vector_files: None,
             records: key(summary, "total-records"),
             position_deletes: key(summary, "total-position-deletes"),
             equality_deletes: key(summary, "total-equality-deletes"),
@@ -163,8 +168,23 @@ impl Totals {
         self.data_files.is_some() && self.delete_files.is_some() && self.records.is_some()
     }
 
-    /// Delete files a full scan opens beside the data files; deletion vectors count once each here
-    /// (see the delete-debt finding for the Puffin files they share).
+    /// Files a full scan opens: data files, position and equality delete files, and the Puffin
+    /// files the deletion vectors sit in (several vectors to a file). Where those Puffin files were
+    /// not counted, each vector stands for one: the number is then at most the one shown.
+    pub fn scan_files(&self) -> Option<ScanFiles> {
+        let data = self.data_files?;
+        let vectors = self.deletion_vectors;
+        match (self.position_delete_files, self.equality_delete_files, vectors, self.deletion_vector_files) {
+            (Some(p), Some(e), Some(_), Some(files)) => Some(ScanFiles { files: data.checked_add(p)?.checked_add(e)?.checked_add(files)?, exact: true }),
+            (Some(p), Some(e), Some(0), None) => Some(ScanFiles { files: data.checked_add(p)?.checked_add(e)?, exact: true }),
+            _ => {
+                let deletes = self.deletes()?;
+                Some(ScanFiles { files: data.checked_add(deletes)?, exact: deletes == 0 || vectors == Some(0) })
+            }
+        }
+    }
+
+    /// Delete files of every kind, each deletion vector counted once (as `total-delete-files`).
     pub fn deletes(&self) -> Option<u64> {
         self.delete_files.or_else(|| self.position_delete_files?.checked_add(self.equality_delete_files?)?.checked_add(self.deletion_vectors?))
     }
@@ -182,6 +202,7 @@ impl Totals {
             position_delete_files,
             equality_delete_files,
             deletion_vectors,
+            deletion_vector_files,
             records,
             position_deletes,
             equality_deletes,
@@ -192,6 +213,13 @@ impl Totals {
         }
         self
     }
+}
+
+/// Files a full scan opens, and whether the count is exact or at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ScanFiles {
+    pub files: u64,
+    pub exact: bool,
 }
 
 /// A stated total that the files read contradict: a writer bug or a damaged file.

@@ -16,6 +16,36 @@ pub struct RangeRead {
     pub transferred: u64,
 }
 
+/// Bytes fetched against bytes the files hold: the point of ranged reads. A server that ignores
+/// `Range` sends whole files, and fetches more than the files hold: `whole_answers` says so.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Fetched {
+    pub files: u64,
+    pub requests: u64,
+    pub bytes_fetched: u64,
+    pub bytes_in_files: u64,
+    /// Ranged requests answered with the whole file (HTTP 200 to a `Range`).
+    pub whole_answers: u64,
+}
+
+impl Fetched {
+    /// Counts one ranged read.
+    pub fn add(&mut self, r: &RangeRead) {
+        self.requests += 1;
+        self.bytes_fetched = self.bytes_fetched.saturating_add(r.transferred);
+        if r.transferred > r.bytes.len() as u64 {
+            self.whole_answers += 1;
+        }
+    }
+
+    /// Adds another file's reads.
+    pub fn merge(&mut self, other: &Fetched) {
+        self.requests += other.requests;
+        self.bytes_fetched = self.bytes_fetched.saturating_add(other.bytes_fetched);
+        self.whole_answers += other.whole_answers;
+    }
+}
+
 /// Which bytes: `offset..offset+len`, or the last `len` (an HTTP suffix range, which also
 /// tells the object's size without a HEAD request).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use crate::analysis::findings::Finding;
 
 use super::table::{json_name, texts, Table, Values};
 
-pub fn findings(list: &[Finding]) -> Table {
+pub fn findings(list: &[Finding], catalog: Option<&str>) -> Table {
     let r = || list.iter();
     Table::new("findings", list.len())
         .col("severity", texts(r().map(|f| json_name(&f.severity))))
@@ -14,5 +14,5 @@ pub fn findings(list: &[Finding]) -> Table {
         .col("job_ids", Values::TextList(r().map(|f| f.job_ids.clone()).collect()))
         .col("evidence", texts(r().map(|f| Some(f.evidence.clone()))))
         .col("action", texts(r().map(|f| Some(f.action.clone()))))
-        .col("statement", texts(r().map(|f| f.statement.clone())))
+        .col("statement", texts(r().map(|f| f.statement.as_ref().map(|s| s.sql_for(catalog)))))
 }

@@ -85,8 +85,9 @@ pub struct Charted<'a> {
 
 /// The tables `what` names: `snapshots`, then `growth`, `deletes`, `jobs`, `partitions`, then
 /// `findings`. `findings` is passed apart from the report so that a caller can add the ones that
-/// need more than the history (orphan files need the folder's listing).
-pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], what: What) -> Vec<Table> {
+/// need more than the history (orphan files need the folder's listing); statements name
+/// `catalog` where one is given (typed in the app), else the one the analysis had.
+pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], catalog: Option<&str>, what: What) -> Vec<Table> {
     let mut out = Vec::new();
     if matches!(what, What::Snapshots | What::All) {
         out.push(snapshots::snapshots(&report.snapshots));
@@ -95,17 +96,17 @@ pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], wha
         out.extend(series::series(charted.growth, charted.jobs, charted.partitions));
     }
     if matches!(what, What::Findings | What::All) {
-        out.push(findings::findings(findings));
+        out.push(findings::findings(findings, catalog));
     }
     out
 }
 
 /// `tables` for a history: the series computed as the charts compute them.
-pub fn tables_of(report: &Inspect, history: &TableHistory, findings: &[Finding], what: What) -> Vec<Table> {
+pub fn tables_of(report: &Inspect, history: &TableHistory, findings: &[Finding], catalog: Option<&str>, what: What) -> Vec<Table> {
     let growth = GrowthSeries::of(history);
     let jobs = job_spans(history);
     let partitions = partition_stats(history);
-    tables(report, &Charted { growth: &growth, jobs: &jobs, partitions: &partitions }, findings, what)
+    tables(report, &Charted { growth: &growth, jobs: &jobs, partitions: &partitions }, findings, catalog, what)
 }
 
 /// One table as a file: (file name, bytes).

@@ -41,11 +41,13 @@ fn deletes(g: &GrowthSeries) -> Table {
         .col("index", ints(g.points.iter().map(|p| Some(p.index as u64))))
         .col("snapshot_id", Values::Int(g.points.iter().map(|p| Some(p.snapshot_id.0)).collect()))
         .col("x", Values::Float(xs.iter().map(|x| Some(x.x)).collect()))
-        // The chart's top line: data files plus delete files of every kind.
-        .col("files_a_scan_opens", ints(t().map(|c| c.data_files?.checked_add(c.deletes()?))))
+        // The chart's top line: data, delete and Puffin files; at most where not exact.
+        .col("files_a_scan_opens", ints(t().map(|c| c.scan_files().map(|s| s.files))))
+        .col("files_a_scan_opens_exact", Values::Bool(t().map(|c| c.scan_files().map(|s| s.exact)).collect()))
         .col("position_delete_files", ints(t().map(|t| t.position_delete_files)))
         .col("equality_delete_files", ints(t().map(|t| t.equality_delete_files)))
         .col("deletion_vectors", ints(t().map(|t| t.deletion_vectors)))
+        .col("deletion_vector_files", ints(t().map(|t| t.deletion_vector_files)))
         .col("counts_from", texts(t().map(|t| t.source.as_ref().and_then(json_name))))
 }
 

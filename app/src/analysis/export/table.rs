@@ -84,6 +84,7 @@ impl Table {
             .col("position_delete_files", ints(t().map(|t| t.position_delete_files)))
             .col("equality_delete_files", ints(t().map(|t| t.equality_delete_files)))
             .col("deletion_vectors", ints(t().map(|t| t.deletion_vectors)))
+            .col("deletion_vector_files", ints(t().map(|t| t.deletion_vector_files)))
             .col("records", ints(t().map(|t| t.records)))
             .col("position_deletes", ints(t().map(|t| t.position_deletes)))
             .col("equality_deletes", ints(t().map(|t| t.equality_deletes)))

@@ -20,15 +20,11 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     }
     let grew = (since + 1..=cur).filter(|&i| matches!((h.totals(i - 1).deletes(), h.totals(i).deletes()), (Some(a), Some(b)) if b > a)).count();
     let commits = cur - since + 1;
-    // Deletion vectors are blobs inside Puffin files, several to a file: a scan opens the Puffin
-    // files, not one file per vector.
-    let puffins = puffin_files(cx, cur);
-    let vector_files = puffins.unwrap_or(now.deletion_vectors);
-    let opened = now.data_files.saturating_add(now.position_delete_files).saturating_add(now.equality_delete_files).saturating_add(vector_files);
-    let vectors = match (now.deletion_vectors, puffins) {
+    // The delete-debt chart's top line, counted the same way: Puffin files, not vectors.
+    let opened = now.totals().scan_files().map(|s| s.files).unwrap_or(u64::MAX);
+    let vectors = match (now.deletion_vectors, now.deletion_vector_files) {
         (0, _) => String::new(),
-        (v, Some(p)) => format!(" (the {} deletion vectors sit in {} Puffin file{})", thousands(v), thousands(p), if p == 1 { "" } else { "s" }),
-        (_, None) => " (at most: the deletion vectors' Puffin files were not all read, and several vectors share one)".into(),
+        (v, p) => format!(" (the {} deletion vectors sit in {} Puffin file{})", thousands(v), thousands(p), if p == 1 { "" } else { "s" }),
     };
     let mut evidence = format!(
         "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data files: a full scan opens {} \
@@ -65,16 +61,6 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         ),
         statement: cx.table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into())),
     }]
-}
-
-/// Distinct Puffin files holding the live deletion vectors, where the snapshot's files are at hand.
-fn puffin_files(cx: &Context<'_>, index: usize) -> Option<u64> {
-    if !cx.history.has_files(index) {
-        return None;
-    }
-    let files = cx.history.live_files(index);
-    let paths: std::collections::HashSet<&str> = files.iter().filter(|f| f.file.is_deletion_vector()).map(|f| &*f.file.file_path).collect();
-    Some(paths.len() as u64)
 }
 
 /// Delete files whose data sequence number is not above any live data file's (equality deletes

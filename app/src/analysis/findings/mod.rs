@@ -19,6 +19,7 @@ use crate::decode::SnapshotId;
 use crate::model::TableHistory;
 
 use super::jobs::{job_spans, JobSpan};
+pub use super::statement::Statement;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -52,7 +53,7 @@ pub struct Finding {
     /// What to do (the runbook row).
     pub action: String,
     /// The exact statement to run, when there is one.
-    pub statement: Option<String>,
+    pub statement: Option<Statement>,
 }
 
 /// How statements name the table: Spark's catalog name and the table identifier.
@@ -71,7 +72,7 @@ impl TableRef {
             [t] => t.to_string(),
             [ns, t, ..] => format!("{}.{}", ns.trim_end_matches(".db"), t),
         };
-        TableRef { catalog: catalog.unwrap_or("<catalog>").to_string(), table }
+        TableRef { catalog: catalog.unwrap_or(super::statement::PLACEHOLDER).to_string(), table }
     }
 
     /// The table as a procedure's `table` argument: a string literal holding the quoted name, or
@@ -87,31 +88,25 @@ impl TableRef {
 
     /// `CALL <catalog>.system.procedure(args);` — `<catalog>` stays for the reader to fill in, any
     /// other catalog name is quoted; `args` must be built from `sql` literals.
-    pub fn call(&self, procedure: &str, args: &str) -> String {
-        let catalog = self.catalog_part();
-        format!("CALL {catalog}.system.{procedure}({args});")
-    }
-
-    /// `<catalog>` stays for the reader to fill in; any other catalog name is quoted.
-    fn catalog_part(&self) -> String {
-        if self.catalog == "<catalog>" {
-            self.catalog.clone()
-        } else {
-            crate::analysis::sql::ident(&self.catalog).unwrap_or_else(|| "<catalog>".into())
-        }
+    pub fn call(&self, procedure: &'static str, args: &str) -> Statement {
+        Statement::call(&self.catalog, procedure, args.to_string())
     }
 
     /// `ALTER TABLE <catalog>.db.t <clause>;`, or None when the table's name cannot be made safe;
     /// `clause` must be built from `sql` literals.
-    pub(crate) fn alter(&self, clause: &str) -> Option<String> {
+    pub(crate) fn alter(&self, clause: &str) -> Option<Statement> {
         let table = crate::analysis::sql::multipart(&self.table.split('.').collect::<Vec<_>>())?;
-        let catalog = self.catalog_part();
-        Some(format!("ALTER TABLE {catalog}.{table} {clause};"))
+        Some(Statement::alter(&self.catalog, table, clause.to_string()))
+    }
+
+    /// How statements and reports name the table: `catalog.db.table`, the catalog as statements print it.
+    pub fn qualified(&self) -> String {
+        format!("{}.{}", super::statement::catalog_part(&self.catalog), self.table)
     }
 
     /// A statement with named arguments (Spark does not mix them with positional ones), the table
     /// first; None when a value cannot be made safe.
-    pub(crate) fn statement(&self, procedure: &str, rest: Option<String>) -> Option<String> {
+    pub(crate) fn statement(&self, procedure: &'static str, rest: Option<String>) -> Option<Statement> {
         let table = self.literal()?;
         let rest = rest?;
         Some(self.call(procedure, &if rest.is_empty() { format!("table => {table}") } else { format!("table => {table}, {rest}") }))

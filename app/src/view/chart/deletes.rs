@@ -9,6 +9,9 @@ use crate::model::Totals;
 use super::palette;
 use super::Stamp;
 
+/// The top line: the same count as the delete-debt finding's "a full scan opens".
+pub const SCAN_LINE: &str = "files a full scan opens (data, delete and Puffin files)";
+
 pub fn draw_deletes<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
     super::drawn(draw(root, series, stamp))
 }
@@ -21,7 +24,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
     let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min) - 0.5;
     let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 0.5;
     let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min, x_max) };
-    let opened = |c: &Totals| c.data_files?.checked_add(c.deletes()?);
+    let opened = |c: &Totals| c.scan_files().map(|s| s.files);
     let y_max = pts().filter_map(|(_, c)| opened(&c)).max().unwrap_or(1).max(1) as f64 * 1.1;
     let mut chart = ChartBuilder::on(&main)
         .caption(format!("{} — delete files and files a full scan opens", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
@@ -44,7 +47,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
         .draw()?;
     type Count = fn(&Totals) -> Option<u64>;
     let lines: [(&str, RGBColor, Count); 4] = [
-        ("files a full scan opens (data + delete)", palette::INK, |c| c.data_files?.checked_add(c.deletes()?)),
+        (SCAN_LINE, palette::INK, |c| c.scan_files().map(|s| s.files)),
         ("position-delete files", palette::POSITION_DELETES, |c| c.position_delete_files),
         ("equality-delete files", palette::EQUALITY_DELETES, |c| c.equality_delete_files),
         ("deletion vectors", palette::DELETION_VECTORS, |c| c.deletion_vectors),

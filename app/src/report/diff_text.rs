@@ -1,15 +1,12 @@
 //! `icescope diff --format text`: the comparison for a terminal, the same content as the
-//! Markdown (`diff::markdown`) in aligned columns; every value from the table made visible.
+//! Markdown (`report::diff::markdown`) in aligned columns; every value from the table made visible.
 
-use super::diff::{Changes, SnapshotDiff, SnapshotSide, BACKWARDS};
-use super::markdown::visible;
+use super::diff::{checkpoint_label, schema_parts, sentence, BACKWARDS, COLUMNS};
+use super::text::visible;
+use crate::analysis::diff::{SnapshotDiff, SnapshotSide};
 
 fn checkpoint(c: Option<i64>) -> String {
-    match c {
-        Some(i64::MAX) => "end of input".into(),
-        Some(c) => c.to_string(),
-        None => "-".into(),
-    }
+    checkpoint_label(c).unwrap_or_else(|| "-".into())
 }
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
@@ -38,10 +35,10 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     for (k, a, b) in rows {
         out += &format!("{k:<14} {a:<34} {b}\n");
     }
-    out += &format!("\n{}\n", d.totals.sentence());
+    out += &format!("\n{}\n", sentence(&d.totals));
     if !d.partitions.is_empty() {
         out += &format!("\n{:<32}", "partition");
-        for c in Changes::COLUMNS {
+        for c in COLUMNS {
             out += &format!(" {c:>14}");
         }
         out += "\n";
@@ -55,7 +52,7 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     }
     if let Some(s) = &d.schema {
         out += &format!("\nschema {} -> {}:", s.from_schema_id, s.to_schema_id);
-        for part in s.parts(&visible, &visible, "->") {
+        for part in schema_parts(s, &visible, &visible, "->") {
             out += &format!(" {part};");
         }
         out += "\n";

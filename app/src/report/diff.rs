@@ -1,0 +1,110 @@
+//! A comparison of two snapshots as each surface words it: the totals sentence, the schema
+//! changes, the backwards warning, the per-partition columns, and the Markdown for the ticket.
+
+use super::text::{code, text};
+use crate::analysis::diff::{Changes, SchemaChange, SnapshotDiff, SnapshotSide};
+
+/// Said wherever the second snapshot is the older.
+pub const BACKWARDS: &str = "Backwards: the second snapshot was committed before the first, so \"added\" means present in the second and not in the first.";
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+/// Long.MAX_VALUE is Flink's end-of-input commit, not a checkpoint.
+pub fn checkpoint_label(c: Option<i64>) -> Option<String> {
+    match c {
+        Some(i64::MAX) => Some("end of input".to_string()),
+        c => c.map(|c| c.to_string()),
+    }
+}
+
+fn checkpoint(c: Option<i64>) -> String {
+    checkpoint_label(c).unwrap_or_default()
+}
+
+/// For the ticket: every value from the table escaped (see `markdown::text`).
+pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
+    let mut out = format!("### {}: snapshot {} → {}\n\n", text(table), d.from.snapshot_id, d.to.snapshot_id);
+    if d.backwards {
+        out += &format!("{BACKWARDS}\n\n");
+    }
+    if !d.exact {
+        out += &format!("**Not exact:** {}.\n\n", d.missing.iter().map(|m| text(m)).collect::<Vec<_>>().join("; "));
+    }
+    out += "| | from | to |\n|---|---|---|\n";
+    out += &format!("| snapshot | {} | {} |\n", d.from.snapshot_id, d.to.snapshot_id);
+    out += &format!("| committed | {} | {} |\n", d.from.committed_at, d.to.committed_at);
+    let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(code).unwrap_or_default();
+    out += &format!("| flink.job-id | {} | {} |\n", job(&d.from), job(&d.to));
+    out += &format!("| checkpoint | {} | {} |\n", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id));
+    out += &format!(
+        "| data files | {} | {} |\n| delete files | {} | {} |\n| records | {} | {} |\n\n",
+        d.from.data_files, d.to.data_files, d.from.delete_files, d.to.delete_files, d.from.records, d.to.records
+    );
+    out += &format!("{}.\n\n", sentence(&d.totals));
+    if !d.partitions.is_empty() {
+        out += &format!("| partition | {} |\n|---|---:|---:|---:|---:|---:|---:|\n", COLUMNS.join(" | "));
+        for p in &d.partitions {
+            let cells: Vec<String> = p.changes.cells().iter().map(u64::to_string).collect();
+            out += &format!("| {} | {} |\n", text(&p.partition), cells.join(" | "));
+        }
+        out += "\n";
+    }
+    if let Some(s) = &d.schema {
+        out += &format!("Schema {} → {}:", s.from_schema_id, s.to_schema_id);
+        for part in schema_parts(s, &code, &text, "→") {
+            out += &format!(" {part};");
+        }
+        out += "\n\n";
+    }
+    out += &format!("Commits in between ({}):\n\n| committed | snapshot | operation | flink.job-id | checkpoint | + data files | − data files | + records | + delete files |\n|---|---|---|---|---:|---:|---:|---:|---:|\n", d.between_total);
+    for c in &d.between {
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            c.committed_at,
+            c.snapshot_id,
+            text(&c.operation),
+            c.flink_job_id.as_deref().map(code).unwrap_or_default(),
+            checkpoint(c.checkpoint_id),
+            opt(&c.added_data_files),
+            opt(&c.deleted_data_files),
+            opt(&c.added_records),
+            opt(&c.added_delete_files)
+        );
+    }
+    if d.between_total > d.between.len() {
+        out += &format!("\n… and {} more commits.\n", d.between_total - d.between.len());
+    }
+    out
+}
+
+/// The per-partition columns, in the order `cells` gives them.
+pub const COLUMNS: [&str; 6] = ["data files +", "data files −", "records +", "records −", "delete files +", "delete files −"];
+
+/// `Data files +3 −0 (records +9,957 −0); delete files +0 −0 (deleted rows +0 −0)`: the one
+/// wording of the totals, wherever a comparison is shown.
+pub fn sentence(c: &Changes) -> String {
+    format!(
+        "Data files +{} −{} (records +{} −{}); delete files +{} −{} (deleted rows +{} −{})",
+        c.data_files_added,
+        c.data_files_removed,
+        c.records_added,
+        c.records_removed,
+        c.delete_files_added,
+        c.delete_files_removed,
+        c.deletes_added,
+        c.deletes_removed
+    )
+}
+
+/// Each change in a phrase (`added id long (id 4)`), names and types through `name` and `ty`
+/// (escaped for where they are shown), `arrow` between old and new: the one wording of the
+/// Markdown, the text and the app.
+pub fn schema_parts(s: &SchemaChange, name: &dyn Fn(&str) -> String, ty: &dyn Fn(&str) -> String, arrow: &str) -> Vec<String> {
+    let mut out: Vec<String> = s.added.iter().map(|(id, n, t)| format!("added {} {} (id {id})", name(n), ty(t))).collect();
+    out.extend(s.dropped.iter().map(|(id, n, t)| format!("dropped {} {} (id {id})", name(n), ty(t))));
+    out.extend(s.renamed.iter().map(|(id, a, b)| format!("renamed {} {arrow} {} (id {id})", name(a), name(b))));
+    out.extend(s.retyped.iter().map(|(id, n, a, b)| format!("{} {} {arrow} {} (id {id})", name(n), ty(a), ty(b))));
+    out
+}

@@ -1,0 +1,50 @@
+//! `icescope inspect --format text`: a fixed-width table for a terminal, every value from the
+//! table made visible, then the gaps and the findings.
+
+use super::text::visible;
+use crate::analysis::inspect::Inspect;
+
+pub fn text(report: &Inspect) -> String {
+    let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
+    let mut out = format!(
+        "{} (format v{}, {} snapshots)\n{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
+        visible(&report.table.location),
+        report.table.format_version,
+        report.snapshots.len(),
+        "committed_at",
+        "snapshot_id",
+        "operation",
+        "manifests",
+        "data",
+        "pos",
+        "eq",
+        "dv",
+        "records",
+        "from"
+    );
+    for s in &report.snapshots {
+        let c = s.totals();
+        out += &format!(
+            "{:<24} {:>20} {:<10} {:>9} {:>6} {:>6} {:>6} {:>6} {:>12} {}\n",
+            s.committed_at,
+            s.snapshot_id.to_string(),
+            visible(s.operation.as_str()),
+            n(c.manifests),
+            n(c.data_files),
+            n(c.position_delete_files),
+            n(c.equality_delete_files),
+            n(c.deletion_vectors),
+            n(c.records),
+            c.source.map(|c| c.label()).unwrap_or("unknown")
+        );
+    }
+    for g in &report.gaps {
+        let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
+        out += &format!("gap: {} (needed by snapshot {})\n", visible(&g.message), ids.join(", "));
+    }
+    out += &format!("\nfindings ({}):\n", report.findings.len());
+    for f in &report.findings {
+        out += &super::finding::terminal(f, None);
+    }
+    out
+}

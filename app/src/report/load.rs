@@ -1,0 +1,115 @@
+//! What was read and how each number was had: the sentences of the app's read status, the
+//! Markdown's load lines and the terminal's, made once.
+
+use super::text::{mb, thousands};
+use crate::analysis::inspect::{LoadInfo, LoadMode};
+
+/// Where Spark read the table instead of icescope.
+pub const READ_BY_SPARK: &str =
+    "Read by Spark (icescope spark-export): every snapshot's manifest counts from all_manifests, the current snapshot's files from entries.";
+
+/// How the numbers per snapshot were had: `3 counted from manifests, 12 from manifest lists (a
+/// sample of 10 across the history), 985 as the snapshot summaries state`.
+pub fn count_sources(l: &LoadInfo) -> String {
+    let mut parts = Vec::new();
+    if l.counted_from_manifests > 0 {
+        parts.push(format!("{} counted from manifests", thousands(l.counted_from_manifests as u64)));
+    }
+    if l.counted_from_manifest_lists > 0 {
+        let sample = if l.sampled > 0 { format!(" (a sample of {} across the history)", thousands(l.sampled as u64)) } else { String::new() };
+        parts.push(format!("{} from manifest lists{sample}", thousands(l.counted_from_manifest_lists as u64)));
+    }
+    if l.from_summaries > 0 {
+        parts.push(format!("{} as the snapshot summaries state", thousands(l.from_summaries as u64)));
+    }
+    if l.unknown > 0 {
+        parts.push(format!("{} unknown", thousands(l.unknown as u64)));
+    }
+    if parts.is_empty() {
+        parts.push("none (the table has no snapshots)".into());
+    }
+    let by = if l.mode == LoadMode::SparkExport { format!("{READ_BY_SPARK} ") } else { String::new() };
+    format!("{by}Numbers per snapshot: {}.", parts.join(", "))
+}
+
+/// Files and bytes read so far, by kind, against what the manifest lists declare for the
+/// manifests: the two numbers compared are of the same files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadProgress {
+    pub files_done: usize,
+    pub files_queued: usize,
+    pub metadata_bytes: u64,
+    pub list_bytes: u64,
+    pub manifest_bytes: u64,
+    /// `manifest_length` of every manifest queued, as its list states it.
+    pub manifest_bytes_declared: u64,
+}
+
+impl ReadProgress {
+    pub fn bytes(&self) -> u64 {
+        self.metadata_bytes.saturating_add(self.list_bytes).saturating_add(self.manifest_bytes)
+    }
+}
+
+/// `120 of 480 files read · 214 MB: metadata.json 190 MB, manifest lists 3.1 MB, manifests 21 of 88 MB`.
+pub fn progress_line(p: &ReadProgress) -> String {
+    let manifests = if p.manifest_bytes_declared > 0 {
+        format!("manifests {} of {} their lists declare", mb(p.manifest_bytes), mb(p.manifest_bytes_declared))
+    } else {
+        format!("manifests {}", mb(p.manifest_bytes))
+    };
+    format!(
+        "{} of {} files read · {}: metadata.json {}, manifest lists {}, {manifests}",
+        thousands(p.files_done as u64),
+        thousands(p.files_queued as u64),
+        mb(p.bytes()),
+        mb(p.metadata_bytes),
+        mb(p.list_bytes)
+    )
+}
+
+/// The offer to read every snapshot's manifests, with what it costs.
+pub fn full_history_offer(files: u64, bytes: u64, exact: bool) -> String {
+    format!(
+        "counts every snapshot from its manifests: {} more files, {}{}. Until then, snapshots between the sampled ones show what their summaries state.",
+        thousands(files),
+        if exact { "" } else { "about " },
+        mb(bytes)
+    )
+}
+
+/// Above the list of files that could not be read: what the snapshots needing them show instead.
+pub fn gaps_heading(n: usize) -> String {
+    format!(
+        "{} file{} could not be read — a snapshot that needs one shows its manifest list's counts where that list was read, \
+         else its summary's (the snapshot table's “from” column says which)",
+        thousands(n as u64),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// Above the summaries the files contradict.
+pub fn disagreements_heading(n: usize) -> String {
+    format!("{} snapshot total{} disagree with the files read — a writer bug or a damaged file", thousands(n as u64), if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_compares_manifests_with_what_their_lists_declare() {
+        let p = ReadProgress {
+            files_done: 120,
+            files_queued: 480,
+            metadata_bytes: 190 << 20,
+            list_bytes: 3 << 20,
+            manifest_bytes: 21 << 20,
+            manifest_bytes_declared: 88 << 20,
+        };
+        assert_eq!(
+            progress_line(&p),
+            "120 of 480 files read · 214 MB: metadata.json 190 MB, manifest lists 3.0 MB, manifests 21 MB of 88 MB their lists declare"
+        );
+    }
+}
