@@ -7,9 +7,9 @@ use std::path::Path;
 
 use icescope::analysis::findings::{findings, Finding, TableRef, CAP};
 use icescope::analysis::inspect::inspect;
-use icescope::analysis::markdown::markdown;
 use icescope::decode::TableMetadata;
 use icescope::model::TableHistory;
+use icescope::report::markdown::markdown;
 use serde_json::{json, Value};
 
 /// late-data's first commit repeated once per (job id, checkpoint id), in commit order.

@@ -74,5 +74,5 @@ fn a_checkpoint_two_jobs_committed_is_named_by_job_and_backwards_is_said() {
     assert_eq!(d["from"]["flink_job_id"], jobs[2].as_str());
     assert_eq!(d["to"]["flink_job_id"], jobs[1].as_str());
     let text = stdout(&["diff", t.to_str().unwrap(), "--from", &from, "--to", &to, "--format", "text"]);
-    assert!(text.contains(icescope::analysis::diff::BACKWARDS), "{text}");
+    assert!(text.contains(icescope::report::diff::BACKWARDS), "{text}");
 }

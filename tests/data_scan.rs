@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use futures::executor::block_on;
-use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
+use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
 use icescope::load::data_scan::{read_footer, read_footers, scan_keys, Fetched};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
@@ -33,16 +33,7 @@ fn duplicates(folder: &LocalFolder, h: &TableHistory, index: usize, budget: usiz
     let mut steps = 0;
     let scan = block_on(scan_keys(folder, h, index, &keys, &mut counter, &mut |_| steps += 1, &|| false)).expect("scan");
     assert!(steps > 0, "progress is reported");
-    let totals = ScanTotals {
-        rows_in_files: scan.rows_in_files,
-        rows_deleted: scan.rows_deleted,
-        hits: scan.hits,
-        files_read: scan.fetched.files,
-        bytes_fetched: scan.fetched.bytes_fetched,
-        bytes_in_files: scan.fetched.bytes_in_files,
-        cancelled: scan.cancelled,
-    };
-    counter.finish(h.snapshots[index].snapshot.snapshot_id, vec!["id".into()], totals)
+    counter.finish(h.snapshots[index].snapshot.snapshot_id, vec!["id".into()], scan)
 }
 
 fn job_ids(facts: &Value) -> Vec<String> {

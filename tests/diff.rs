@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use icescope::analysis::diff::{diff, markdown, resolve};
+use icescope::analysis::diff::{diff, resolve};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::diff::markdown;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use serde_json::Value;

@@ -60,7 +60,7 @@ fn savepoint_used_twice_is_one_critical_finding_with_the_right_job_and_rollback_
     let first_resume = &fx.facts["after_first_resume"];
     let target = first_resume["snapshot_id"].as_i64().unwrap();
     assert_eq!(
-        f.statement.as_deref(),
+        f.statement.as_ref().map(|s| s.sql()).as_deref(),
         Some(format!("CALL lab.system.rollback_to_snapshot(table => '{}', snapshot_id => {target});", fx.facts["table"].as_str().unwrap()).as_str())
     );
     assert_eq!(fx.records_at(target), first_resume["rows"].as_u64().unwrap(), "rollback target holds the first resume's rows");
@@ -162,7 +162,7 @@ fn late_one_row_files_name_every_old_one_row_partition() {
     assert!(f[0].title.starts_with(&format!("{} one-row files", late.len())));
     // The where must reach the oldest late partition, which the lab's month-scoped compaction missed.
     let oldest = late.iter().min().unwrap();
-    assert!(f[0].statement.as_deref().unwrap().contains(&format!("TIMESTAMP '{oldest} 00:00:00'")));
+    assert!(f[0].statement.as_ref().map(|s| s.sql()).as_deref().unwrap().contains(&format!("TIMESTAMP '{oldest} 00:00:00'")));
     assert_eq!(fx.facts["compaction_scoped_to_month"]["result"][0]["rewritten_data_files_count"], 0);
     // The Partitions chart marks as late exactly the partitions the finding names.
     let marked: Vec<String> =
@@ -276,7 +276,7 @@ fn delete_debt_counts_the_delete_files_spark_sees_and_the_ones_left_dangling() {
     // Spark's rewrite reported it removed none, and one data file replaced all: every delete left is dangling.
     assert_eq!(rewrite["result"][0]["removed_delete_files_count"], 0);
     assert!(f[0].evidence.contains(&format!("{deletes} of them apply to no live data file")), "{}", f[0].evidence);
-    assert!(f[0].statement.as_deref().unwrap().contains("'delete-file-threshold', '1'"));
+    assert!(f[0].statement.as_ref().map(|s| s.sql()).as_deref().unwrap().contains("'delete-file-threshold', '1'"));
     fixture("savepoint-twice").none_of("delete_debt");
 }
 
@@ -294,7 +294,7 @@ fn checkpoint_gaps_are_exactly_the_checkpoints_flink_reports_failed() {
     let f = fx.of_kind("checkpoint_gaps");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].job_ids, vec![job["job_id"].as_str().unwrap().to_string()]);
-    assert!(f[0].statement.as_deref().unwrap().contains("remove_orphan_files"), "a restore leaves orphans");
+    assert!(f[0].statement.as_ref().map(|s| s.sql()).as_deref().unwrap().contains("remove_orphan_files"), "a restore leaves orphans");
     // The commits either side of the failed checkpoint, 5 s apart per id, came 22 s apart: the
     // restart delay (10 s fixed) shows, so this is not read as a savepoint without stop.
     assert!(f[0].evidence.contains("the commits paused (22.0 s instead of about 10.0 s)"), "{}", f[0].evidence);
@@ -365,9 +365,10 @@ fn names_from_the_table_cannot_end_or_extend_a_printed_statement() {
         let history = load_table(&folder, &newest_metadata(&folder).unwrap(), ReadMode::All).unwrap();
         for hostile in ["db.ev'); CALL x.system.expire_snapshots(table => 'y'); --", "db.e`v\";--", "db.a\\'b"] {
             let found = findings(&history, &TableRef { catalog: "lab".into(), table: hostile.into() });
-            let statements: Vec<&String> = found.iter().filter_map(|f| f.statement.as_ref()).collect();
+            let statements: Vec<String> = found.iter().filter_map(|f| f.statement.as_ref().map(|s| s.sql())).collect();
             assert!(!statements.is_empty(), "{name}: no statement to check");
             for s in statements {
+                let s = &s;
                 let ends = statement_ends(s);
                 assert_eq!(ends, vec![s.chars().count() - 1], "{name}: `{s}` is not exactly one statement");
                 assert!(!s.contains('\n'));
@@ -451,7 +452,7 @@ fn a_resume_from_an_older_savepoint_names_where_it_went_back_to_and_whose_rows_i
     assert!(bound >= truth && bound - truth < per_checkpoint, "bound {bound}, Spark {truth}, per checkpoint {per_checkpoint}");
     assert!(f.evidence.contains(&format!("older state than job {}'s", short(&jobs[1]))), "{}", f.evidence);
     let target = fx.history.snapshots[icescope::analysis::jobs::job_spans(&fx.history)[1].last_index()].snapshot.snapshot_id;
-    assert!(f.statement.as_deref().unwrap().ends_with(&format!("snapshot_id => {target});")));
+    assert!(f.statement.as_ref().map(|s| s.sql()).as_deref().unwrap().ends_with(&format!("snapshot_id => {target});")));
 }
 
 #[test]

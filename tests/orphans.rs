@@ -111,7 +111,10 @@ fn taskmanager_kill_finding_names_both_orphans_and_a_statement_that_spares_commi
     let ts = icescope::analysis::sql::timestamp(last - IN_FLIGHT_MARGIN_MS).unwrap();
     let name =
         icescope::analysis::sql::string(&icescope::analysis::sql::multipart(&f["table"].as_str().unwrap().split('.').collect::<Vec<_>>()).unwrap()).unwrap();
-    assert_eq!(finding.statement.as_deref(), Some(format!("CALL lab.system.remove_orphan_files(table => {name}, older_than => {ts});").as_str()));
+    assert_eq!(
+        finding.statement.as_ref().map(|s| s.sql()).as_deref(),
+        Some(format!("CALL lab.system.remove_orphan_files(table => {name}, older_than => {ts});").as_str())
+    );
 }
 
 #[test]
@@ -129,7 +132,7 @@ fn a_file_newer_than_older_than_is_marked_spared_and_a_hostile_table_name_stays_
     let report = orphans(&history, &listed, &table_root(&metadata).unwrap()).unwrap();
     assert_eq!(report.data.iter().map(|o| o.spared).collect::<Vec<_>>(), vec![false, true]);
     let table = TableRef { catalog: "lab".into(), table: "db.t'); CALL lab.system.expire_snapshots('x".into() };
-    let s = finding(&report, &table).unwrap().statement.unwrap();
+    let s = finding(&report, &table).unwrap().statement.unwrap().sql();
     // One statement: the name is one string literal (Spark's backslash escapes), then older_than.
     let rest = s.strip_prefix("CALL lab.system.remove_orphan_files(table => '").unwrap_or_else(|| panic!("{s}"));
     let mut chars = rest.char_indices();

@@ -6,10 +6,11 @@ use std::path::Path;
 
 use futures::executor::block_on;
 use icescope::analysis::findings::TableRef;
-use icescope::analysis::footers::{footer_report, markdown, text, FooterReport};
+use icescope::analysis::footers::{footer_report, FooterReport};
 use icescope::load::data_scan::read_puffin_footers;
 use icescope::load::load_table;
 use icescope::model::ReadMode;
+use icescope::report::footers::{markdown, text};
 use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet, MemoryFiles};
 use serde_json::Value;
@@ -132,10 +133,10 @@ fn one_mismatch(r: &FooterReport, words: &str) {
     let finding = r.findings.iter().find(|f| f.kind == "vector_footer_mismatch").expect("a finding");
     assert!(finding.evidence.contains(words), "{}", finding.evidence);
     assert_eq!(
-        finding.statement.as_deref(),
+        finding.statement.as_ref().map(|s| s.sql()).as_deref(),
         Some("CALL lab.system.rewrite_data_files(table => 'icescope.v3_deletion_vectors', options => map('delete-file-threshold', '1'));")
     );
-    assert!(markdown(r).contains(&icescope::analysis::markdown::text(words)), "{}", markdown(r));
+    assert!(markdown(r).contains(&icescope::report::text::text(words)), "{}", markdown(r));
     assert!(text(r).contains("MISMATCH"));
 }
 

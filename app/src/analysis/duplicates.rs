@@ -245,7 +245,6 @@ impl RowSink for KeyCounter<'_> {
     }
 }
 
-
 /// HyperLogLog (Flajolet et al. 2007) with 2^14 one-byte registers: 16 KB whatever the key count.
 struct Hll {
     registers: Vec<u8>,

@@ -54,6 +54,10 @@ impl From<DecodeError> for LoadError {
 pub struct ReadStats {
     pub files: usize,
     pub bytes: u64,
+    /// Of `bytes`: the metadata file's, the manifest lists' and the manifests'.
+    pub metadata_bytes: u64,
+    pub list_bytes: u64,
+    pub manifest_bytes: u64,
     pub failed: usize,
     /// Every path read, in order, when asked for (`icescope inspect --reads`).
     pub paths: Option<Vec<String>>,
@@ -103,7 +107,8 @@ impl Loader {
         // The metadata log's sizes come later (`record_metadata_sizes`): in a browser each size of a
         // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
         history.record_metadata_sizes(size, |_| None);
-        let stats = ReadStats { files: 1, bytes: size, failed: 0, paths: record_paths.then(|| vec![metadata_path.to_string()]) };
+        let stats =
+            ReadStats { files: 1, bytes: size, metadata_bytes: size, paths: record_paths.then(|| vec![metadata_path.to_string()]), ..ReadStats::default() };
         let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
         Ok(Loader { history, stats, anchor })
     }
@@ -143,6 +148,11 @@ impl Loader {
             Ok(b) => {
                 self.stats.files += 1;
                 self.stats.bytes = self.stats.bytes.saturating_add(b.len() as u64);
+                let kind = match need {
+                    Need::ManifestList { .. } => &mut self.stats.list_bytes,
+                    Need::Manifest { .. } => &mut self.stats.manifest_bytes,
+                };
+                *kind = kind.saturating_add(b.len() as u64);
                 if let Some(p) = &mut self.stats.paths {
                     p.push(need.path().to_string());
                 }

@@ -173,7 +173,6 @@ impl DeleteIndex {
     }
 }
 
-
 /// What a key scan read, and what its deletes hit.
 #[derive(Debug, Clone, Default)]
 pub struct ScanResult {

@@ -8,6 +8,9 @@ use crate::analysis::inspect::{LoadInfo, LoadMode};
 pub const READ_BY_SPARK: &str =
     "Read by Spark (icescope spark-export): every snapshot's manifest counts from all_manifests, the current snapshot's files from entries.";
 
+/// Where a table was opened from Spark's export: its data files are elsewhere.
+pub const DATA_NOT_HERE: &str = "Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them.";
+
 /// How the numbers per snapshot were had: `3 counted from manifests, 12 from manifest lists (a
 /// sample of 10 across the history), 985 as the snapshot summaries state`.
 pub fn count_sources(l: &LoadInfo) -> String {

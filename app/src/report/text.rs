@@ -67,7 +67,6 @@ pub fn bytes(b: u64) -> String {
     }
 }
 
-
 /// A count that may be unknown: `?` where no file or summary gave it.
 pub fn count(v: Option<u64>) -> String {
     v.map(thousands).unwrap_or_else(|| "?".into())

@@ -2,11 +2,13 @@
 //! tail and footer of each file, then only the key columns' chunks.
 
 use futures::executor::block_on;
-use icescope::analysis::duplicates::{resolve_keys, text as duplicates_text, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
+use icescope::analysis::duplicates::{resolve_keys, KeyCounter, DEFAULT_KEY_BUDGET};
 use icescope::analysis::findings::{findings, TableRef};
-use icescope::analysis::footers::{footer_report, markdown, text};
+use icescope::analysis::footers::footer_report;
 use icescope::load::data_scan::{read_footers, read_puffin_footers, scan_keys};
 use icescope::load::Loader;
+use icescope::report::duplicates::text as duplicates_text;
+use icescope::report::footers::{markdown, text};
 
 use super::args::Args;
 use super::open::{open, Files};
@@ -68,16 +70,7 @@ pub fn duplicates(a: &Args) -> Result<String, String> {
     let history = &loader.history;
     let mut counter = KeyCounter::new(history, a.key_budget.unwrap_or(DEFAULT_KEY_BUDGET));
     let scan = block_on(scan_keys(&files, history, index, &keys, &mut counter, &mut |_| {}, &|| false))?;
-    let totals = ScanTotals {
-        rows_in_files: scan.rows_in_files,
-        rows_deleted: scan.rows_deleted,
-        hits: scan.hits,
-        files_read: scan.fetched.files,
-        bytes_fetched: scan.fetched.bytes_fetched,
-        bytes_in_files: scan.fetched.bytes_in_files,
-        cancelled: scan.cancelled,
-    };
-    let report = counter.finish(history.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), totals);
+    let report = counter.finish(history.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), scan);
     match a.format.as_str() {
         "json" => serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string()),
         "text" => Ok(duplicates_text(&report, false)),

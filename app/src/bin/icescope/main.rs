@@ -29,7 +29,7 @@ fn main() -> std::process::ExitCode {
         Err(message) => {
             // Messages quote file names, JSON and server replies: a terminal shows their control
             // characters as `\u{…}` rather than obeying them.
-            let shown: Vec<String> = message.split('\n').map(icescope::analysis::markdown::visible).collect();
+            let shown: Vec<String> = message.split('\n').map(icescope::report::text::visible).collect();
             eprintln!("icescope: {}", shown.join("\n"));
             std::process::ExitCode::from(2)
         }
@@ -56,7 +56,8 @@ fn walk(a: &args::Args) -> Result<String, String> {
 /// `icescope diff`: both snapshots' files are read in detail, whatever the table's size.
 #[cfg(not(target_arch = "wasm32"))]
 fn diff(a: &args::Args) -> Result<String, String> {
-    use icescope::analysis::diff::{diff, markdown, resolve};
+    use icescope::analysis::diff::{diff, resolve};
+    use icescope::report::diff::markdown;
     let (from, to) = (a.from.clone().unwrap_or_else(|| "parent".into()), a.to.clone().unwrap_or_else(|| "current".into()));
     let pair = |h: &icescope::model::TableHistory| Ok::<_, String>((resolve(h, &from)?, resolve(h, &to)?));
     let (loader, _) = open::history_selecting(a, &|h| pair(h).map(|(x, y)| vec![x, y]))?;
@@ -67,7 +68,7 @@ fn diff(a: &args::Args) -> Result<String, String> {
     match a.format.as_str() {
         "json" => serde_json::to_string_pretty(&d).map(|s| s + "\n").map_err(|e| e.to_string()),
         "markdown" => Ok(markdown(&d, &table)),
-        "text" => Ok(icescope::analysis::diff_text::text(&d, &table)),
+        "text" => Ok(icescope::report::diff_text::text(&d, &table)),
         other => Err(format!("unknown format `{other}` (json, text, markdown)")),
     }
 }
@@ -91,7 +92,7 @@ fn run(argv: &[String]) -> Result<String, String> {
             // With every snapshot read, a folder's orphan files are a finding too.
             let (loader, pick, listing) = open::history_with_listing(&a, a.all_snapshots, false)?;
             if a.reads {
-                let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::analysis::markdown::visible(p)).collect();
+                let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::report::text::visible(p)).collect();
                 return Ok(paths.join("\n") + "\n");
             }
             let history = &loader.history;
@@ -115,8 +116,8 @@ fn run(argv: &[String]) -> Result<String, String> {
                     let _ = serde_json::to_writer_pretty(&mut w, &report).map(|_| w.write_all(b"\n")).map(|_| w.flush());
                     Ok(String::new())
                 }
-                "text" => Ok(icescope::analysis::inspect::text(&report)),
-                "markdown" => Ok(icescope::analysis::markdown::markdown(&report)),
+                "text" => Ok(icescope::report::inspect_text::text(&report)),
+                "markdown" => Ok(icescope::report::markdown::markdown(&report)),
                 other => Err(format!("unknown format `{other}` (json, text, markdown)")),
             };
             // The process ends next: freeing a day of history object by object took a tenth of
@@ -164,7 +165,7 @@ fn export(a: &args::Args) -> Result<String, String> {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let mut written = String::new();
-    for t in tables_of(&report, history, &findings, what) {
+    for t in tables_of(&report, history, &findings, None, what) {
         let (name, bytes) = file(&t, format)?;
         let path = std::path::Path::new(out).join(&name);
         std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -201,7 +202,7 @@ fn orphans(a: &args::Args) -> Result<String, String> {
             Ok(String::new())
         }
         "text" | "markdown" => {
-            let visible = icescope::analysis::markdown::visible;
+            let visible = icescope::report::text::visible;
             let _ = writeln!(
                 w,
                 "{} files listed, {} referenced, {} data orphans, {} metadata orphans",
@@ -224,7 +225,7 @@ fn orphans(a: &args::Args) -> Result<String, String> {
                 );
             }
             if let Some(s) = f.as_ref().and_then(|f| f.statement.as_ref()) {
-                let _ = writeln!(w, "{}", visible(s));
+                let _ = writeln!(w, "{}", visible(&s.sql()));
             }
             let _ = w.flush();
             Ok(String::new())

@@ -205,7 +205,7 @@ pub fn catalog_listing(a: &Args) -> Result<String, String> {
     let listing = block_on(remote::list(&t, &session)).map_err(|e| e.to_string())?;
     if a.format == "text" {
         // Names come from the catalog: shown, never obeyed, by a terminal.
-        let visible = icescope::analysis::markdown::visible;
+        let visible = icescope::report::text::visible;
         let rows = listing.namespaces.iter().map(|(ns, t)| format!("{}: {}\n", visible(&ns.join(".")), visible(&t.join(", "))));
         return Ok(rows.chain(listing.incomplete.iter().map(|why| format!("incomplete: {why}\n"))).collect());
     }

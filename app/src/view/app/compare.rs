@@ -1,5 +1,5 @@
 //! Two snapshots side by side: what changed between them, for the view and the ticket. The loader
-//! reads both snapshots' files and computes the diff (`analysis::diff`); this only draws it.
+//! reads both snapshots' files and computes the diff (`analysis::diff`), worded by `report::diff`; this only draws it.
 
 use leptos::prelude::*;
 
@@ -19,10 +19,10 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
         Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),
         Ok((d, md)) => {
             let t = &d.totals;
-            let line = format!("{}; {} commit(s) in between.", t.sentence(), d.between_total);
+            let line = format!("{}; {} commit(s) in between.", crate::report::diff::sentence(t), d.between_total);
             let schema = d.schema.as_ref().map(|s| {
                 let same = |v: &str| v.to_string();
-                format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, s.parts(&same, &same, "→").join("; "))
+                format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, crate::report::diff::schema_parts(s, &same, &same, "→").join("; "))
             });
             view! {
                 <div data-testid="diff" data-exact=d.exact.to_string() data-records-added=t.records_added.to_string()
@@ -30,11 +30,11 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
                     data-data-files-removed=t.data_files_removed.to_string() data-delete-files-added=t.delete_files_added.to_string()
                     data-delete-files-removed=t.delete_files_removed.to_string() data-between=d.between_total.to_string()>
                     <p>{format!("Snapshot {} ({}) → {} ({})", d.from.snapshot_id, d.from.committed_at, d.to.snapshot_id, d.to.committed_at)}</p>
-                    {d.backwards.then(|| view! { <p class="warning" data-testid="diff-backwards">{crate::analysis::diff::BACKWARDS}</p> })}
+                    {d.backwards.then(|| view! { <p class="warning" data-testid="diff-backwards">{crate::report::diff::BACKWARDS}</p> })}
                     {(!d.exact).then(|| view! { <p class="error">{format!("Not exact: {}", d.missing.join("; "))}</p> })}
                     <p><strong>{line}</strong></p>
                     {schema.map(|s| view! { <p data-testid="diff-schema">{s}</p> })}
-                    <table class="snapshots"><thead><tr><th>"partition"</th>{crate::analysis::diff::Changes::COLUMNS.map(|c| view! { <th>{c}</th> })}</tr></thead>
+                    <table class="snapshots"><thead><tr><th>"partition"</th>{crate::report::diff::COLUMNS.map(|c| view! { <th>{c}</th> })}</tr></thead>
                         <tbody>{d.partitions.iter().take(200).map(|p| view! {
                             <tr><td class="mono">{p.partition.clone()}</td>{p.changes.cells().map(|v| view! { <td class="num">{v}</td> })}</tr>
                         }).collect_view()}</tbody></table>

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
+use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;
 use crate::load::data_scan::{scan_keys, ScanProgress};
 
@@ -25,7 +25,9 @@ struct Scan {
 #[component]
 pub fn DuplicatesPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let exported = move || state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == "spark_export"));
+    let exported = move || {
+        state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport))
+    };
     let keys = RwSignal::new(String::new());
     let scan = RwSignal::new(Scan::default());
     let cancel = RwSignal::new(false);
@@ -53,7 +55,7 @@ pub fn DuplicatesPanel() -> impl IntoView {
                     prop:value=move || keys.get() on:input=move |ev| keys.set(event_target_value(&ev))/>
             </label>
             " "
-            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">"Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them."</p> })}
+            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">{crate::report::load::DATA_NOT_HERE}</p> })}
             <button data-testid="count-duplicates" disabled=move || exported() || scan.with(|s| s.running) on:click=start>"Count duplicates"</button>
             {move || scan.with(|s| s.running).then(|| view! {
                 <button class="link" data-testid="cancel-duplicates" on:click=move |_| cancel.set(true)>"cancel"</button>
@@ -73,33 +75,20 @@ pub fn DuplicatesPanel() -> impl IntoView {
 #[component]
 fn DuplicatesResult(report: Arc<DuplicateReport>) -> impl IntoView {
     let r = report;
-    let head = format!(
-        "snapshot {}, key {}: {} live rows ({} in the files, {} deleted), {} distinct keys{}, {} keys present more than once{}",
-        r.snapshot_id,
-        r.key_columns.join(", "),
-        thousands(r.rows),
-        thousands(r.rows_in_files),
-        thousands(r.rows_deleted),
-        thousands(r.distinct_keys),
-        if r.exact { "" } else { " (estimated)" },
-        r.duplicated_keys.map(thousands).unwrap_or_else(|| "(not counted)".into()),
-        if r.cancelled { " — cancelled: partial counts" } else { "" }
-    );
-    let fetched = format!("{} files read, {} bytes fetched of {} in them", r.files_read, thousands(r.bytes_fetched), thousands(r.bytes_in_files));
+    let same = |v: &str| v.to_string();
+    let head = crate::report::duplicates::summary(&r, &same);
+    let fetched = crate::report::duplicates::fetched(&r);
     view! {
         <div data-testid="duplicates-result">
             <p data-testid="duplicates-summary">{head}</p>
             {r.estimate.clone().map(|e| view! { <p class="hint">{e}</p> })}
-            <ul>{r.by_jobs.iter().map(|s| {
-                let jobs = s.copies_by_job.iter().map(|(j, n)| format!("{n}× by {j}")).collect::<Vec<_>>().join(", ");
-                view! { <li class="mono" data-testid="duplicates-split">{format!("{} keys: {jobs}", thousands(s.keys))}</li> }
-            }).collect_view()}</ul>
+            <ul>{r.by_jobs.iter().map(|s| view! { <li class="mono" data-testid="duplicates-split">{crate::report::duplicates::split(s, &same)}</li> }).collect_view()}</ul>
             <p class="hint">{fetched}</p>
             {(!r.delete_hits.is_empty()).then(|| view! {
                 <details>
                     <summary>{format!("What deletes hit ({})", r.delete_hits.len())}</summary>
                     <ul>{r.delete_hits.iter().take(200).map(|h| view! {
-                        <li class="mono">{format!("{} {} → {}: {} rows{}", h.kind, h.delete_file, h.data_file, thousands(h.rows), if h.applies { "" } else { " (does not apply)" })}</li>
+                        <li class="mono">{crate::report::duplicates::hit(h, &same)}</li>
                     }).collect_view()}</ul>
                 </details>
             })}
@@ -124,16 +113,7 @@ async fn count(state: AppState, named: Vec<String>, scan: RwSignal<Scan>, cancel
         let mut progress = |p: ScanProgress| scan.update(|s| s.progress = p);
         let stop = || cancel.get_untracked();
         let r = scan_keys(&**files, h, index, &keys, &mut counter, &mut progress, &stop).await?;
-        let totals = ScanTotals {
-            rows_in_files: r.rows_in_files,
-            rows_deleted: r.rows_deleted,
-            hits: r.hits,
-            files_read: r.fetched.files,
-            bytes_fetched: r.fetched.bytes_fetched,
-            bytes_in_files: r.fetched.bytes_in_files,
-            cancelled: r.cancelled,
-        };
-        Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), totals))
+        Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), r))
     }
     .await;
     super::loader::return_session(state, session);

@@ -23,26 +23,9 @@ pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
     let format = RwSignal::new(Format::Csv);
     let save = move |name: &'static str| {
         let typed = catalog.get_untracked();
-        let quoted = match typed.trim() {
-            "" | "<catalog>" => None,
-            n => crate::analysis::sql::ident(n),
-        };
         // Read at the click, not kept: the report being replaced is freed before the next is built.
         let made = state.opened.with_untracked(|o| {
             let o: &Opened = o.as_ref().ok_or_else(|| "nothing is open".to_string())?;
-            // Statements name the catalog the person typed, as on screen.
-            let findings: Vec<_> = o
-                .report
-                .findings
-                .iter()
-                .cloned()
-                .map(|mut f| {
-                    if let (Some(q), Some(s)) = (&quoted, &f.statement) {
-                        f.statement = Some(s.replace("CALL <catalog>.", &format!("CALL {q}.")));
-                    }
-                    f
-                })
-                .collect();
             let charted = Charted { growth: &o.series, jobs: &o.jobs, partitions: &o.partitions };
             let what = match name {
                 "snapshots" => What::Snapshots,
@@ -50,7 +33,8 @@ pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
                 _ => What::Series,
             };
             let stem = format!("icescope-{}", o.name.replace(['/', ' ', '\\'], "_"));
-            tables(&o.report, &charted, &findings, what)
+            // Statements name the catalog the person typed, as on screen.
+            tables(&o.report, &charted, &o.report.findings, Some(&typed), what)
                 .into_iter()
                 .find(|t| t.name == name)
                 .ok_or_else(|| format!("no {name} table"))

@@ -3,29 +3,19 @@
 
 use leptos::prelude::*;
 
-use crate::analysis::findings::{thousands, Severity};
-
 use super::{AppState, Opened};
 
 #[component]
 pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    // The typed name is quoted like every other name in a statement; one that cannot be keeps the placeholder.
-    let quoted = move || {
-        let typed = catalog.get();
-        match typed.trim() {
-            "" | "<catalog>" => "<catalog>".to_string(),
-            name => crate::analysis::sql::ident(name).unwrap_or_else(|| "<catalog>".into()),
-        }
-    };
-    let with_catalog = move |s: &str| s.replace("CALL <catalog>.", &format!("CALL {}.", quoted()));
+    let typed = move || catalog.get();
     let findings = opened.report.findings.clone();
     let count = findings.len();
-    let markdown = opened.markdown.clone();
-    let md = move || markdown.replace("<catalog>", &quoted());
-    let md_for_copy = md.clone();
+    let report = opened.report.clone();
+    // The Markdown names the catalog typed, as the statements on screen do: rendered again, not patched.
+    let md = Memo::new(move |_| crate::report::markdown::markdown_in(&report, &typed()));
     let copy = move |_| {
-        let text = md_for_copy();
+        let text = md.get_untracked();
         let Some(w) = web_sys::window() else { return };
         let promise = w.navigator().clipboard().write_text(&text);
         leptos::task::spawn_local(async move {
@@ -34,20 +24,7 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
             }
         });
     };
-    let projection = opened.report.projection.clone().map(|p| {
-        let d = &p.per_day;
-        format!(
-            "At one commit every {:.1} s (job {}…, last {} commits), a day adds {} snapshots, {} manifests, {} data files and {} delete files{}.",
-            p.interval_ms / 1000.0,
-            p.job_id.chars().take(8).collect::<String>(),
-            p.commits,
-            thousands(d.snapshots.round() as u64),
-            thousands(d.manifests.max(0.0).round() as u64),
-            thousands(d.data_files.max(0.0).round() as u64),
-            thousands(d.delete_files.max(0.0).round() as u64),
-            p.metadata_json_bytes_in_a_day.map(|b| format!("; the metadata.json, read on every load, reaches {:.1} MB", b / 1_048_576.0)).unwrap_or_default()
-        )
-    });
+    let projection = opened.report.projection.as_ref().map(crate::report::projection::sentence);
     view! {
         <section class="findings" id="findings" data-testid="findings" data-count=count.to_string()
             role="feed" aria-label="findings" on:keydown=|ev| super::keys::roving(&ev, "article.finding")>
@@ -63,7 +40,7 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
             {projection.map(|p| view! { <p class="projection" data-testid="projection">{p}</p> })}
             {(count == 0).then(|| view! { <p class="hint">"Nothing to report: no replay, late data, delete debt or schema hazard in this table's metadata."</p> })}
             {findings.into_iter().enumerate().map(|(i, f)| {
-                let sev = match f.severity { Severity::Critical => "critical", Severity::Warning => "warning", Severity::Info => "info" };
+                let sev = crate::report::finding::severity_class(f.severity);
                 let statement = f.statement.clone();
                 let ids = f.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
                 view! {
@@ -72,14 +49,14 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
                         <h4><span class="badge">{sev}</span>{f.title.clone()}</h4>
                         <p><strong>"What the table shows: "</strong>{f.evidence.clone()}</p>
                         <p><strong>"What to do: "</strong>{f.action.clone()}</p>
-                        {statement.map(|s| view! { <pre class="statement" data-testid="statement">{move || with_catalog(&s)}</pre> })}
+                        {statement.map(|s| view! { <pre class="statement" data-testid="statement">{move || s.sql_in(&typed())}</pre> })}
                         {(!ids.is_empty()).then(|| view! { <p class="ids mono">"snapshots: "{ids}</p> })}
                     </article>
                 }
             }).collect_view()}
             <details class="markdown">
                 <summary>"Markdown summary"</summary>
-                <textarea readonly data-testid="markdown" rows="14">{move || md()}</textarea>
+                <textarea readonly data-testid="markdown" rows="14">{move || md.get()}</textarea>
             </details>
         </section>
     }

@@ -25,7 +25,9 @@ struct Check {
 #[component]
 pub fn FootersPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let exported = move || state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == "spark_export"));
+    let exported = move || {
+        state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport))
+    };
     let check = RwSignal::new(Check::default());
     let cancel = RwSignal::new(false);
     let start = move |_| {
@@ -47,7 +49,7 @@ pub fn FootersPanel() -> impl IntoView {
         <details class="footers" data-testid="footers-panel">
             <summary>"Parquet and Puffin footers against the manifests"</summary>
             <p class="hint">"Reads the footer of every live Parquet file of the current snapshot (ranged reads: the last 8 bytes, then the footer) and checks the manifest's record_count and file_size_in_bytes against it; on format v3 tables also the footer of each Puffin file its deletion vectors live in, where every vector's blob, data file and cardinality must be listed as the manifest says. A mismatch is a finding; the columns the files carry replace the manifests' metric keys in the schema findings."</p>
-            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">"Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them."</p> })}
+            {move || exported().then(|| view! { <p class="hint" data-testid="data-not-here">{crate::report::load::DATA_NOT_HERE}</p> })}
             <button data-testid="check-footers" disabled=move || exported() || check.with(|c| c.running) on:click=start>"Check footers"</button>
             {move || check.with(|c| c.running).then(|| view! {
                 <button class="link" data-testid="cancel-footers" on:click=move |_| cancel.set(true)>"cancel"</button>
@@ -55,11 +57,7 @@ pub fn FootersPanel() -> impl IntoView {
             })}
             {move || check.with(|c| c.error.clone()).map(|e| view! { <p class="error" data-testid="footers-error">{e}</p> })}
             {move || report().map(|r| {
-                let head = format!(
-                    "snapshot {}: {} Parquet files, {} footers read, {} record_count mismatches, {} size mismatches, {} unreadable; {} bytes fetched of {} in the files",
-                    r.snapshot_id, thousands(r.files as u64), thousands(r.footers_read as u64), r.record_count_mismatches, r.size_mismatches, r.unreadable,
-                    thousands(r.bytes_fetched), thousands(r.bytes_in_files)
-                );
+                let head = crate::report::footers::summary_line(&r);
                 let shown = r.files_checked.len().min(200);
                 view! {
                     <div data-testid="footers-result" data-files=r.files.to_string() data-footers-read=r.footers_read.to_string()
@@ -98,7 +96,7 @@ pub fn FootersPanel() -> impl IntoView {
 #[component]
 fn VectorTable(check: VectorCheck) -> impl IntoView {
     (check.vectors > 0 || check.puffin_files > 0).then(|| {
-        let head = crate::analysis::vector_footers::summary(&check);
+        let head = crate::report::footers::vectors_line(&check);
         let shown = check.vectors_checked.len().min(200);
         let more = check.vectors_checked.len() - shown;
         view! {

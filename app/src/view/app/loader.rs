@@ -17,7 +17,6 @@ use crate::analysis::walk::{walk, Walk};
 const WALK_ROWS: usize = 500;
 use crate::analysis::inspect::{inspect, Inspect, LoadInfo};
 use crate::analysis::jobs::{job_spans, JobSpan};
-use crate::analysis::markdown::markdown;
 use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
 use crate::analysis::GrowthSeries;
 use crate::load::{pick_metadata, Loader, Pump, PARALLEL};
@@ -39,8 +38,6 @@ pub struct Opened {
     pub jobs: Arc<Vec<JobSpan>>,
     pub partitions: Arc<Vec<PartitionStat>>,
     pub partition_timeline: Arc<PartitionTimeline>,
-    /// Ticket-ready summary, with `<catalog>` for the user's catalog name.
-    pub markdown: Arc<String>,
     /// Everything the plan asked for has been read (or failed).
     pub complete: bool,
     /// The two snapshots the user compares, once asked: the diff, or why there is none.
@@ -55,11 +52,7 @@ pub struct Opened {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Progress {
     pub loading: bool,
-    pub files_done: usize,
-    pub files_queued: usize,
-    pub bytes_read: u64,
-    /// Bytes the queued manifests declare (manifest lists are not sized before they are read).
-    pub bytes_expected: u64,
+    pub read: crate::report::load::ReadProgress,
     pub all_snapshots: bool,
     /// What reading every snapshot would still cost: (files, bytes, exact).
     pub full_estimate: Option<(u64, u64, bool)>,
@@ -122,7 +115,6 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
         // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
         report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     }
-    let markdown = markdown(&report);
     let opened = Opened {
         name: s.name.clone(),
         report: Arc::new(report),
@@ -131,7 +123,6 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
         jobs: Arc::new(job_spans(history)),
         partitions: Arc::new(partition_stats(history)),
         partition_timeline: Arc::new(partition_timeline(history, 200)),
-        markdown: Arc::new(markdown),
         complete: history.is_settled() && in_flight == 0,
         walk: Arc::new(walk(history, s.walk.0.or(history.current_index()).unwrap_or(0), s.walk.1.as_deref(), WALK_ROWS)),
         footers,
@@ -139,7 +130,7 @@ pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
             Arc::new((|| {
                 let (x, y) = (resolve(history, a)?, resolve(history, b)?);
                 let d = diff(history, x, y);
-                let md = crate::analysis::diff::markdown(&d, &s.name);
+                let md = crate::report::diff::markdown(&d, &s.name);
                 Ok((d, md))
             })())
         }),
@@ -176,16 +167,16 @@ fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<
     } else {
         previous
     };
-    state.progress.set(Progress {
-        loading,
+    let st = &s.loader.stats;
+    let read = crate::report::load::ReadProgress {
         files_done: done,
         files_queued: queued,
-        bytes_read: s.loader.stats.bytes,
-        bytes_expected: expected,
-        all_snapshots: all,
-        full_estimate,
-        stopped,
-    });
+        metadata_bytes: st.metadata_bytes,
+        list_bytes: st.list_bytes,
+        manifest_bytes: st.manifest_bytes,
+        manifest_bytes_declared: expected,
+    };
+    state.progress.set(Progress { loading, read, all_snapshots: all, full_estimate, stopped });
 }
 
 /// Sizes of the metadata log's files (the metadata.json strip under the growth chart), asked one

@@ -35,7 +35,7 @@ pub fn SnapshotTable(shown: RwSignal<usize>) -> impl IntoView {
             let checkpoint = s.flink_checkpoint_id.map(|c| if c == i64::MAX { "end of input".to_string() } else { c.to_string() }).unwrap_or_default();
             let job = s.flink_job_id.clone().unwrap_or_default();
             // A pair a line; a line break inside a value is shown, not followed, so it cannot fake a pair.
-            let visible = crate::analysis::markdown::visible;
+            let visible = crate::report::text::visible;
             let summary_text = summary.iter().map(|(k, v)| format!("{}={}", visible(k), visible(v))).collect::<Vec<_>>().join("\n");
             let t = s.totals();
             let from = t.source.map(|c| c.label()).unwrap_or("unknown");

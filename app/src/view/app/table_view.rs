@@ -9,14 +9,6 @@ use super::loader::{request, LoadRequest};
 use super::snapshot_table::SnapshotTable;
 use super::AppState;
 
-fn mb(bytes: u64) -> String {
-    if bytes >= 10 << 20 {
-        format!("{:.0} MB", bytes as f64 / 1_048_576.0)
-    } else {
-        format!("{:.1} MB", bytes as f64 / 1_048_576.0)
-    }
-}
-
 #[component]
 pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -70,7 +62,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                 let gaps = o.report.gaps.clone();
                 (!gaps.is_empty()).then(|| view! {
                     <details class="gaps" open>
-                        <summary>{format!("{} file(s) could not be read — their snapshots show no counts from files", gaps.len())}</summary>
+                        <summary>{crate::report::load::gaps_heading(gaps.len())}</summary>
                         <ul>{gaps.into_iter().take(200).map(|g| {
                             let mut needed = g.snapshot_ids.iter().take(20).map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
                             if g.snapshot_ids.len() > 20 {
@@ -85,7 +77,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                 let d = o.report.disagreements.clone();
                 (!d.is_empty()).then(|| view! {
                     <details class="gaps" open data-testid="disagreements">
-                        <summary>{format!("{} snapshot total(s) disagree with the files read — a writer bug or a damaged file", d.len())}</summary>
+                        <summary>{crate::report::load::disagreements_heading(d.len())}</summary>
                         <ul>{d.into_iter().take(50).map(|x| view! {
                             <li class="mono">{format!("snapshot {}: {} — summary says {}, the {} say {}", x.snapshot_id, x.field, x.summary, x.counted_from.label(), x.counted)}</li>
                         }).collect_view()}</ul>
@@ -120,26 +112,8 @@ fn ReadStatus() -> impl IntoView {
     let counted = move || {
         state.opened.with(|o| {
             o.as_ref().and_then(|o| o.report.load.as_ref()).map(|l| {
-                let mut parts = Vec::new();
-                if l.counted_from_manifests > 0 {
-                    parts.push(format!("{} counted from manifests", l.counted_from_manifests));
-                }
-                if l.counted_from_manifest_lists > 0 {
-                    parts.push(format!("{} from manifest lists", l.counted_from_manifest_lists));
-                }
-                if l.from_summaries > 0 {
-                    parts.push(format!("{} from snapshot summaries", l.from_summaries));
-                }
-                if l.unknown > 0 {
-                    parts.push(format!("{} unknown", l.unknown));
-                }
-                let by = if l.mode == "spark_export" {
-                    "Read by Spark (icescope spark-export): manifest counts from all_manifests, the current snapshot's files from entries. "
-                } else {
-                    ""
-                };
                 let hint = l.suggestion.as_ref().map(|s| format!(" {s}")).unwrap_or_default();
-                format!("{by}Snapshots: {}.{hint}", parts.join(", "))
+                format!("{}{hint}", crate::report::load::count_sources(l))
             })
         })
     };
@@ -149,10 +123,9 @@ fn ReadStatus() -> impl IntoView {
             {move || {
                 let p = progress();
                 p.loading.then(|| view! {
-                    <p class="progress" data-testid="progress" data-files-done=p.files_done.to_string() data-files-queued=p.files_queued.to_string()>
-                        <progress max=p.files_queued.max(1) value=p.files_done></progress>
-                        {format!(" {} of {} files read · {} read", p.files_done, p.files_queued, mb(p.bytes_read))}
-                        {(p.bytes_expected > 0).then(|| format!(" (manifests declare {})", mb(p.bytes_expected)))}
+                    <p class="progress" data-testid="progress" data-files-done=p.read.files_done.to_string() data-files-queued=p.read.files_queued.to_string()>
+                        <progress max=p.read.files_queued.max(1) value=p.read.files_done></progress>
+                        {format!(" {}", crate::report::load::progress_line(&p.read))}
                         <button data-testid="cancel" on:click=move |_| state.cancelled.set(state.generation.get_untracked())>"Cancel"</button>
                     </p>
                 })
@@ -164,10 +137,7 @@ fn ReadStatus() -> impl IntoView {
                     (false, Some((files, bytes, exact))) if files > 0 => Some(view! {
                         <p class="full-history">
                             <button data-testid="read-all" on:click=move |_| request(state, LoadRequest::AllSnapshots)>"Read the full history"</button>
-                            <span class="hint">{format!(
-                                " counts every snapshot from its manifests: {} more files, {}{}. Until then, snapshots between the sampled ones show what their summaries state.",
-                                files, if exact { "" } else { "about " }, mb(bytes)
-                            )}</span>
+                            <span class="hint">{format!(" {}", crate::report::load::full_history_offer(files, bytes, exact))}</span>
                         </p>
                     }),
                     _ => None,
@@ -190,7 +160,7 @@ fn AlertStrip() -> impl IntoView {
             view! {
                 <ul class="alerts" data-testid="alerts">
                     {alerts.into_iter().map(|f| {
-                        let sev = if f.severity == Severity::Critical { "critical" } else { "warning" };
+                        let sev = crate::report::finding::severity_class(f.severity);
                         view! { <li class=sev><span class="badge">{sev}</span>{f.title}</li> }
                     }).collect_view()}
                     <li class="more"><a href="#findings">"details and statements below ↓"</a></li>
