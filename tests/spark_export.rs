@@ -93,7 +93,18 @@ fn with_the_metadata_json_everything_equals_the_table_read_directly() {
         let (a, b) = (report(&direct), report(&spark));
         assert_eq!(b.load.as_ref().map(|l| l.mode), None, "{name}: load is the caller's to set");
         assert!(b.gaps.is_empty(), "{name}: {:?}", b.gaps);
-        assert_eq!(series(&a), series(&b), "{name}: per-snapshot series");
+        // all_manifests counts vectors, not the Puffin files holding them: outside the current
+        // snapshot (read from `entries`) the export leaves that count unknown, never guessed.
+        let current = direct.current_index().unwrap();
+        let (mut sa, sb) = (series(&a), series(&b));
+        for (i, (x, y)) in sa.iter_mut().zip(&sb).enumerate() {
+            let vectors = x["deletion_vectors"].as_u64().unwrap_or(0);
+            if i != current && vectors > 0 {
+                assert!(y["deletion_vector_files"].is_null(), "{name} snapshot {i}: {y}");
+                x["deletion_vector_files"] = Value::Null;
+            }
+        }
+        assert_eq!(sa, sb, "{name}: per-snapshot series");
         assert_eq!(serde_json::to_value(&a.jobs).unwrap(), serde_json::to_value(&b.jobs).unwrap(), "{name}: jobs");
         assert_eq!(serde_json::to_value(&a.findings).unwrap(), serde_json::to_value(&b.findings).unwrap(), "{name}: findings");
         assert_eq!(serde_json::to_value(&a.disagreements).unwrap(), serde_json::to_value(&b.disagreements).unwrap(), "{name}: disagreements");

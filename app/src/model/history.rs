@@ -481,6 +481,10 @@ impl TableHistory {
                 }
             }
         }
+        // No vector, no Puffin file holding one: whatever the source, that count is known.
+        if t.deletion_vectors == Some(0) && t.deletion_vector_files.is_none() {
+            t.deletion_vector_files = Some(0);
+        }
         t
     }
 

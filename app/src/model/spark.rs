@@ -112,6 +112,7 @@ impl TableHistory {
                     let mut c = LiveCounts { manifests: current_list.len() as u64, ..LiveCounts::default() };
                     let bytes = current_list.iter().try_fold(0u64, |acc, m| acc.checked_add(u64::try_from(m.manifest_length).ok()?));
                     c.manifest_bytes = bytes.unwrap_or(0);
+                    c.deletion_vector_files = d.vector_files.len() as u64;
                     if d.counts.add_to(&mut c).is_some() && bytes.is_some() {
                         self.snapshots[cur].counted = Some(Box::new(c));
                     } else {
