@@ -108,3 +108,12 @@ pub fn schema_parts(s: &SchemaChange, name: &dyn Fn(&str) -> String, ty: &dyn Fn
     out.extend(s.retyped.iter().map(|(id, n, a, b)| format!("{} {} {arrow} {} (id {id})", name(n), ty(a), ty(b))));
     out
 }
+
+/// A schema change as a chart marks it, in few characters: `schema 1→2 +region −note`.
+pub fn schema_marker(c: &SchemaChange) -> String {
+    let mut what: Vec<String> = c.added.iter().map(|x| format!("+{}", x.1)).collect();
+    what.extend(c.dropped.iter().map(|x| format!("−{}", x.1)));
+    what.extend(c.renamed.iter().map(|x| format!("{}→{}", x.1, x.2)));
+    what.extend(c.retyped.iter().map(|x| format!("{}: {}", x.1, x.3)));
+    format!("schema {}→{} {}", c.from_schema_id, c.to_schema_id, what.join(" "))
+}

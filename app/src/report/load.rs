@@ -96,6 +96,27 @@ pub fn disagreements_heading(n: usize) -> String {
     format!("{} snapshot total{} disagree with the files read — a writer bug or a damaged file", thousands(n as u64), if n == 1 { "" } else { "s" })
 }
 
+/// Under a chart: how many snapshots' numbers came from where (`snapshots: 54 counted from
+/// manifests · 17,226 from snapshot summaries (dots: counted from files)`); nothing when every
+/// one was counted from its manifests.
+pub fn chart_sources_note(series: &crate::analysis::GrowthSeries) -> Option<String> {
+    use crate::model::CountSource;
+    let s = series.sources();
+    if s.len() < 2 && s.first().is_none_or(|(src, _)| *src == Some(CountSource::Manifests)) {
+        return None;
+    }
+    let part = |(src, n): &(Option<CountSource>, usize)| {
+        let n = thousands(*n as u64);
+        match src {
+            Some(CountSource::Manifests) => format!("{n} counted from manifests"),
+            Some(CountSource::ManifestList) => format!("{n} from manifest lists"),
+            Some(CountSource::Summary) => format!("{n} as the snapshot summaries state"),
+            None => format!("{n} unknown"),
+        }
+    };
+    Some(format!("snapshots: {} (dots: counted from files)", s.iter().map(part).collect::<Vec<_>>().join(" · ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,11 +123,7 @@ fn shape_events(o: &Opened) -> Vec<(i64, String)> {
         .filter_map(|v| {
             let c = v.change.as_ref()?;
             let (_, t, _) = v.first_used.as_ref()?;
-            let mut what: Vec<String> = c.added.iter().map(|x| format!("+{}", x.1)).collect();
-            what.extend(c.dropped.iter().map(|x| format!("−{}", x.1)));
-            what.extend(c.renamed.iter().map(|x| format!("{}→{}", x.1, x.2)));
-            what.extend(c.retyped.iter().map(|x| format!("{}: {}", x.1, x.3)));
-            Some((*t, format!("schema {}→{} {}", c.from_schema_id, c.to_schema_id, what.join(" "))))
+            Some((*t, crate::report::diff::schema_marker(c)))
         })
         .collect()
 }

@@ -10,11 +10,8 @@ pub fn ShapePanel(opened: Opened) -> impl IntoView {
     let s = opened.report.shape.clone();
     let changes = |c: &Option<crate::analysis::diff::SchemaChange>| -> String {
         let Some(c) = c else { return String::new() };
-        let mut parts: Vec<String> = c.added.iter().map(|(id, n, t)| format!("+ {n} {t} (id {id})")).collect();
-        parts.extend(c.dropped.iter().map(|(id, n, t)| format!("− {n} {t} (id {id})")));
-        parts.extend(c.renamed.iter().map(|(id, a, b)| format!("{a} → {b} (id {id})")));
-        parts.extend(c.retyped.iter().map(|(id, n, a, b)| format!("{n}: {a} → {b} (id {id})")));
-        parts.join("; ")
+        let same = |v: &str| v.to_string();
+        crate::report::diff::schema_parts(c, &same, &same, "→").join("; ")
     };
     let schemas = s.schemas.iter().map(|v| view! {
         <tr data-testid="shape-schema" data-schema-id=v.schema_id.to_string()>

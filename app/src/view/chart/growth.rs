@@ -28,21 +28,6 @@ pub(crate) fn is_counted(t: &Totals) -> bool {
     t.source.is_some_and(|s| s >= CountSource::ManifestList)
 }
 
-/// "lines: snapshot summaries of 17,280 snapshots · dots: counted from files for 54": what a chart drew.
-pub fn sources_note(series: &GrowthSeries) -> Option<String> {
-    let s = series.sources();
-    if s.len() < 2 && s.first().is_none_or(|(src, _)| *src == Some(CountSource::Manifests)) {
-        return None;
-    }
-    let part = |(src, n): &(Option<CountSource>, usize)| match src {
-        Some(CountSource::Manifests) => format!("{n} counted from manifests"),
-        Some(CountSource::ManifestList) => format!("{n} from manifest lists"),
-        Some(CountSource::Summary) => format!("{n} from snapshot summaries"),
-        None => format!("{n} unknown"),
-    };
-    Some(format!("snapshots: {} (dots: counted from files)", s.iter().map(part).collect::<Vec<_>>().join(" · ")))
-}
-
 /// Draws the chart and returns how many x positions it drew.
 pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
     super::drawn(draw(root, series, stamp))
@@ -152,7 +137,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
     }
 
     super::draw_legend(chart.configure_series_labels())?;
-    if let Some(note) = sources_note(series) {
+    if let Some(note) = crate::report::load::chart_sources_note(series) {
         // Under the caption, right-aligned: about 6.2 px per character at 12 px.
         let (w, _) = main.dim_in_pixel();
         let x = (w as i32 - 96 - (note.chars().count() as f64 * 6.2) as i32).max(80);
