@@ -279,6 +279,8 @@ fn footers_over_http_use_range_requests_and_survive_a_server_that_ignores_them()
         } else {
             assert_eq!(on_wire, 2 * size, "Range ignored: the whole file, twice, cut and counted");
         }
+        // Said, not only counted: how many ranged requests came back as whole files.
+        assert_eq!(fetched.whole_answers, if honor { 0 } else { 2 }, "honor {honor}");
     }
 }
 

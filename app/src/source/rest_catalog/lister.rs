@@ -184,13 +184,11 @@ impl Lister {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::rest_catalog::CatalogAuth;
     use crate::source::s3::Props;
-
 
     /// Answers every request as `answer` says, until the lister stops asking.
     fn run_lister(answer: impl Fn(&str) -> String) -> (CatalogListing, usize) {

@@ -201,23 +201,26 @@ async fn record_metadata_sizes(files: &TableFiles, loader: &mut Loader) {
 /// not `setTimeout(0)`: measured on a 17,280-snapshot table, Chromium held a zero timeout back for
 /// over five seconds behind the rendering work it had queued, while a message runs next.
 pub(super) async fn yield_to_page() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        match web_sys::MessageChannel::new() {
-            Ok(channel) => {
-                channel.port1().set_onmessage(Some(&resolve));
-                let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
-                // The ports must outlive this closure until the message arrives; the promise's
-                // resolve function holds port1 through `onmessage`.
-                std::mem::forget(channel);
-            }
-            Err(_) => {
-                if let Some(w) = web_sys::window() {
-                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-                }
+    // Held across the await: the channel lives until its message arrives, then is closed and
+    // released (forgetting it leaked one JS handle per yield, thousands over a long read).
+    let channel = web_sys::MessageChannel::new().ok();
+    let promise = js_sys::Promise::new(&mut |resolve, _| match &channel {
+        Some(c) => {
+            c.port1().set_onmessage(Some(&resolve));
+            let _ = c.port2().post_message(&wasm_bindgen::JsValue::NULL);
+        }
+        None => {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
             }
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    if let Some(c) = channel {
+        c.port1().set_onmessage(None);
+        c.port1().close();
+        c.port2().close();
+    }
 }
 
 /// Opens a table: the metadata file `metadata` (or the newest one among the files), drawn at once
