@@ -167,7 +167,7 @@ fn check(case: &Case) -> Result<(), String> {
 }
 
 fn check_error(want: &Value, out: &Output) -> Result<(), String> {
-    ensure!(out.code == Some(2), "exit {:?}, expected 2 (an error); stderr: {}", out.code, out.stderr.trim());
+    ensure!(out.code == Some(3), "exit {:?}, expected 3 (the table could not be read); stderr: {}", out.code, out.stderr.trim());
     let err = out.stderr.trim_end();
     ensure!(!err.chars().any(|c| c != '\n' && invisible(c)), "stderr carries an invisible character: {err:?}");
     if let Some(cli) = want["cli"].as_str() {
@@ -586,9 +586,9 @@ fn links_and_special_files_in_a_table_folder_are_never_read() {
         "{unreadable}"
     );
     assert_eq!(json["table"]["metadata_file"], "metadata/v1.metadata.json");
-    // Named, it is the answer: exit 2 with the bound in the message.
+    // Named, it is the answer: exit 3 (unreadable) with the bound in the message.
     let out = run(&sparse, "json", &["--metadata".to_string(), "v2.metadata.json".to_string()]).unwrap();
-    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(out.code, Some(3), "{}", out.stderr);
     assert!(out.stderr.contains("v2.metadata.json: is 4294967296 bytes; icescope reads at most 512 MiB of one file whole"), "{}", out.stderr);
     let _ = std::fs::remove_dir_all(&scratch);
 }

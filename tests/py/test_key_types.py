@@ -176,7 +176,7 @@ def test_a_decompression_bomb_is_refused_before_it_inflates(icescope, tmp_path):
     assert victim.stat().st_size < 2 << 20, victim.stat().st_size
 
     r = duplicates(icescope, t, memory_mib=1024)
-    assert r.returncode == 2, f"exit {r.returncode}: {r.stderr[-2000:]}"
+    assert r.returncode == 3, f"exit {r.returncode}: {r.stderr[-2000:]}"
     assert f"{victim}: field `num_rows`: the footer says {md.num_rows} rows, its manifest entry's record_count says 333" in r.stderr, r.stderr
 
 
@@ -196,6 +196,6 @@ def test_a_dictionary_of_one_long_string_named_by_every_row_is_refused(icescope,
     assert victim.stat().st_size < 64 << 10, victim.stat().st_size
 
     r = duplicates(icescope, t, memory_mib=1024)
-    assert r.returncode == 2, f"exit {r.returncode}: {r.stderr[-2000:]}"
+    assert r.returncode == 3, f"exit {r.returncode}: {r.stderr[-2000:]}"
     assert f"{victim}: field `page_header`: row group 0 column `region`: page 1 at byte" in r.stderr, r.stderr
     assert "dictionary entries up to 67108864 bytes): icescope decodes at most 2147483648 a column chunk" in r.stderr, r.stderr

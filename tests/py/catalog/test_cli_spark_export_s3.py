@@ -77,4 +77,4 @@ def test_an_export_on_s3_reads_as_the_same_export_on_disk(seaweed, run_cli, tmp_
     assert seaweed.secret not in remote.stdout + remote.stderr
     # Without keys the store refuses the listing, and the message says which request failed.
     denied = run_cli("inspect", f"s3://exports/{prefix}", "--s3-endpoint", seaweed.s3_endpoint, "--s3-path-style-access", "--s3-region", seaweed.region)
-    assert denied.returncode == 2 and "exports" in denied.stderr, denied.stderr
+    assert denied.returncode == 3 and "exports" in denied.stderr, denied.stderr

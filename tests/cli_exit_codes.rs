@@ -1,0 +1,158 @@
+//! The CLI's exit codes (docs/cli.md, "Exit codes"), each provoked by a real input: 0 done, 1 a
+//! finding at `inspect --fail-on`'s severity or above, 2 usage, 3 the table or an input could not
+//! be read, 4 the output could not be written. A script tells them apart without reading stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path).to_string_lossy().into_owned()
+}
+
+fn fixture(name: &str) -> String {
+    repo(&format!("tests/fixtures/{name}"))
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_icescope")).args(args).output().expect("the CLI runs")
+}
+
+/// The exit code, with stderr shown when it is not the one expected.
+fn code(args: &[&str], want: i32) -> Output {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(want), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A folder of its own under the system's temporary folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("icescope-exit-codes-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_command_line_that_asks_for_what_cannot_be_exits_2() {
+    let t = fixture("savepoint-twice");
+    // clap's own: an unknown flag, a value outside the choices, two options that exclude each other.
+    code(&["inspect", &t, "--no-such-flag"], 2);
+    code(&["export", &t, "--out", "x", "--what", "everything"], 2);
+    let both = code(&["inspect", &t, "--fail-on", "critical", "--reads"], 2);
+    assert!(stderr(&both).contains("'--fail-on <SEVERITY>' cannot be used with '--reads'"), "{}", stderr(&both));
+    // The CLI's: no table named, an option that needs another, what the table does not have.
+    let none = code(&["inspect"], 2);
+    assert!(stderr(&none).starts_with("icescope: which table?"), "{}", stderr(&none));
+    code(&["inspect", "--catalog", "http://127.0.0.1:9/catalog"], 2);
+    code(&["catalog"], 2);
+    let unknown = code(&["diff", &t, "--from", "12345"], 2);
+    assert!(stderr(&unknown).contains("no snapshot matches `12345`"), "{}", stderr(&unknown));
+    code(&["diff", &t, "--from", "checkpoint:7"], 2);
+    code(&["walk", &t, "--to", "nope"], 2);
+    code(&["footers", &t, "--snapshot", "1"], 2);
+    code(&["duplicates", &t, "--key", "no_such_column"], 2);
+    code(&["inspect", &t, "--metadata", "v99.metadata.json"], 2);
+    code(&["spark-export", "--table", "only_a_name", "--to", "/tmp/x"], 2);
+}
+
+#[test]
+fn a_table_that_cannot_be_read_exits_3() {
+    let missing = code(&["inspect", &repo("tests/fixtures/no-such-table")], 3);
+    assert!(stderr(&missing).ends_with("no-such-table: no such file or folder\n"), "{}", stderr(&missing));
+    let empty = code(&["inspect", &repo("tests/hostile/files/no-metadata-json")], 3);
+    assert!(stderr(&empty).contains("no *.metadata.json file in this folder"), "{}", stderr(&empty));
+    // A damaged metadata.json, named by file and field; every command that opens a table says 3.
+    let cut = repo("tests/hostile/files/metadata-truncated");
+    for cmd in ["inspect", "diff", "walk", "export", "orphans", "footers", "duplicates"] {
+        let out = code(&[cmd, &cut, "--out", "unused"][..if cmd == "export" { 4 } else { 2 }], 3);
+        assert!(stderr(&out).starts_with("icescope: metadata/v2.metadata.json: field `snapshots[0].manifest-list`: "), "{cmd}: {}", stderr(&out));
+    }
+    // The metadata reads, the manifests it names do not.
+    code(&["footers", &repo("tests/hostile/files/every-manifest-missing")], 3);
+    // Nothing listens on port 9 (discard): the catalog cannot be reached.
+    code(&["catalog", "--catalog", "http://127.0.0.1:9/catalog"], 3);
+}
+
+#[test]
+fn fail_on_exits_1_after_the_report_when_a_finding_is_that_severe() {
+    // savepoint-twice has a critical finding (a checkpoint committed twice); late-data a warning
+    // and no critical one; flink-maintenance and the bundled PyIceberg example none at warning.
+    let twice = fixture("savepoint-twice");
+    let out = code(&["inspect", &twice, "--fail-on", "critical"], 1);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the whole report is printed first");
+    let critical = report["findings"].as_array().unwrap().iter().filter(|f| f["severity"] == "critical").count();
+    assert_eq!(critical, 1);
+    assert_eq!(stderr(&out), "icescope: 1 finding is critical (--fail-on critical)\n");
+    let text = code(&["inspect", &twice, "--fail-on", "critical", "--format", "text"], 1);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("[CRITICAL] "));
+    // Without --fail-on findings never fail the run.
+    code(&["inspect", &twice], 0);
+
+    let late = fixture("late-data");
+    code(&["inspect", &late, "--fail-on", "critical"], 0);
+    let warned = code(&["inspect", &late, "--fail-on", "warning", "--format", "markdown"], 1);
+    assert_eq!(stderr(&warned), "icescope: 1 finding is warning or above (--fail-on warning)\n");
+    code(&["inspect", &fixture("flink-maintenance"), "--fail-on", "info"], 0);
+    let example = repo("public/examples/pyiceberg-daily-appends");
+    code(&["inspect", &example, "--fail-on", "warning"], 0);
+    code(&["inspect", &example, "--fail-on", "info"], 1);
+}
+
+#[test]
+fn output_that_cannot_be_written_exits_4() {
+    let scratch = Scratch::new("output");
+    let file = scratch.0.join("a-file");
+    std::fs::write(&file, b"not a folder").unwrap();
+    // A folder under a file cannot be made, whoever runs the test (root included).
+    let under = file.join("exports");
+    let out = code(&["export", &fixture("late-data"), "--out", under.to_str().unwrap()], 4);
+    assert!(stderr(&out).starts_with(&format!("icescope: {}: ", under.display())), "{}", stderr(&out));
+    // The same export into a folder that can be made writes its files and exits 0.
+    let fine = scratch.0.join("exports");
+    code(&["export", &fixture("late-data"), "--out", fine.to_str().unwrap()], 0);
+    assert!(fine.join("snapshots.csv").is_file());
+    // A full disk under stdout is an error too; a closed pipe (`| head`) is not.
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = Command::new(env!("CARGO_BIN_EXE_icescope"))
+            .args(["inspect", &fixture("late-data"), "--format", "text"])
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        assert!(stderr(&out).starts_with("icescope: stdout: "), "{}", stderr(&out));
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_icescope"))
+        .args(["inspect", &fixture("savepoint-twice"), "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn help_and_version_exit_0_on_stdout() {
+    for args in [&["--help"][..], &["--version"], &["inspect", "--help"]] {
+        let out = code(args, 0);
+        assert!(!out.stdout.is_empty() && out.stderr.is_empty(), "{args:?}");
+    }
+    let help = String::from_utf8(run(&["--help"]).stdout).unwrap();
+    assert!(help.contains("Exit codes: 0 done, 1 a finding"), "{help}");
+}
