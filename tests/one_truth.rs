@@ -43,7 +43,7 @@ fn open(root: &Path) -> Surfaces {
     let history = loader.history;
     let mut report = inspect(&history, &TableRef::guess(&history, None));
     report.load = Some(LoadInfo::of(&history, loader.stats.files, loader.stats.bytes));
-    let tables = tables_of(&report, &history, &report.findings, None, What::All);
+    let tables = tables_of(&report, &history, None, What::All);
     let markdown = markdown(&report);
     Surfaces { name: root.file_name().unwrap().to_string_lossy().into(), history, report, tables, markdown }
 }
@@ -141,7 +141,7 @@ fn findings_and_their_statements_are_the_same_in_the_export_the_markdown_and_the
         let s = open(&root);
         // The catalog typed after the analysis: every statement, CALL and ALTER alike, names it.
         let typed = "prod";
-        let tables = tables_of(&s.report, &s.history, &s.report.findings, Some(typed), What::Findings);
+        let tables = tables_of(&s.report, &s.history, Some(typed), What::Findings);
         let exported = &tables[0];
         assert_eq!(exported.rows, s.report.findings.len(), "{}", s.name);
         let md = markdown_in(&s.report, typed);

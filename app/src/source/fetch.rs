@@ -35,7 +35,16 @@ pub trait Fetch {
     fn listing(&self) -> Option<&PathIndex> {
         None
     }
+    /// For the orphan census: every file the source holds, and a file's size and modification
+    /// time where known (asked for the orphans only: a picked file's size is a round trip to the
+    /// disk). None where the source is not listed, or only in part.
+    fn census(&self) -> Option<Census<'_>> {
+        None
+    }
 }
+
+/// Every file a source holds, and how to ask one's (size, modified ms).
+pub type Census<'a> = (Vec<String>, Box<dyn Fn(&str) -> (Option<u64>, Option<i64>) + 'a>);
 
 impl<T: FileSet> Fetch for T {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
@@ -59,6 +68,11 @@ impl<T: FileSet> Fetch for T {
     /// What the loader looks for metadata among (the browser's picked files list the same way).
     fn listing(&self) -> Option<&PathIndex> {
         Some(self.metadata_index())
+    }
+
+    fn census(&self) -> Option<Census<'_>> {
+        let paths = self.census_index()?.paths().map(str::to_string).collect();
+        Some((paths, Box::new(move |p: &str| (self.size_of(p), self.modified_ms(p)))))
     }
 }
 

@@ -63,6 +63,11 @@ pub trait FileSet {
     fn metadata_index(&self) -> &PathIndex {
         self.index()
     }
+    /// Every file, for the orphan census: None where the listing is known to be incomplete (a
+    /// census from part of a folder would call every unlisted file missing).
+    fn census_index(&self) -> Option<&PathIndex> {
+        Some(self.index())
+    }
     /// The path a reference names: looked for among the metadata, then among every file.
     fn resolve(&self, reference: &str) -> Option<&str> {
         self.metadata_index().resolve(reference).or_else(|| self.index().resolve(reference))

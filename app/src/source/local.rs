@@ -95,6 +95,10 @@ impl FileSet for LocalFolder {
         &self.index
     }
 
+    fn census_index(&self) -> Option<&PathIndex> {
+        self.complete_index().ok()
+    }
+
     fn read_path(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         use std::io::Read;
         let io = |e: std::io::Error| SourceError::Io { path: path.to_string(), message: e.to_string() };

@@ -19,7 +19,7 @@ pub mod s3_list;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 
-pub use fetch::Fetch;
+pub use fetch::{Census, Fetch};
 pub use files::{FileSet, MemoryFiles, SourceError};
 pub use metadata_pick::newest_metadata;
 pub use resolve::PathIndex;

@@ -17,7 +17,6 @@ pub use csv::{csv, guard_formula};
 pub use parquet::parquet;
 pub use table::{Column, Table, Values};
 
-use crate::analysis::findings::Finding;
 use crate::analysis::growth::GrowthSeries;
 use crate::analysis::inspect::Inspect;
 use crate::analysis::jobs::{job_spans, JobSpan};
@@ -84,10 +83,9 @@ pub struct Charted<'a> {
 }
 
 /// The tables `what` names: `snapshots`, then `growth`, `deletes`, `jobs`, `partitions`, then
-/// `findings`. `findings` is passed apart from the report so that a caller can add the ones that
-/// need more than the history (orphan files need the folder's listing); statements name
-/// `catalog` where one is given (typed in the app), else the one the analysis had.
-pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], catalog: Option<&str>, what: What) -> Vec<Table> {
+/// `findings` (the report's, as `session::assemble` made them, orphans and footers included);
+/// statements name `catalog` where one is given (typed in the app), else the one the analysis had.
+pub fn tables(report: &Inspect, charted: &Charted<'_>, catalog: Option<&str>, what: What) -> Vec<Table> {
     let mut out = Vec::new();
     if matches!(what, What::Snapshots | What::All) {
         out.push(snapshots::snapshots(&report.snapshots));
@@ -96,17 +94,17 @@ pub fn tables(report: &Inspect, charted: &Charted<'_>, findings: &[Finding], cat
         out.extend(series::series(charted.growth, charted.jobs, charted.partitions));
     }
     if matches!(what, What::Findings | What::All) {
-        out.push(findings::findings(findings, catalog));
+        out.push(findings::findings(&report.findings, catalog));
     }
     out
 }
 
 /// `tables` for a history: the series computed as the charts compute them.
-pub fn tables_of(report: &Inspect, history: &TableHistory, findings: &[Finding], catalog: Option<&str>, what: What) -> Vec<Table> {
+pub fn tables_of(report: &Inspect, history: &TableHistory, catalog: Option<&str>, what: What) -> Vec<Table> {
     let growth = GrowthSeries::of(history);
     let jobs = job_spans(history);
     let partitions = partition_stats(history);
-    tables(report, &Charted { growth: &growth, jobs: &jobs, partitions: &partitions }, findings, catalog, what)
+    tables(report, &Charted { growth: &growth, jobs: &jobs, partitions: &partitions }, catalog, what)
 }
 
 /// One table as a file: (file name, bytes).

@@ -85,12 +85,8 @@ fn inspect(c: &args::Inspect) -> Result<(), Failure> {
     }
     let history = &loader.history;
     let table = c.table.table_ref(history);
-    let mut report = icescope::analysis::inspect::inspect(history, &table);
-    report.findings.extend(orphan_finding(history, listing.as_ref(), pick.as_ref(), &table));
-    report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let mut load = icescope::analysis::inspect::LoadInfo::of(history, loader.stats.files, loader.stats.bytes);
-    load.metadata_pick = pick;
-    report.load = Some(load);
+    let orphans = orphan_finding(history, listing.as_ref(), pick.as_ref(), &table);
+    let report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
     let printed = match c.format {
         ReportFormat::Json => print_json(&report),
         ReportFormat::Text => print(&icescope::report::inspect_text::text(&report)),
@@ -156,14 +152,12 @@ fn export(c: &args::Export) -> Result<(), Failure> {
     let (loader, pick, listing) = open::history_with_listing(t, t.all_snapshots, false, false)?;
     let history = &loader.history;
     let table = c.table.table_ref(history);
-    let report = icescope::analysis::inspect::inspect(history, &table);
-    let mut findings = report.findings.clone();
-    findings.extend(orphan_finding(history, listing.as_ref(), pick.as_ref(), &table));
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let orphans = orphan_finding(history, listing.as_ref(), pick.as_ref(), &table);
+    let report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
     let out = &c.out;
     std::fs::create_dir_all(out).map_err(|e| Failure::Output(format!("{out}: {e}")))?;
     let mut written = String::new();
-    for t in tables_of(&report, history, &findings, None, c.what.what()) {
+    for t in tables_of(&report, history, None, c.what.what()) {
         let (name, bytes) = file(&t, c.format.format()).map_err(Failure::Output)?;
         let path = std::path::Path::new(out).join(&name);
         std::fs::write(&path, &bytes).map_err(|e| Failure::Output(format!("{}: {e}", path.display())))?;

@@ -170,7 +170,9 @@ pub fn history_with_listing(
                 None
             }
         }
-        Files::Local(folder) if all => {
+        // Every manifest read (asked for, or a small table read whole): the census is possible,
+        // and the app makes it too.
+        Files::Local(folder) if all || loader.history.all_files_known().is_none() => {
             use icescope::source::FileSet;
             // A census from a partial listing would call every unlisted file missing: refused instead.
             let index = folder.complete_index().map_err(Failure::unreadable)?;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
+use crate::analysis::duplicates::{DuplicateReport, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;
-use crate::load::data_scan::{scan_keys, ScanProgress};
+use crate::load::data_scan::ScanProgress;
 
-use super::loader::with_session;
+use super::loader::{released, session};
 use super::AppState;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,26 +96,16 @@ fn DuplicatesResult(report: Arc<DuplicateReport>) -> impl IntoView {
     }
 }
 
-/// Runs the scan over the open table's own files, with the loader's session borrowed for it.
+/// Runs the scan over the open table's own files, with the session held for it.
 async fn count(state: AppState, named: Vec<String>, scan: RwSignal<Scan>, cancel: RwSignal<bool>) -> Result<DuplicateReport, String> {
-    let Some(session) = with_session(state) else {
+    let shared = session(state).ok_or("the table is no longer open")?;
+    let Some(s) = shared.try_lock() else {
         return Err("the table is still loading: count once reading has finished".into());
     };
-    let (files, loader) = (&session.files, &session.loader);
-    let h = &loader.history;
-    let result = async {
-        let index = h.current_index().ok_or("the table has no snapshots")?;
-        if !h.has_files(index) {
-            return Err("the current snapshot's manifests are not all read".to_string());
-        }
-        let keys = resolve_keys(h, (!named.is_empty()).then_some(named.as_slice()))?;
-        let mut counter = KeyCounter::new(h, DEFAULT_KEY_BUDGET);
-        let mut progress = |p: ScanProgress| scan.update(|s| s.progress = p);
-        let stop = || cancel.get_untracked();
-        let r = scan_keys(&**files, h, index, &keys, &mut counter, &mut progress, &stop).await?;
-        Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), r))
-    }
-    .await;
-    super::loader::return_session(state, session);
+    let mut progress = |p: ScanProgress| scan.update(|s| s.progress = p);
+    let stop = || cancel.get_untracked();
+    let result = s.count_duplicates(&named, DEFAULT_KEY_BUDGET, &mut progress, &stop).await;
+    drop(s);
+    released(state);
     result
 }

@@ -34,7 +34,7 @@ pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
             };
             let stem = format!("icescope-{}", o.name.replace(['/', ' ', '\\'], "_"));
             // Statements name the catalog the person typed, as on screen.
-            tables(&o.report, &charted, &o.report.findings, Some(&typed), what)
+            tables(&o.report, &charted, Some(&typed), what)
                 .into_iter()
                 .find(|t| t.name == name)
                 .ok_or_else(|| format!("no {name} table"))

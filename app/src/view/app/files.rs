@@ -178,7 +178,7 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, SourceError> {
 
 impl TableFiles {
     /// Every file the source lists, metadata or not (the orphan-file census); None for a remote table.
-    pub fn all_paths(&self) -> Option<Vec<String>> {
+    fn all_paths(&self) -> Option<Vec<String>> {
         let mut paths: Vec<String> = self.listing()?.paths().map(str::to_string).collect();
         if let TableFiles::Picked(f) = self {
             paths.extend(f.others.iter().map(|(p, _)| p.clone()));
@@ -190,7 +190,7 @@ impl TableFiles {
     /// A listed file's size and last modification (ms), where the source knows them: a picked
     /// `File` has both, a served example its index's size, a remote table no listing at all.
     /// Built once per census: asking is a round trip to the disk, done for the orphans only.
-    pub fn file_facts(&self) -> impl Fn(&str) -> (Option<u64>, Option<i64>) + '_ {
+    fn file_facts(&self) -> impl Fn(&str) -> (Option<u64>, Option<i64>) + '_ {
         let others: HashMap<&str, &web_sys::File> = match self {
             TableFiles::Picked(f) => f.others.iter().map(|(p, f)| (p.as_str(), f)).collect(),
             _ => HashMap::new(),
@@ -293,5 +293,10 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.listing(),
             TableFiles::Remote(f) => f.listing(),
         }
+    }
+
+    /// A remote table is not listed from the browser: no census.
+    fn census(&self) -> Option<crate::source::Census<'_>> {
+        Some((self.all_paths()?, Box::new(self.file_facts())))
     }
 }

@@ -9,9 +9,8 @@ use leptos::task::spawn_local;
 
 use crate::analysis::findings::thousands;
 use crate::analysis::vector_footers::VectorCheck;
-use crate::load::data_scan::{read_footers, read_puffin_footers};
 
-use super::loader::{publish, return_session, with_session};
+use super::loader::{publish, released, session};
 use super::AppState;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -132,31 +131,20 @@ fn VectorTable(check: VectorCheck) -> impl IntoView {
     })
 }
 
-/// Reads the footers with the loader's session borrowed, then publishes the report with them.
+/// Reads the footers with the session held, then publishes the report with them.
 async fn run(state: AppState, check: RwSignal<Check>, cancel: RwSignal<bool>) -> Result<(), String> {
-    let Some(mut session) = with_session(state) else {
+    let generation = state.generation.get_untracked();
+    let shared = session(state).ok_or("the table is no longer open")?;
+    let Some(mut s) = shared.try_lock() else {
         return Err("the table is still loading: check once reading has finished".into());
     };
-    let result = async {
-        let h = &session.loader.history;
-        let index = h.current_index().ok_or("the table has no snapshots")?;
-        if !h.has_files(index) {
-            return Err("the current snapshot's manifests are not all read".to_string());
-        }
-        let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (done, total));
-        let stop = || cancel.get_untracked();
-        let (footers, _) = read_footers(&*session.files, h, index, &mut progress, &stop).await;
-        let parquet = footers.len();
-        let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (parquet + done, parquet + total));
-        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*session.files, h, index, &mut progress, &stop).await };
-        Ok((index, footers, puffins))
+    let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (done, total));
+    let stop = || cancel.get_untracked();
+    let result = s.read_footers(&mut progress, &stop).await;
+    if result.is_ok() && state.generation.get_untracked() == generation {
+        publish(state, &mut s, 0);
     }
-    .await;
-    if let Ok((index, footers, puffins)) = result.as_ref() {
-        session.loader.history.record_footers(footers);
-        session.footers = Some((*index, footers.clone(), puffins.clone()));
-        publish(state, &session, 0);
-    }
-    return_session(state, session);
-    result.map(|_| ())
+    drop(s);
+    released(state);
+    result
 }

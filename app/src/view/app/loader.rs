@@ -1,51 +1,35 @@
-//! Drives the shared loader (`crate::load`) in the browser: metadata first and drawn at once, then
-//! the files the plan needs, a batch at a time, yielding to the page between batches. The report is
-//! recomputed when the detail snapshots are counted, every few seconds of a long read, and at the end.
+//! Wires the open table's session (`crate::session`) to the page: metadata first and drawn at
+//! once, then the files the plan needs, yielding to the page between batches. The session answers
+//! every view; this file only decides when to ask it, and puts the answer in the signals.
 
-use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 
+use futures::lock::Mutex;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::analysis::diff::{diff, resolve, SnapshotDiff};
-use crate::analysis::findings::TableRef;
-use crate::analysis::walk::{walk, Walk};
-
-/// Rows of a manifest list or manifest the walk shows.
-const WALK_ROWS: usize = 500;
-use crate::analysis::inspect::{inspect, Inspect, LoadInfo};
-use crate::analysis::jobs::{job_spans, JobSpan};
-use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
-use crate::analysis::GrowthSeries;
-use crate::load::{pick_metadata, Loader, Pump, PARALLEL};
+use crate::load::{Loader, Pump, PARALLEL};
 use crate::model::ReadMode;
+use crate::session::{open::choose, TableSession};
 use crate::source::metadata_pick::MetadataPick;
 use crate::source::Fetch;
 
 use super::files::TableFiles;
 use super::{marks, AppState};
 
-/// What the view shows of an opened table: finished analysis results, cheap to clone.
-#[derive(Clone, PartialEq)]
-pub struct Opened {
-    pub name: String,
-    pub report: Arc<Inspect>,
-    pub series: Arc<GrowthSeries>,
-    /// Shared with the history (`Summary` clones are reference counts).
-    pub summaries: Arc<Vec<crate::decode::Summary>>,
-    pub jobs: Arc<Vec<JobSpan>>,
-    pub partitions: Arc<Vec<PartitionStat>>,
-    pub partition_timeline: Arc<PartitionTimeline>,
-    /// Everything the plan asked for has been read (or failed).
-    pub complete: bool,
-    /// The two snapshots the user compares, once asked: the diff, or why there is none.
-    pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
-    /// The metadata walk at the snapshot and manifest chosen (the current snapshot at first).
-    pub walk: Arc<Walk>,
-    /// Manifests against the Parquet footers, once the user asked for them.
-    pub footers: Option<Arc<crate::analysis::footers::FooterReport>>,
+pub use crate::session::{Request as LoadRequest, TableView as Opened};
+
+/// The open table's session. Locked by whichever task reads for it or borrows it (counting
+/// duplicates, reading footers); the others find it busy.
+pub type Shared = Rc<Mutex<TableSession<TableFiles>>>;
+
+/// The open table: its generation, its session, and for the metadata picker its versions.
+#[derive(Clone)]
+pub struct Current {
+    generation: u64,
+    pub(super) session: Shared,
+    files: Rc<TableFiles>,
+    pick: Option<MetadataPick>,
 }
 
 /// Reading progress: updated after every batch, without recomputing the report.
@@ -60,110 +44,26 @@ pub struct Progress {
     pub stopped: Option<String>,
 }
 
-/// What the user asked for after opening.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LoadRequest {
-    AllSnapshots,
-    Select(usize),
-    /// Two snapshots as a person names them (`analysis::diff::resolve`): read both, then diff.
-    Compare(String, String),
-    /// Walk down this snapshot (read in detail), into this manifest.
-    Walk(usize, Option<String>),
-}
-
-pub(super) struct Session {
-    generation: u64,
-    name: String,
-    /// Every snapshot's summary: it never changes while the table loads.
-    summaries: Arc<Vec<crate::decode::Summary>>,
-    pub(super) files: Rc<TableFiles>,
-    pub(super) loader: Loader,
-    /// Which of the folder's metadata files is open and why; None when the source named it.
-    pick: Option<MetadataPick>,
-    /// The pair asked for with `LoadRequest::Compare`.
-    compare: Option<(String, String)>,
-    /// Where the walk is: (snapshot, manifest); the current snapshot until one is chosen.
-    walk: (Option<usize>, Option<String>),
-    /// The Parquet and Puffin footers read for a snapshot ("Check footers"): their findings join the report.
-    pub(super) footers: Option<(usize, Vec<crate::model::footers::FileFooter>, Vec<crate::model::footers::PuffinFileFooter>)>,
-}
-
-thread_local! {
-    /// The open table's loader while no task drives it; a driving task takes it out.
-    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
-    /// The open table's files and metadata versions, for the metadata picker (kept while a task
-    /// drives the session).
-    static CURRENT: RefCell<Option<(String, Rc<TableFiles>, MetadataPick)>> = const { RefCell::new(None) };
-}
-
-/// `in_flight`: reads still out; the plan's queues may be empty while they are.
-pub(super) fn publish(state: AppState, s: &Session, in_flight: usize) {
-    let history = &s.loader.history;
-    // The report being replaced goes before its successor is built, unannounced: nothing runs in
+/// Puts the session's answer in the signal. `in_flight`: reads still out.
+pub(super) fn publish(state: AppState, s: &mut TableSession<TableFiles>, in_flight: usize) {
+    // The answer being replaced goes before its successor is built, unannounced: nothing runs in
     // between, and views read it through the signal without keeping a copy. On a day of
     // checkpoints each report holds about 11 MiB.
     state.opened.update_untracked(|o| *o = None);
-    let table = TableRef::guess(history, None);
-    let mut report = inspect(history, &table);
-    let mut load = LoadInfo::of(history, s.loader.stats.files, s.loader.stats.bytes);
-    load.metadata_pick = s.pick.clone();
-    report.load = Some(load);
-    let footers = s.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, p, &table)));
-    if in_flight == 0 {
-        report.findings.extend(orphan_finding(s, &table));
-        report.findings.extend(footers.iter().flat_map(|f| f.findings.iter().cloned()));
-        // Most severe first, as `findings` orders them (a stable sort keeps the rest in place).
-        report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    }
-    let opened = Opened {
-        name: s.name.clone(),
-        report: Arc::new(report),
-        series: Arc::new(GrowthSeries::of(history)),
-        summaries: s.summaries.clone(),
-        jobs: Arc::new(job_spans(history)),
-        partitions: Arc::new(partition_stats(history)),
-        partition_timeline: Arc::new(partition_timeline(history, 200)),
-        complete: history.is_settled() && in_flight == 0,
-        walk: Arc::new(walk(history, s.walk.0.or(history.current_index()).unwrap_or(0), s.walk.1.as_deref(), WALK_ROWS)),
-        footers,
-        diff: s.compare.as_ref().map(|(a, b)| {
-            Arc::new((|| {
-                let (x, y) = (resolve(history, a)?, resolve(history, b)?);
-                let d = diff(history, x, y);
-                let md = crate::report::diff::markdown(&d, &s.name);
-                Ok((d, md))
-            })())
-        }),
-    };
-    state.opened.set(Some(opened));
-}
-
-/// Files in the picked or served folder that no snapshot references, once every snapshot's
-/// manifests have been read (the full history); nothing before, and nothing for a remote table
-/// (its store is not listed from the browser).
-fn orphan_finding(s: &Session, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
-    use crate::analysis::orphans::{census, finding, table_root};
-    let history = &s.loader.history;
-    history.all_files_known().is_none().then_some(())?;
-    let root = table_root(&history.metadata_file)?;
-    let mut listing = crate::source::listing::Listing::default();
-    for path in s.files.all_paths()? {
-        listing.push(&path, None, None);
-    }
-    let report = census(history, &listing, &root, s.pick.as_ref()).ok()?.with_file_facts(s.files.file_facts());
-    finding(&report, table)
+    state.opened.set(Some(s.answer(in_flight)));
 }
 
 /// Cheap enough for every batch; the full-history estimate (a pass over every snapshot) is
 /// recomputed only when `estimate` is set: at the start and at the end of a read.
-fn report_progress(state: AppState, s: &Session, loading: bool, stopped: Option<String>, estimate: bool) {
-    let (done, queued, expected) = s.loader.history.progress();
-    let all = s.loader.history.read_mode() == Some(ReadMode::All);
+fn report_progress(state: AppState, s: &TableSession<TableFiles>, loading: bool, stopped: Option<String>, estimate: bool) {
+    let h = &s.loader.history;
+    let (done, queued, expected) = h.progress();
+    let all = h.read_mode() == Some(ReadMode::All);
     let previous = state.progress.with_untracked(|p| p.full_estimate);
     let full_estimate = if all {
         None
     } else if estimate {
-        Some(s.loader.history.estimate_all(|p| s.files.size_hint(p)))
+        Some(h.estimate_all(|p| s.files.size_hint(p)))
     } else {
         previous
     };
@@ -229,14 +129,11 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
     open_files(state, name, Rc::new(files), metadata, None).await
 }
 
-/// How a pick the person made in the picker starts its reason.
-const CHOSEN: &str = "chosen in the app";
-
 /// Opens another of the open table's metadata files (the picker): time travel through versions.
 pub fn switch_metadata(state: AppState, path: String) {
-    let Some((name, files, mut pick)) = CURRENT.with(|c| c.borrow().clone()) else { return };
-    pick.why = format!("{CHOSEN} (the newest by content is {})", pick.path);
-    spawn_local(open_files(state, name, files, Some(path), Some(pick)));
+    let Some(Current { files, pick: Some(pick), .. }) = state.session.get_value() else { return };
+    let name = state.shell.get_untracked().map(|(n, _)| n).unwrap_or_default();
+    spawn_local(open_files(state, name, files, Some(path), Some(choose(pick))));
 }
 
 async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metadata: Option<String>, chosen: Option<MetadataPick>) {
@@ -247,98 +144,58 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     state.charted.set(false);
     state.shell.set(Some((name.clone(), generation)));
     state.progress.set(Progress { loading: true, ..Progress::default() });
-    SESSION.with(|c| c.borrow_mut().take());
-    CURRENT.with(|c| c.borrow_mut().take());
-    // A folder Spark wrote (`icescope spark-export`): its tables stand in for the manifests.
-    let export = if metadata.is_none() { files.listing().and_then(crate::load::spark_export::detect) } else { None };
-    let (metadata, mut pick) = match (metadata, chosen) {
-        (Some(m), pick) => (Some(m), pick),
-        (None, _) if export.is_some() => (export.as_ref().map(|l| format!("{}snapshots", l.root)), None),
-        (None, _) => match pick_metadata(&*files).await {
-            Some(p) => (Some(p.path.clone()), Some(p)),
-            None => (None, None),
-        },
-    };
+    state.session.set_value(None);
+    let opened = crate::session::open::open(&name, &*files, metadata, chosen).await;
     if state.generation.get_untracked() != generation {
         return;
     }
-    let Some(metadata) = metadata else {
-        state.progress.set(Progress::default());
-        state.shell.set(None);
-        return state.error(format!(
-            "{name}: none of the {} files is a table metadata file (*.metadata.json or *.metadata.json.gz)",
-            files.listing().map(|i| i.paths().len()).unwrap_or(0)
-        ));
-    };
-    let opened = match (&export, pick.as_mut()) {
-        (Some(layout), _) => Loader::open_spark_export(&*files, layout, false).await,
-        // The folder's own pick (not a version chosen in the picker): the newest that reads.
-        (None, Some(p)) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick(&*files, p, false).await,
-        (None, _) => Loader::open(&*files, &metadata, false).await,
-    };
-    if let Some(p) = &pick {
-        CURRENT.with(|c| *c.borrow_mut() = Some((name.clone(), files.clone(), p.clone())));
-    }
-    let mut loader = match opened {
-        Ok(l) => l,
+    let (loader, pick) = match opened {
+        Ok(o) => o,
         Err(e) => {
             state.progress.set(Progress::default());
             state.shell.set(None);
-            return state.error(e.to_string());
+            return state.error(e);
         }
     };
-    if state.generation.get_untracked() != generation {
-        return;
-    }
     marks::mark(marks::METADATA_READ);
     // Parsing a day of snapshots is a long task of its own: let the page breathe before the next.
     yield_to_page().await;
     if state.generation.get_untracked() != generation {
         return;
     }
-    loader.history.plan(ReadMode::Auto);
-    let summaries = loader.history.snapshots.iter().map(|sn| sn.snapshot.summary.clone()).collect();
+    let session = TableSession::new(name, files.clone(), loader, pick.clone(), ReadMode::Auto);
     marks::mark("icescope:phase:summaries");
-    let session = Session { generation, name, summaries: Arc::new(summaries), files, loader, pick, compare: None, walk: (None, None), footers: None };
-    SESSION.with(|c| *c.borrow_mut() = Some(session));
+    state.session.set_value(Some(Current { generation, session: Rc::new(Mutex::new(session)), files, pick }));
     drive(state, true).await;
 }
 
-/// Takes the open table's session for work of its own (counting duplicates), while no task reads
-/// for it: None while one does. Give it back with `return_session`.
-pub(super) fn with_session(state: AppState) -> Option<Session> {
-    let s = SESSION.with(|c| c.borrow_mut().take())?;
-    if s.generation != state.generation.get_untracked() {
-        return None;
-    }
-    Some(s)
+/// The open table's session for a task of its own (counting duplicates, reading footers) while
+/// no other task holds it: None while one does, or when another table is open.
+pub(super) fn session(state: AppState) -> Option<Shared> {
+    state.session.get_value().filter(|c| c.generation == state.generation.get_untracked()).map(|c| c.session)
 }
 
-/// Puts a borrowed session back, and serves requests made meanwhile.
-pub(super) fn return_session(state: AppState, s: Session) {
-    if s.generation != state.generation.get_untracked() {
-        return; // another table was opened meanwhile
-    }
-    SESSION.with(|c| *c.borrow_mut() = Some(s));
-    if !state.requests.get_untracked().is_empty() {
-        spawn_local(drive(state, false));
-    }
-}
-
-/// Asks the loader for more (the full history, or a snapshot in detail), now or when it is free.
+/// Asks the session for more (the full history, a snapshot in detail), now or when it is free.
 pub fn request(state: AppState, r: LoadRequest) {
     state.requests.update(|q| q.push(r));
     spawn_local(drive(state, false));
 }
 
+/// After a task that held the session: requests made meanwhile are served.
+pub(super) fn released(state: AppState) {
+    if !state.requests.get_untracked().is_empty() {
+        spawn_local(drive(state, false));
+    }
+}
+
 /// Reads until the plan is complete, the user cancels, or another table is opened. `first`: the
 /// table has just been opened and nothing of it is shown yet.
 async fn drive(state: AppState, first: bool) {
-    // Another task is driving it: that task picks the requests up.
-    let Some(mut s) = SESSION.with(|c| c.borrow_mut().take()) else { return };
-    if s.generation != state.generation.get_untracked() {
-        return;
-    }
+    let Some(shared) = session(state) else { return };
+    // Another task holds it: a reader picks the requests up; a borrower hands them on (`released`).
+    let Some(mut s) = shared.try_lock() else { return };
+    let generation = state.generation.get_untracked();
+    let files = s.files.clone();
     let current = s.loader.history.current_index();
     let mut detail_published = current.is_some_and(|c| s.loader.history.counts(c).is_some());
     let mut last_publish = marks::now_ms();
@@ -350,13 +207,13 @@ async fn drive(state: AppState, first: bool) {
     state.progress.update(|p| p.loading = true);
     // A picked file is read by the browser process, not over a connection: more reads in flight
     // keep it busy while the page decodes what has arrived.
-    let parallel = if matches!(*s.files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
-    let mut pump = Pump::new(&*s.files, parallel);
+    let parallel = if matches!(*files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
+    let mut pump = Pump::new(&*files, parallel);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
     if first {
         report_progress(state, &s, true, None, false);
-        publish(state, &s, pump.in_flight());
+        publish(state, &mut s, pump.in_flight());
         marks::mark("icescope:phase:published");
         yield_to_page().await;
         marks::mark("icescope:phase:yielded");
@@ -366,35 +223,16 @@ async fn drive(state: AppState, first: bool) {
     }
     let mut delivered = 0usize;
     let mut published_revision = s.loader.history.revision();
-    let mut asked = false;
     loop {
-        if state.generation.get_untracked() != s.generation {
+        if state.generation.get_untracked() != generation {
             return; // another table was opened: this one is no longer shown
         }
-        if state.cancelled.get_untracked() == s.generation {
+        if state.cancelled.get_untracked() == generation {
             stopped = Some("cancelled: what was read until then is shown".to_string());
             break;
         }
-        let requests = state.requests.try_update(std::mem::take).unwrap_or_default();
-        // A walk, comparison or selection asked for is shown at the next publish, changed or not.
-        asked |= !requests.is_empty();
-        for r in requests {
-            match r {
-                LoadRequest::AllSnapshots => s.loader.history.plan(ReadMode::All),
-                LoadRequest::Select(i) => s.loader.history.select(i),
-                LoadRequest::Compare(a, b) => {
-                    for spec in [&a, &b] {
-                        if let Ok(i) = resolve(&s.loader.history, spec) {
-                            s.loader.history.select(i);
-                        }
-                    }
-                    s.compare = Some((a, b));
-                }
-                LoadRequest::Walk(i, manifest) => {
-                    s.loader.history.select(i);
-                    s.walk = (Some(i), manifest);
-                }
-            }
+        for r in state.requests.try_update(std::mem::take).unwrap_or_default() {
+            s.request(r);
         }
         if !pump.next(&mut s.loader).await {
             break;
@@ -403,9 +241,9 @@ async fn drive(state: AppState, first: bool) {
         // Once the first reads are in: by then the first chart is on screen.
         if !sizes_recorded && delivered >= parallel {
             sizes_recorded = true;
-            record_metadata_sizes(&s.files, &mut s.loader).await;
+            record_metadata_sizes(&files, &mut s.loader).await;
         }
-        if state.generation.get_untracked() != s.generation {
+        if state.generation.get_untracked() != generation {
             return;
         }
         let now = marks::now_ms();
@@ -417,14 +255,14 @@ async fn drive(state: AppState, first: bool) {
         }
         let detail_done = current.is_some_and(|c| s.loader.history.counts(c).is_some());
         // Between two completed lists a report says what the last one said: redrawing every view
-        // for it cost a 17,280-manifest read seconds and showed nothing new.
-        let changed = asked || s.loader.history.revision() != published_revision;
+        // for it cost a 17,280-manifest read seconds and showed nothing new. A walk, comparison or
+        // selection asked for is shown at the next publish, changed or not.
+        let changed = s.asked() || s.loader.history.revision() != published_revision;
         if changed && ((detail_done && !detail_published) || now - last_publish > publish_every) {
             detail_published |= detail_done;
             s.loader.history.settle_batch();
-            publish(state, &s, pump.in_flight());
+            publish(state, &mut s, pump.in_flight());
             published_revision = s.loader.history.revision();
-            asked = false;
             last_publish = marks::now_ms();
             // Re-rendering every view costs more as the table grows: keep it under a tenth of the time.
             publish_every = ((last_publish - now) * 10.0).max(3_000.0);
@@ -437,16 +275,14 @@ async fn drive(state: AppState, first: bool) {
     }
     drop(pump);
     if !sizes_recorded {
-        record_metadata_sizes(&s.files, &mut s.loader).await;
+        record_metadata_sizes(&files, &mut s.loader).await;
     }
     s.loader.history.settle_batch();
-    publish(state, &s, 0);
+    publish(state, &mut s, 0);
     report_progress(state, &s, false, stopped, true);
-    if state.cancelled.get_untracked() == s.generation {
+    if state.cancelled.get_untracked() == generation {
         state.cancelled.set(0);
     }
-    SESSION.with(|c| *c.borrow_mut() = Some(s));
-    if !state.requests.get_untracked().is_empty() {
-        spawn_local(drive(state, false));
-    }
+    drop(s);
+    released(state);
 }

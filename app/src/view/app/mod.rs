@@ -51,6 +51,8 @@ pub struct AppState {
     /// The open table's first chart is on screen: the findings and the snapshot table come after
     /// it (plotters measures each label with a forced layout of the whole page).
     pub charted: RwSignal<bool>,
+    /// The open table's session (`loader::Current`): not a signal, nothing is drawn from it.
+    pub session: StoredValue<Option<loader::Current>, LocalStorage>,
 }
 
 impl AppState {
@@ -70,12 +72,14 @@ impl AppState {
             requests: RwSignal::new(Vec::new()),
             vended: RwSignal::new(None),
             charted: RwSignal::new(false),
+            session: StoredValue::new_local(None),
         }
     }
 
     pub fn close(&self) {
         permalink::clear();
         self.generation.update(|g| *g += 1);
+        self.session.set_value(None);
         self.shell.set(None);
         self.opened.set(None);
         self.errors.set(Vec::new());

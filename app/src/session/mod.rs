@@ -1,0 +1,218 @@
+//! session: one open table and every request a table view makes of it — a snapshot selected in
+//! detail, two compared, a walk, the full history, the footers, the duplicate keys, and the
+//! assembled report with its orphans — answered the same way for the app and the CLI.
+//! Imports load, analysis and report; the view wires it to signals, the CLI to stdout. It sits
+//! after report rather than inside `load`, which stays below analysis.
+
+pub mod assemble;
+pub mod open;
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::analysis::diff::{diff, resolve, SnapshotDiff};
+use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter};
+use crate::analysis::findings::TableRef;
+use crate::analysis::footers::FooterReport;
+use crate::analysis::inspect::Inspect;
+use crate::analysis::jobs::{job_spans, JobSpan};
+use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
+use crate::analysis::walk::{walk, Walk};
+use crate::analysis::GrowthSeries;
+use crate::load::data_scan::{read_footers, read_puffin_footers, scan_keys, ScanProgress};
+use crate::load::Loader;
+use crate::model::footers::{FileFooter, PuffinFileFooter};
+use crate::model::ReadMode;
+use crate::source::metadata_pick::MetadataPick;
+use crate::source::Fetch;
+
+/// Rows of a manifest list or manifest a walk shows.
+pub const WALK_ROWS: usize = 500;
+
+/// What a view asks of the open table after opening it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// Every snapshot's manifests.
+    AllSnapshots,
+    /// This snapshot in detail (its files).
+    Select(usize),
+    /// Two snapshots as a person names them (`analysis::diff::resolve`): read both, then diff.
+    Compare(String, String),
+    /// Walk down this snapshot (read in detail), into this manifest.
+    Walk(usize, Option<String>),
+}
+
+/// Everything shown of an open table at one moment: finished analysis results, cheap to clone.
+#[derive(Clone, PartialEq)]
+pub struct TableView {
+    pub name: String,
+    pub report: Arc<Inspect>,
+    pub series: Arc<GrowthSeries>,
+    /// Shared with the history (`Summary` clones are reference counts).
+    pub summaries: Arc<Vec<crate::decode::Summary>>,
+    pub jobs: Arc<Vec<JobSpan>>,
+    pub partitions: Arc<Vec<PartitionStat>>,
+    pub partition_timeline: Arc<PartitionTimeline>,
+    /// Everything the plan asked for has been read (or failed).
+    pub complete: bool,
+    /// The two snapshots compared, once asked: the diff and its Markdown, or why there is none.
+    pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
+    /// The metadata walk at the snapshot and manifest chosen (the current snapshot at first).
+    pub walk: Arc<Walk>,
+    /// Manifests against the Parquet footers, once they were read.
+    pub footers: Option<Arc<FooterReport>>,
+}
+
+/// An open table: its files, what has been read, and what the views asked for.
+pub struct TableSession<F: Fetch> {
+    pub name: String,
+    /// Shared: a pump reads through it while the loader is updated.
+    pub files: Rc<F>,
+    pub loader: Loader,
+    /// Which of the folder's metadata files is open and why; None when the source named it.
+    pub pick: Option<MetadataPick>,
+    /// Every snapshot's summary: it never changes while the table loads.
+    summaries: Arc<Vec<crate::decode::Summary>>,
+    compare: Option<(String, String)>,
+    walk: (Option<usize>, Option<String>),
+    /// The footers read for a snapshot: their findings join the report.
+    footers: Option<(usize, Vec<FileFooter>, Vec<PuffinFileFooter>)>,
+    /// Whether a request was made since the last answer (a walk or comparison is shown then).
+    asked: bool,
+}
+
+impl<F: Fetch> TableSession<F> {
+    /// A session over an opened loader, planning what `mode` reads.
+    pub fn new(name: String, files: Rc<F>, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
+        loader.history.plan(mode);
+        let summaries = Arc::new(loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
+        TableSession { name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false }
+    }
+
+    /// Takes a request: what it needs is queued for reading; the next answer shows it.
+    pub fn request(&mut self, r: Request) {
+        self.asked = true;
+        let h = &mut self.loader.history;
+        match r {
+            Request::AllSnapshots => h.plan(ReadMode::All),
+            Request::Select(i) => h.select(i),
+            Request::Compare(a, b) => {
+                for spec in [&a, &b] {
+                    if let Ok(i) = resolve(h, spec) {
+                        h.select(i);
+                    }
+                }
+                self.compare = Some((a, b));
+            }
+            Request::Walk(i, manifest) => {
+                h.select(i);
+                self.walk = (Some(i), manifest);
+            }
+        }
+    }
+
+    /// Whether a request came since the last answer.
+    pub fn asked(&self) -> bool {
+        self.asked
+    }
+
+    /// How statements name the table until the reader names a catalog.
+    pub fn table_ref(&self) -> TableRef {
+        TableRef::guess(&self.loader.history, None)
+    }
+
+    /// The answer to every view at this moment. `in_flight`: reads still out (the plan's queues may
+    /// be empty while they are); findings that need every file read wait for none.
+    pub fn answer(&mut self, in_flight: usize) -> TableView {
+        self.asked = false;
+        let history = &self.loader.history;
+        let table = self.table_ref();
+        let complete = history.is_settled() && in_flight == 0;
+        let footers = self.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, p, &table)));
+        let extra = if in_flight == 0 {
+            let orphans = self.orphan_finding(&table);
+            orphans.into_iter().chain(footers.iter().flat_map(|f| f.findings.iter().cloned())).collect()
+        } else {
+            Vec::new()
+        };
+        let report = assemble::report(history, &table, &self.loader.stats, self.pick.clone(), extra);
+        TableView {
+            name: self.name.clone(),
+            report: Arc::new(report),
+            series: Arc::new(GrowthSeries::of(history)),
+            summaries: self.summaries.clone(),
+            jobs: Arc::new(job_spans(history)),
+            partitions: Arc::new(partition_stats(history)),
+            partition_timeline: Arc::new(partition_timeline(history, 200)),
+            complete,
+            walk: Arc::new(walk(history, self.walk.0.or(history.current_index()).unwrap_or(0), self.walk.1.as_deref(), WALK_ROWS)),
+            footers,
+            diff: self.compare.as_ref().map(|(a, b)| {
+                Arc::new((|| {
+                    let (x, y) = (resolve(history, a)?, resolve(history, b)?);
+                    let d = diff(history, x, y);
+                    let md = crate::report::diff::markdown(&d, &self.name);
+                    Ok((d, md))
+                })())
+            }),
+        }
+    }
+
+    /// Files in the listed folder that no snapshot references, once every snapshot's manifests
+    /// have been read (the full history); nothing before, and nothing for a source that is not
+    /// listed (a remote table's store is not listed from here).
+    fn orphan_finding(&self, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
+        use crate::analysis::orphans::{census, finding, table_root};
+        let history = &self.loader.history;
+        history.all_files_known().is_none().then_some(())?;
+        let root = table_root(&history.metadata_file)?;
+        let (paths, facts) = self.files.census()?;
+        let mut listing = crate::source::listing::Listing::default();
+        for path in &paths {
+            listing.push(path, None, None);
+        }
+        let report = census(history, &listing, &root, self.pick.as_ref()).ok()?.with_file_facts(facts);
+        finding(&report, table)
+    }
+
+    /// The current snapshot in detail, or why its files are not at hand yet.
+    fn current_in_detail(&self) -> Result<usize, String> {
+        let h = &self.loader.history;
+        let index = h.current_index().ok_or("the table has no snapshots")?;
+        if !h.has_files(index) {
+            return Err("the current snapshot's manifests are not all read".into());
+        }
+        Ok(index)
+    }
+
+    /// Reads the current snapshot's Parquet and Puffin footers (ranged reads); the next answer
+    /// carries the report and its findings. `progress(done, total)`; `stop` ends it early.
+    pub async fn read_footers(&mut self, progress: &mut dyn FnMut(usize, usize), stop: &dyn Fn() -> bool) -> Result<(), String> {
+        let index = self.current_in_detail()?;
+        let h = &self.loader.history;
+        let (footers, _) = read_footers(&*self.files, h, index, progress, stop).await;
+        let parquet = footers.len();
+        let mut more = |done: usize, total: usize| progress(parquet + done, parquet + total);
+        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*self.files, h, index, &mut more, stop).await };
+        self.loader.history.record_footers(&footers);
+        self.footers = Some((index, footers, puffins));
+        Ok(())
+    }
+
+    /// Counts the current snapshot's keys from its data files (the schema's identifier fields
+    /// unless `named`), deletes applied, duplicates split by the job that added each copy.
+    pub async fn count_duplicates(
+        &self,
+        named: &[String],
+        budget: usize,
+        progress: &mut dyn FnMut(ScanProgress),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<DuplicateReport, String> {
+        let index = self.current_in_detail()?;
+        let h = &self.loader.history;
+        let keys = resolve_keys(h, (!named.is_empty()).then_some(named))?;
+        let mut counter = KeyCounter::new(h, budget);
+        let scan = scan_keys(&*self.files, h, index, &keys, &mut counter, progress, stop).await?;
+        Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), scan))
+    }
+}

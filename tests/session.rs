@@ -1,0 +1,138 @@
+//! The session the app drives, run natively on the lab's fixtures (tables real Flink jobs wrote):
+//! opened as the app opens a folder, its requests answered, and each answer checked against the
+//! CLI's for the same table (the report, the comparison, the walk) and against what the lab
+//! recorded from Spark (orphan files, duplicate keys, footers).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::rc::Rc;
+
+use futures::executor::block_on;
+use icescope::load::Pump;
+use icescope::model::ReadMode;
+use icescope::session::{Request, TableSession, TableView};
+use icescope::source::local::LocalFolder;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("facts.json").is_file()).collect();
+    v.sort();
+    v
+}
+
+fn facts(root: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(root.join("facts.json")).unwrap()).unwrap()
+}
+
+/// Opened as the app opens a picked folder: the newest metadata file by content, Auto's plan.
+fn open(root: &Path) -> TableSession<LocalFolder> {
+    let name = root.file_name().unwrap().to_string_lossy().to_string();
+    let files = Rc::new(LocalFolder::open(root).unwrap());
+    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, None, None)).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = TableSession::new(name, files, loader, pick, ReadMode::Auto);
+    run(&mut s, Vec::new());
+    s
+}
+
+/// Takes the requests, then reads until the plan is complete, as the app's driver does.
+fn run(s: &mut TableSession<LocalFolder>, requests: Vec<Request>) -> TableView {
+    for r in requests {
+        s.request(r);
+    }
+    let files = s.files.clone();
+    block_on(async {
+        let mut pump = Pump::new(&*files, 8);
+        while pump.next(&mut s.loader).await {}
+    });
+    s.answer(0)
+}
+
+/// What `icescope <args>` prints as JSON.
+fn cli(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_icescope")).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_report_the_comparison_and_the_walk_are_the_clis_on_every_fixture() {
+    for root in fixtures() {
+        let dir = root.to_str().unwrap();
+        let mut s = open(&root);
+        let first = s.answer(0);
+        assert!(first.complete, "{dir}");
+        let report = serde_json::to_value(&*first.report).unwrap();
+        let printed = cli(&["inspect", dir, "--format", "json"]);
+        assert_eq!(report["snapshots"], printed["snapshots"], "{dir}: snapshots");
+        assert_eq!(report["findings"], printed["findings"], "{dir}: findings");
+        assert_eq!(report["load"]["metadata_pick"], printed["load"]["metadata_pick"], "{dir}: the metadata file picked");
+        if s.loader.history.snapshots.len() < 2 {
+            continue;
+        }
+        let answer = run(&mut s, vec![Request::Compare("parent".into(), "current".into())]);
+        let (d, md) = answer.diff.as_deref().unwrap().as_ref().unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert_eq!(serde_json::to_value(d).unwrap(), cli(&["diff", dir, "--from", "parent", "--to", "current", "--format", "json"]), "{dir}: diff");
+        assert!(md.contains(&icescope::report::diff::sentence(&d.totals)), "{dir}");
+        let current = s.loader.history.current_index().unwrap();
+        let answer = run(&mut s, vec![Request::Walk(current, None)]);
+        let walked = cli(&["walk", dir, "--to", "current"]);
+        let shown = serde_json::to_value(&*answer.walk).unwrap();
+        assert_eq!(shown["snapshot"], walked["snapshot"], "{dir}: walk");
+        assert_eq!(shown["metadata_file"], walked["metadata_file"], "{dir}: walk");
+    }
+}
+
+#[test]
+fn the_full_history_brings_the_orphan_files_the_lab_found_on_the_store() {
+    let mut with_orphans = 0;
+    for root in fixtures() {
+        let Some(expected) = facts(&root)["store"]["orphans"].as_array().map(Vec::len) else { continue };
+        let mut s = open(&root);
+        let before = s.answer(0);
+        let read_all = s.loader.history.read_mode() == Some(ReadMode::All);
+        if !read_all {
+            assert!(!before.report.findings.iter().any(|f| f.kind == "orphan_files"), "{}: no census before every manifest is read", root.display());
+        }
+        let after = run(&mut s, vec![Request::AllSnapshots]);
+        // The lab's census is of the store: data and delete files no snapshot names. The folder
+        // also holds the lab's own facts.json and caption.md, which the census counts as other files.
+        let found = after.report.findings.iter().find(|f| f.kind == "orphan_files").unwrap_or_else(|| panic!("{}: no census", root.display()));
+        assert!(
+            found.title.contains(&format!("({expected} data or delete, ")) && found.title.ends_with(", 2 other)"),
+            "{}: {expected} orphans: {}",
+            root.display(),
+            found.title
+        );
+        with_orphans += usize::from(expected > 0);
+    }
+    assert!(with_orphans >= 5, "the fixtures exercise the census");
+}
+
+#[test]
+fn duplicates_and_footers_through_the_session_are_sparks() {
+    let root = fixture("savepoint-twice");
+    let s = open(&root);
+    let f = facts(&root);
+    let r = block_on(s.count_duplicates(&["id".to_string()], icescope::analysis::duplicates::DEFAULT_KEY_BUDGET, &mut |_| {}, &|| false)).unwrap();
+    let table = &f["final_table"];
+    assert_eq!((Some(r.rows), Some(r.distinct_keys)), (table["rows"].as_u64(), table["distinct_ids"].as_u64()));
+    assert_eq!(r.duplicated_keys, f["after_second_resume"]["duplicates"].as_u64());
+    assert_eq!(r.whole_file_answers, 0, "a folder reads real ranges");
+
+    let mut s = open(&fixture("v3-deletion-vectors"));
+    let dv = &facts(&fixture("v3-deletion-vectors"))["deletion_vectors"];
+    let mut steps = 0;
+    block_on(s.read_footers(&mut |_, _| steps += 1, &|| false)).unwrap();
+    assert!(steps > 0, "progress is reported");
+    let answer = s.answer(0);
+    let footers = answer.footers.as_deref().expect("the footers join the answer");
+    assert_eq!(footers.files as u64, dv["live_data_files"].as_u64().unwrap());
+    assert_eq!(footers.deletion_vectors.vectors as u64, dv["live_deletion_vectors"].as_u64().unwrap());
+    assert_eq!(footers.deletion_vectors.puffin_files as u64, dv["puffin_files"].as_u64().unwrap());
+    assert_eq!((footers.record_count_mismatches, footers.size_mismatches, footers.unreadable), (0, 0, 0));
+}
