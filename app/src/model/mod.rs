@@ -2,9 +2,12 @@
 //! summaries state, and the live manifests and files of those read. Built from decoded values;
 //! every chart and finding reads it. Imports decode only; never source, analysis or view.
 
+mod delivery;
+pub mod digest;
 pub mod flink;
 pub mod footers;
 pub mod history;
+mod list_counts;
 pub(crate) mod list_index;
 pub mod live_rows;
 pub mod reading;
@@ -13,8 +16,9 @@ pub mod time;
 pub mod totals;
 pub mod writer;
 
+pub use digest::{LiveCounts, ManifestCounts};
 pub use flink::FlinkCommit;
-pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveCounts, LiveFile, ManifestCounts, MetadataSize, SnapshotState, TableHistory, Want};
+pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveFile, MetadataSize, SnapshotState, TableHistory, Want};
 pub use reading::{Need, ReadMode, ReadReason};
 pub use totals::{CountSource, Disagreement, PackedTotals, ScanFiles, Totals};
 pub use writer::Writer;

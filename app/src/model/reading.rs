@@ -7,13 +7,10 @@
 //! small). Each file is decoded once; a list's rows are dropped once its snapshots are counted.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
-use crate::decode::{Manifest, ManifestContent, ManifestFile, ManifestList};
+use crate::decode::{ManifestContent, ManifestFile};
 
-use super::history::{
-    count_list, inline_list_path, list_totals, row_disagreements, DigestBuilder, Fault, Gap, GapKind, ListSlot, ManifestSlot, NoCount, TableHistory, Want,
-};
+use super::history::{inline_list_path, ListSlot, TableHistory, Want};
 
 /// How much of the history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,48 +73,48 @@ pub enum ReadReason {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReadState {
-    hi: VecDeque<Need>,
-    lo: VecDeque<Need>,
-    queued: std::collections::HashSet<String>,
+    pub(super) hi: VecDeque<Need>,
+    pub(super) lo: VecDeque<Need>,
+    pub(super) queued: std::collections::HashSet<String>,
     /// Manifests not yet settled → the lists waiting for them.
-    waiting: HashMap<String, Vec<String>>,
+    pub(super) waiting: HashMap<String, Vec<String>>,
     /// Lists loaded whose manifests are not all settled → how many are missing.
-    open: HashMap<String, usize>,
+    pub(super) open: HashMap<String, usize>,
     /// The snapshot that added each queued manifest (its entries may inherit the id).
-    adders: HashMap<String, i64>,
+    pub(super) adders: HashMap<String, i64>,
     /// Manifests whose entries a detail snapshot needs though only their digest was kept.
-    refetch: std::collections::HashSet<String>,
+    pub(super) refetch: std::collections::HashSet<String>,
     pub(crate) reasons: HashMap<usize, ReadReason>,
     pub(crate) mode: Option<ReadMode>,
     pub(crate) files_queued: usize,
     pub(crate) files_done: usize,
     /// Bytes and rows of the manifest lists read: the size of those not read is estimated from them.
-    list_bytes_read: u64,
-    list_rows_read: u64,
+    pub(super) list_bytes_read: u64,
+    pub(super) list_rows_read: u64,
     /// Delete kinds along the parent chains need re-deriving (done once per batch, not per file).
     pub(crate) kinds_stale: bool,
     /// Counts once each time a list's counts become known or unavailable: what a report shows
     /// changes only then, so a view need not be redrawn between two of them.
-    revision: u64,
+    pub(super) revision: u64,
     pub(crate) expected_bytes: u64,
     /// Lists whose rows contradict the manifests they name → what each says.
     pub(crate) list_warnings: std::collections::BTreeMap<String, Vec<String>>,
     /// Manifest entries held for detail snapshots, against `MAX_KEPT_ENTRIES`.
-    kept_entries: usize,
+    pub(super) kept_entries: usize,
 }
 
 /// Entries held for the views of the current and selected snapshots (~300 bytes each with their
 /// strings): past this, manifests are counted but their files not kept, and the views say the
 /// files are not all there.
-const MAX_KEPT_ENTRIES: usize = 400_000;
+pub(super) const MAX_KEPT_ENTRIES: usize = 400_000;
 /// Entries held for the other snapshots shown in detail (the last few, every snapshot of a small
 /// table) while they fit: a table rewritten lately would otherwise hold every file two or three
 /// times over. Past this, such a snapshot's files are read again when it is selected.
-const SPARE_KEPT_ENTRIES: usize = 25_000;
+pub(super) const SPARE_KEPT_ENTRIES: usize = 25_000;
 
 /// A manifest's path with the S3 scheme spellings made one: `s3a://b/x` and `s3://b/x` are the
 /// same object, and a list naming both counts it twice.
-fn same_object(path: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn same_object(path: &str) -> std::borrow::Cow<'_, str> {
     for p in ["s3a://", "s3n://"] {
         if let Some(rest) = path.strip_prefix(p) {
             return format!("s3://{rest}").into();
@@ -241,7 +238,7 @@ impl TableHistory {
         }
     }
 
-    fn enqueue(&mut self, need: Need, hi: bool) {
+    pub(super) fn enqueue(&mut self, need: Need, hi: bool) {
         let key = format!("{}\u{0}{}", matches!(need, Need::Manifest { .. }) as u8, need.path());
         if !self.reading.queued.insert(key) {
             return;
@@ -260,7 +257,7 @@ impl TableHistory {
         }
     }
 
-    fn promote(&mut self, path: &str) {
+    pub(super) fn promote(&mut self, path: &str) {
         if let Some(pos) = self.reading.lo.iter().position(|n| n.path() == path) {
             if let Some(n) = self.reading.lo.remove(pos) {
                 self.reading.hi.push_back(n);
@@ -304,251 +301,6 @@ impl TableHistory {
 
     pub fn is_settled(&self) -> bool {
         self.reading.hi.is_empty() && self.reading.lo.is_empty()
-    }
-
-    /// Hands over a list's bytes (or why they could not be had); decoding happens here.
-    pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
-        let decoded = bytes.and_then(|b| {
-            let l = ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| Fault::new(GapKind::Decode, e.to_string()))?;
-            self.reading.list_bytes_read = self.reading.list_bytes_read.saturating_add(b.len() as u64);
-            self.reading.list_rows_read = self.reading.list_rows_read.saturating_add(l.len() as u64);
-            Ok(l)
-        });
-        self.reading.files_done += 1;
-        self.deliver_list_decoded(path, decoded);
-    }
-
-    fn deliver_list_decoded(&mut self, path: &str, decoded: Result<Vec<ManifestFile>, Fault>) {
-        let users = self.by_list.get(&self.snapshots, path);
-        // A manifest listed twice would be counted twice: the list is not a count anyone can trust.
-        let decoded = decoded.and_then(|l| {
-            let mut seen = std::collections::HashSet::new();
-            if let Some(dup) = l.iter().find(|m| !seen.insert(same_object(&m.manifest_path))) {
-                return Err(Fault::new(
-                    GapKind::Inconsistent,
-                    format!("{path}: lists manifest {} more than once (a writer bug or a damaged file)", dup.manifest_path),
-                ));
-            }
-            let unknown = l.iter().enumerate().find_map(|(i, m)| if let crate::decode::ManifestContent::Unknown(v) = m.content { Some((i, v)) } else { None });
-            if let Some((i, v)) = unknown {
-                return Err(Fault::new(
-                    GapKind::Decode,
-                    format!("{path}: manifest[{i}].content: unknown manifest content {v} (0 data, 1 deletes): which of its manifests hold data cannot be told"),
-                ));
-            }
-            if let Some(neg) = l.iter().find(|m| m.manifest_length < 0) {
-                return Err(Fault::new(
-                    GapKind::Inconsistent,
-                    format!("{path}: manifest {}: manifest_length {} is negative", neg.manifest_path, neg.manifest_length),
-                ));
-            }
-            Ok(l)
-        });
-        let list = match decoded {
-            Ok(l) => Arc::new(l),
-            Err(Fault { kind, message }) => {
-                self.lists.insert(path.to_string(), ListSlot::Unavailable(Gap { file: path.to_string(), kind, message, snapshot_ids: Vec::new() }));
-                self.reading.revision = self.reading.revision.wrapping_add(1);
-                return;
-            }
-        };
-        let totals = list_totals(&list);
-        for &i in &users {
-            self.snapshots[i].listed = totals.clone().map(Box::new);
-            // v1 lists may lack the counts: then only the manifests can say.
-            if totals.is_none() && self.snapshots[i].want == Want::List {
-                self.snapshots[i].want = Want::Manifests;
-            }
-        }
-        self.lists.insert(path.to_string(), ListSlot::Loaded(list.clone()));
-        self.want_manifests(path, &list);
-        self.reading.kinds_stale = true;
-        self.reading.revision = self.reading.revision.wrapping_add(1);
-    }
-
-    /// Queues the manifests a loaded list names, if any of its snapshots wants them.
-    fn want_manifests(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
-        let users = self.by_list.get(&self.snapshots, path);
-        let want = users.iter().map(|&i| self.snapshots[i].want).max().unwrap_or(Want::Summary);
-        let detail = users.iter().any(|&i| self.snapshots[i].detail);
-        if want < Want::Manifests {
-            self.release_if_done(path);
-            return;
-        }
-        let mut missing = 0usize;
-        for m in list.iter() {
-            let p = &m.manifest_path;
-            match self.manifests.get_mut(p) {
-                None => {
-                    self.manifests.insert(p.clone(), ManifestSlot::Pending);
-                    if let Some(id) = m.added_snapshot_id {
-                        self.reading.adders.insert(p.clone(), id);
-                    }
-                    let expected = u64::try_from(m.manifest_length).ok().filter(|&b| b > 0);
-                    let count = |c: Option<i64>| c.and_then(|c| u64::try_from(c).ok());
-                    let entries = count(m.added_files_count)
-                        .zip(count(m.existing_files_count))
-                        .zip(count(m.deleted_files_count))
-                        .and_then(|((a, e), d)| a.checked_add(e)?.checked_add(d));
-                    self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected, expected_entries: entries }, detail);
-                    self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
-                    missing += 1;
-                }
-                Some(ManifestSlot::Pending) => {
-                    if detail {
-                        self.promote(p);
-                    }
-                    self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
-                    missing += 1;
-                }
-                Some(ManifestSlot::Unavailable(_, lists)) => {
-                    if !lists.iter().any(|l| l == path) {
-                        lists.push(path.to_string());
-                    }
-                }
-                Some(ManifestSlot::Loaded { manifest: None, .. }) if detail => {
-                    // Only its digest was kept; the detail view needs its files.
-                    if self.reading.refetch.insert(p.clone()) {
-                        if let Some(id) = m.added_snapshot_id {
-                            self.reading.adders.insert(p.clone(), id);
-                        }
-                        self.reading.queued.remove(&format!("1\u{0}{p}"));
-                        self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: None, expected_entries: None }, true);
-                    }
-                }
-                Some(ManifestSlot::Loaded { .. }) => {}
-            }
-        }
-        if missing > 0 {
-            self.reading.open.insert(path.to_string(), missing);
-        } else {
-            self.count(path, list);
-        }
-    }
-
-    /// Hands over a manifest's bytes; its digest is kept, and its entries if a detail snapshot needs them.
-    pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
-        self.reading.files_done += 1;
-        let inherited = self.reading.adders.remove(path);
-        let keep = if self.reading.refetch.remove(path) { Some(true) } else { self.needed_in_detail(path) };
-        let mut builder = DigestBuilder::new(inherited);
-        let limit = if keep == Some(true) { MAX_KEPT_ENTRIES } else { SPARE_KEPT_ENTRIES };
-        let room = limit.saturating_sub(self.reading.kept_entries);
-        let keep = keep.is_some();
-        let mut seen = 0usize;
-        // The files a kept manifest names are read from it (`referenced_files`): only those of a
-        // manifest not kept are copied out. One that stops being a candidate part-way (too many
-        // entries, or a decode error) is streamed again for its paths: rare, and no copy meanwhile.
-        let referenced = &mut self.referenced;
-        let note = |referenced: &mut std::collections::HashSet<Box<str>>, e: &crate::decode::ManifestEntry| {
-            if e.status.is_live() && !referenced.contains(&*e.data_file.file_path) {
-                referenced.insert(e.data_file.file_path.clone());
-            }
-        };
-        let decoded = bytes.and_then(|b| {
-            let m = Manifest::stream(path, &b, if keep { room } else { 0 }, |e| {
-                builder.add(e);
-                seen += 1;
-                let kept = keep && seen <= room;
-                if !kept {
-                    note(referenced, e);
-                }
-                kept
-            });
-            if keep && !(m.is_ok() && seen <= room) {
-                let _ = Manifest::stream(path, &b, 0, |e| {
-                    note(referenced, e);
-                    false
-                });
-            }
-            m.map_err(|e| Fault::new(GapKind::Decode, e.to_string()))
-        });
-        let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| Fault::new(GapKind::Inconsistent, format!("{path}: {e}")))) {
-            Ok((m, (digest, written))) => {
-                self.written.merge(written);
-                // A manifest is kept whole or not at all: half its files would pass for all of them.
-                let kept = keep && seen <= room;
-                if kept {
-                    self.reading.kept_entries += seen;
-                }
-                ManifestSlot::Loaded { digest: Arc::new(digest), manifest: kept.then(|| Arc::new(m)) }
-            }
-            Err(Fault { kind, message }) => {
-                let users = self.reading.waiting.get(path).cloned().unwrap_or_default();
-                ManifestSlot::Unavailable(Gap { file: path.to_string(), kind, message, snapshot_ids: Vec::new() }, users)
-            }
-        };
-        self.manifests.insert(path.to_string(), slot);
-        for list in self.reading.waiting.remove(path).unwrap_or_default() {
-            let Some(left) = self.reading.open.get_mut(&list) else { continue };
-            *left = left.saturating_sub(1);
-            if *left == 0 {
-                self.reading.open.remove(&list);
-                if let Some(ListSlot::Loaded(l)) = self.lists.get(&list).cloned() {
-                    self.count(&list, &l);
-                }
-            }
-        }
-    }
-
-    /// Whether a snapshot shown in detail needs this manifest's files: Some(true) for the current
-    /// or a selected one, Some(false) for the others.
-    fn needed_in_detail(&self, manifest: &str) -> Option<bool> {
-        let mut needed = None;
-        for l in self.reading.waiting.get(manifest)? {
-            for i in self.by_list.get(&self.snapshots, l) {
-                if self.snapshots[i].detail {
-                    let essential = matches!(self.reading.reasons.get(&i), Some(ReadReason::Current | ReadReason::Selected));
-                    if essential {
-                        return Some(true);
-                    }
-                    needed = Some(false);
-                }
-            }
-        }
-        needed
-    }
-
-    fn count(&mut self, path: &str, list: &Arc<Vec<ManifestFile>>) {
-        let users = self.by_list.get(&self.snapshots, path);
-        let counts = match count_list(list, &self.manifests) {
-            Ok(c) => Some(c),
-            Err(NoCount::Missing) => None,
-            Err(NoCount::Invalid(why)) => {
-                // Neither the manifests nor the list's own rows can be trusted: the summary stands.
-                for &i in &users {
-                    self.snapshots[i].listed = None;
-                }
-                let gap = Gap { file: path.to_string(), kind: GapKind::Inconsistent, message: format!("{path}: {why}"), snapshot_ids: Vec::new() };
-                self.lists.insert(path.to_string(), ListSlot::Unavailable(gap));
-                self.reading.kinds_stale = true;
-                self.reading.revision = self.reading.revision.wrapping_add(1);
-                return;
-            }
-        };
-        let contradictions = row_disagreements(list, &self.manifests);
-        if !contradictions.is_empty() {
-            self.reading.list_warnings.insert(path.to_string(), contradictions);
-        }
-        for &i in &users {
-            self.snapshots[i].counted = counts.clone().map(Box::new);
-        }
-        self.reading.kinds_stale = true;
-        self.reading.revision = self.reading.revision.wrapping_add(1);
-        self.release_if_done(path);
-    }
-
-    /// Drops a list's rows once no snapshot shown in detail needs them.
-    fn release_if_done(&mut self, path: &str) {
-        let users = self.by_list.get(&self.snapshots, path);
-        if users.iter().any(|&i| self.snapshots[i].detail) || self.reading.open.contains_key(path) {
-            return;
-        }
-        if let Some(slot) = self.lists.get_mut(path) {
-            if matches!(slot, ListSlot::Loaded(_)) {
-                *slot = ListSlot::Released;
-            }
-        }
     }
 
     /// Sizes of the current metadata file and of every metadata-log file that can be found,

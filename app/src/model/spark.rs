@@ -9,7 +9,8 @@ use std::sync::Arc;
 use crate::decode::spark_tables::{EntryRow, ListCounts};
 use crate::decode::{ManifestContent, ManifestEntry, ManifestFile};
 
-use super::history::{inline_list_path, DigestBuilder, Gap, GapKind, ListSlot, TableHistory};
+use super::digest::DigestBuilder;
+use super::history::{inline_list_path, Gap, GapKind, ListSlot, TableHistory};
 use super::{CountSource, LiveCounts, LiveFile, ReadMode, ReadReason, Totals};
 
 /// The current snapshot's files as Spark's `entries` gave them.
