@@ -148,7 +148,7 @@ fn findings_and_their_statements_are_the_same_in_the_export_the_markdown_and_the
         let terminal = icescope::report::inspect_text::text(&s.report);
         assert!(terminal.contains(&format!("findings ({}):", s.report.findings.len())), "{}", s.name);
         for (i, f) in s.report.findings.iter().enumerate() {
-            assert_eq!(text(exported, "kind", i).as_deref(), Some(f.kind), "{}", s.name);
+            assert_eq!(text(exported, "kind", i).as_deref(), Some(f.kind.as_str()), "{}", s.name);
             assert_eq!(text(exported, "title", i).as_deref(), Some(f.title.as_str()), "{}", s.name);
             assert!(md.contains(&icescope::report::text::text(&f.title)), "{}: `{}` not in the Markdown", s.name, f.title);
             assert!(terminal.contains(&format!("[{}] {}", f.severity.label(), icescope::report::text::visible(&f.title))), "{}", s.name);

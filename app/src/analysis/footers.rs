@@ -11,7 +11,7 @@ use crate::decode::{DataContent, SnapshotId};
 use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::TableHistory;
 
-use super::findings::{Finding, Severity, TableRef};
+use super::findings::{Finding, FindingKind, Severity, TableRef};
 use super::vector_footers::{check_vectors, VectorCheck};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -86,7 +86,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     if !bad_records.is_empty() {
         let delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();
         findings.push(Finding {
-            kind: "record_count_mismatch",
+            kind: FindingKind::RecordCountMismatch,
             severity: Severity::Critical,
             title: format!("{} file(s) hold a different number of rows than their manifest entries say", bad_records.len()),
             snapshot_ids: vec![snapshot_id],
@@ -101,7 +101,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     }
     if !bad_size.is_empty() {
         findings.push(Finding {
-            kind: "file_size_mismatch",
+            kind: FindingKind::FileSizeMismatch,
             severity: Severity::Critical,
             title: format!("{} file(s) differ in size from their manifest's file_size_in_bytes", bad_size.len()),
             snapshot_ids: vec![snapshot_id],
@@ -116,7 +116,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     }
     if !unreadable.is_empty() {
         findings.push(Finding {
-            kind: "footer_unreadable",
+            kind: FindingKind::FooterUnreadable,
             severity: Severity::Warning,
             title: format!("{} live file(s) have no readable Parquet footer", unreadable.len()),
             snapshot_ids: vec![snapshot_id],

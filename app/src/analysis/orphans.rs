@@ -15,7 +15,7 @@ use crate::model::TableHistory;
 use crate::source::listing::Listing;
 use crate::source::PathIndex;
 
-use super::findings::{capped_list, thousands, Finding, Severity, TableRef};
+use super::findings::{capped_list, thousands, Finding, FindingKind, Severity, TableRef};
 
 /// Files written after the table's last commit minus this may belong to a commit still in flight:
 /// a Flink checkpoint writes its data files first and commits them when the checkpoint completes
@@ -315,7 +315,7 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         crate::model::time::rfc3339_ms(report.last_commit_ms)
     );
     Some(Finding {
-        kind: "orphan_files",
+        kind: FindingKind::OrphanFiles,
         severity: if files.is_empty() { Severity::Info } else { Severity::Warning },
         title,
         snapshot_ids: Vec::new(),

@@ -13,7 +13,7 @@ use crate::decode::puffin::{BlobMetadata, BlobType, PuffinFooter};
 use crate::model::footers::PuffinFileFooter;
 use crate::model::TableHistory;
 
-use super::findings::{thousands, Finding, Severity, TableRef};
+use super::findings::{thousands, Finding, FindingKind, Severity, TableRef};
 use crate::decode::SnapshotId;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -181,7 +181,7 @@ pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) 
             .filter_map(|r| r.footer_cardinality.map(|c| i128::from(c) - i128::from(r.manifest_cardinality)))
             .sum();
         out.push(Finding {
-            kind: "vector_footer_mismatch",
+            kind: FindingKind::VectorFooterMismatch,
             severity: Severity::Critical,
             title: format!("{} deletion vector(s) disagree with their Puffin file's footer", thousands(check.mismatches as u64)),
             snapshot_ids: vec![snapshot_id],
@@ -196,7 +196,7 @@ pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) 
     }
     if check.unchecked > 0 {
         out.push(Finding {
-            kind: "puffin_footer_unreadable",
+            kind: FindingKind::PuffinFooterUnreadable,
             severity: Severity::Warning,
             title: format!(
                 "{} of {} Puffin file(s) have no readable footer ({} live deletion vector(s) unchecked)",

@@ -8,8 +8,9 @@ use crate::load::ReadStats;
 use crate::model::TableHistory;
 use crate::source::metadata_pick::MetadataPick;
 
-pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick: Option<MetadataPick>, extra: Vec<Finding>) -> Inspect {
+pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick: Option<MetadataPick>, mut extra: Vec<Finding>) -> Inspect {
     let mut report = inspect(history, table);
+    crate::analysis::findings::note_refusal(&mut extra, table);
     report.findings.extend(extra);
     // A stable sort: within a severity, the order `findings` gives.
     report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));

@@ -8,7 +8,7 @@ pub fn findings(list: &[Finding], catalog: Option<&str>) -> Table {
     let r = || list.iter();
     Table::new("findings", list.len())
         .col("severity", texts(r().map(|f| json_name(&f.severity))))
-        .col("kind", texts(r().map(|f| Some(f.kind))))
+        .col("kind", texts(r().map(|f| Some(f.kind.as_str()))))
         .col("title", texts(r().map(|f| Some(f.title.clone()))))
         .col("snapshot_ids", Values::IntList(r().map(|f| f.snapshot_ids.iter().map(|s| s.0).collect()).collect()))
         .col("job_ids", Values::TextList(r().map(|f| f.job_ids.clone()).collect()))

@@ -2,7 +2,7 @@
 
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 
-use super::{thousands, Context, Finding, Severity};
+use super::{thousands, Context, Finding, FindingKind, Severity};
 use crate::analysis::jobs::JobSpan;
 
 pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
@@ -21,7 +21,7 @@ pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
         )
     });
     vec![Finding {
-        kind: "end_of_input_commit",
+        kind: FindingKind::EndOfInputCommit,
         severity: Severity::Info,
         title: format!("End-of-input commit{}: checkpoint id {END_OF_INPUT_CHECKPOINT}", if jobs.len() > 1 { "s" } else { "" }),
         snapshot_ids: jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
@@ -117,7 +117,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
             };
             let around: Vec<usize> = holes.iter().flat_map(|(_, w)| *w).collect();
             Some(Finding {
-                kind: "checkpoint_gaps",
+                kind: FindingKind::CheckpointGaps,
                 severity: Severity::Info,
                 title: format!("Checkpoint{} {} of job {} committed nothing", if j.missing_count() == 1 { "" } else { "s" }, ranges, Context::short(&j.job_id)),
                 snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),

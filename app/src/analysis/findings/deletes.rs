@@ -1,6 +1,6 @@
 //! Delete files piling up with checkpoints: every one is a file each reader opens and applies.
 
-use super::{thousands, Context, Finding, Severity};
+use super::{thousands, Context, Finding, FindingKind, Severity};
 
 pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
@@ -48,7 +48,7 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         );
     }
     vec![Finding {
-        kind: "delete_debt",
+        kind: FindingKind::DeleteDebt,
         severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
         title: format!("Delete debt: {} delete files on {} data files", thousands(deletes), thousands(now.data_files)),
         snapshot_ids: vec![cx.id(since), cx.id(cur)],

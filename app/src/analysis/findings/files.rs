@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::decode::DataContent;
 
-use super::{thousands, Context, Finding, Severity};
+use super::{thousands, Context, Finding, FindingKind, Severity};
 
 pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     let Some(cur) = cx.history.current_index() else { return Vec::new() };
@@ -18,7 +18,7 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     let avg = bytes / files.len() as u64;
     let partial = cx.partial_note(cur);
     vec![Finding {
-        kind: "small_files",
+        kind: FindingKind::SmallFiles,
         severity: if score >= 1000 { Severity::Warning } else { Severity::Info },
         title: format!("{}{} data files beyond one per partition", if partial.is_empty() { "" } else { "At least " }, thousands(score as u64)),
         snapshot_ids: vec![cx.id(cur)],

@@ -3,7 +3,7 @@
 use crate::decode::{DataContent, PartitionValue, Transform};
 use crate::model::time::{date_of_days, days_of_month_start, rfc3339_ms};
 
-use super::{thousands, Context, Finding, Severity};
+use super::{thousands, Context, Finding, FindingKind, Severity};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -94,7 +94,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
     let column = column.unwrap_or_else(|| "<event time column>".into());
     let since = crate::analysis::sql::timestamp(oldest);
     vec![Finding {
-        kind: "late_one_row_files",
+        kind: FindingKind::LateOneRowFiles,
         severity: Severity::Warning,
         title: format!("{} one-row files in {} old partitions (late data)", late.len(), partitions.len()),
         snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),

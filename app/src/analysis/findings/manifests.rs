@@ -3,7 +3,7 @@
 //! (`commit.manifest.min-count-to-merge`) or by size (`commit.manifest.target-size-bytes`), unless
 //! the table turns merging off. Only a fast append never merges.
 
-use super::{Context, Finding, Severity};
+use super::{Context, Finding, FindingKind, Severity};
 use crate::analysis::merge::{read_list, Forecast, MergeCause, MergePolicy, Setting, Stated, MERGE_ENABLED, MIN_COUNT_TO_MERGE, TARGET_SIZE_BYTES};
 use crate::decode::ManifestContent;
 
@@ -113,7 +113,7 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
             k => format!("{manifests} manifests, one per commit: merged in {}{} commits", if f.assumed_size { "about " } else { "" }, super::thousands(k)),
         };
         return vec![Finding {
-            kind: "manifests_merge_pending",
+            kind: FindingKind::ManifestsMergePending,
             severity: Severity::Info,
             title,
             snapshot_ids: vec![cx.id(i), cx.id(cur)],
@@ -145,7 +145,7 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         )
     };
     vec![Finding {
-        kind: "manifests_never_merged",
+        kind: FindingKind::ManifestsNeverMerged,
         severity: if manifests >= 100 { Severity::Warning } else { Severity::Info },
         title: format!("{} manifests, one per commit, never merged", manifests),
         snapshot_ids: vec![cx.id(i), cx.id(cur)],

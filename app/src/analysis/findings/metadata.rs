@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{capped_list, thousands, Context, Finding, Severity};
+use super::{capped_list, thousands, Context, Finding, FindingKind, Severity};
 
 pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     let mut first: HashMap<_, usize> = HashMap::new();
@@ -20,7 +20,7 @@ pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     }
     let each = twice.iter().map(|&(f, i)| format!("{} (snapshots #{} and #{} in commit order)", cx.id(i), f + 1, i + 1));
     vec![Finding {
-        kind: "duplicate_snapshot_ids",
+        kind: FindingKind::DuplicateSnapshotIds,
         severity: Severity::Warning,
         title: format!("metadata.json lists {} snapshot id{} more than once", twice.len(), if twice.len() > 1 { "s" } else { "" }),
         snapshot_ids: twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
@@ -45,7 +45,7 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
     }
     let shown = h.current_index();
     vec![Finding {
-        kind: "current_snapshot_unknown",
+        kind: FindingKind::CurrentSnapshotUnknown,
         severity: Severity::Warning,
         title: format!("The current snapshot {id} is not in metadata.json"),
         snapshot_ids: shown.map(|i| cx.id(i)).into_iter().collect(),
@@ -71,7 +71,7 @@ pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
     let each =
         all.iter().map(|m| format!("{} ({} bytes, the list says {}; {} entries)", m.file, thousands(m.bytes), thousands(m.stated), thousands(m.entries)));
     vec![Finding {
-        kind: "manifest_length_mismatch",
+        kind: FindingKind::ManifestLengthMismatch,
         severity: Severity::Warning,
         title: format!(
             "{} manifest{} not the length {} manifest list states",

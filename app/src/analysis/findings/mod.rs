@@ -2,6 +2,8 @@
 //! pure function of the history; the runbook wording follows the chapter the project grew from.
 
 mod checkpoints;
+mod kind;
+pub use kind::FindingKind;
 mod deletes;
 mod files;
 mod late;
@@ -42,8 +44,8 @@ impl Severity {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
-    /// Stable machine name, e.g. `savepoint_replayed`.
-    pub kind: &'static str,
+    /// What it is about; its stable machine name, e.g. `savepoint_replayed`, is `kind.as_str()`.
+    pub kind: FindingKind,
     pub severity: Severity,
     pub title: String,
     pub snapshot_ids: Vec<SnapshotId>,
@@ -176,13 +178,18 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     out.extend(schema::stale_writer_schema(&cx));
     out.extend(schema::name_reused(&cx));
     out.extend(retention::retention(&cx));
+    note_refusal(&mut out, table);
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    out
+}
+
+/// Where the table's name cannot be quoted, each finding says why it has no statement.
+pub fn note_refusal(findings: &mut [Finding], table: &TableRef) {
     if let Some(why) = table.refusal() {
-        for f in &mut out {
+        for f in findings {
             f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
         }
     }
-    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    out
 }
 
 /// Findings of one kind over pairs of jobs, over jobs or over checkpoint holes are listed one by

@@ -1,7 +1,7 @@
 //! Properties the table sets that no Iceberg version reads: the writer runs on the default the
 //! person meant to change (a merge threshold, a retention age), and nothing says so.
 
-use super::{capped_list, Context, Finding, Severity};
+use super::{capped_list, Context, Finding, FindingKind, Severity};
 use crate::analysis::properties::unread;
 
 pub(super) fn not_read(cx: &Context<'_>) -> Vec<Finding> {
@@ -23,7 +23,7 @@ pub(super) fn not_read(cx: &Context<'_>) -> Vec<Finding> {
         cx.table.alter(&format!("SET TBLPROPERTIES ({k} = {v})"))
     });
     vec![Finding {
-        kind: "property_not_read",
+        kind: FindingKind::PropertyNotRead,
         severity: Severity::Warning,
         title: format!("{} table propert{} that no Iceberg version reads", unread.len(), if unread.len() == 1 { "y" } else { "ies" }),
         snapshot_ids: Vec::new(),

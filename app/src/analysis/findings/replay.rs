@@ -1,6 +1,6 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
-use super::{capped_list, thousands, Context, Finding, Severity, CAP};
+use super::{capped_list, thousands, Context, Finding, FindingKind, Severity, CAP};
 use crate::analysis::jobs::JobSpan;
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
@@ -92,7 +92,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
                 .to_string()
         };
         out.push(Finding {
-            kind: "savepoint_replayed",
+            kind: FindingKind::SavepointReplayed,
             severity: Severity::Critical,
             title: if first == 1 {
                 format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
@@ -115,7 +115,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let rest = &replays[CAP..];
         let jobs = rest.iter().map(|&(k, _)| Context::short(&cx.jobs[k].job_id));
         out.push(Finding {
-            kind: "savepoint_replayed",
+            kind: FindingKind::SavepointReplayed,
             severity: Severity::Critical,
             title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(rest.len() as u64)),
             snapshot_ids: Vec::new(),
@@ -194,7 +194,7 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             String::new()
         };
         out.push(Finding {
-            kind: "concurrent_writers",
+            kind: FindingKind::ConcurrentWriters,
             severity: Severity::Critical,
             title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
             snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
@@ -238,7 +238,7 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             })
             .collect();
         out.push(Finding {
-            kind: "concurrent_writers",
+            kind: FindingKind::ConcurrentWriters,
             severity: Severity::Critical,
             title: format!("{} more pairs of Flink jobs writing at once", thousands(rest as u64)),
             snapshot_ids: Vec::new(),
@@ -275,7 +275,7 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
         return None;
     }
     Some(Finding {
-        kind: "restored_work_committed_late",
+        kind: FindingKind::RestoredWorkCommittedLate,
         severity: Severity::Info,
         title: format!("Job {} committed older checkpoints after job {} began", Context::short(&a.job_id), Context::short(&b.job_id)),
         snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
@@ -383,7 +383,7 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
         .iter()
         .take(CAP)
         .map(|&(prev, next, pl, nf)| Finding {
-            kind: "job_resumed",
+            kind: FindingKind::JobResumed,
             severity: Severity::Info,
             title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
             snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
@@ -404,7 +404,7 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
     if pairs.len() > CAP {
         let rest = &pairs[CAP..];
         out.push(Finding {
-            kind: "job_resumed",
+            kind: FindingKind::JobResumed,
             severity: Severity::Info,
             title: format!("{} more resumes", thousands(rest.len() as u64)),
             snapshot_ids: Vec::new(),

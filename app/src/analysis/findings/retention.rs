@@ -1,6 +1,6 @@
 //! Snapshot count and metadata.json size against the table's own retention properties.
 
-use super::{thousands, Context, Finding, Severity};
+use super::{thousands, Context, Finding, FindingKind, Severity};
 
 const DEFAULT_MAX_AGE_MS: i64 = 5 * 86_400_000;
 
@@ -19,7 +19,7 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
         return Vec::new();
     }
     vec![Finding {
-        kind: "retention",
+        kind: FindingKind::Retention,
         severity: if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
         title: format!("{} snapshots, {} past the table's retention", thousands(n as u64), thousands(expirable as u64)),
         snapshot_ids: Vec::new(),
@@ -65,7 +65,7 @@ pub(super) fn restore_point_expiry(cx: &Context<'_>) -> Vec<Finding> {
         None => "its last commit".to_string(),
     };
     vec![Finding {
-        kind: "restore_point_expiry",
+        kind: FindingKind::RestorePointExpiry,
         severity: if expirable { Severity::Warning } else { Severity::Info },
         title: if expirable {
             format!("Job {}'s last committed checkpoint is past the retention", Context::short(&job.job_id))

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::decode::{Schema, Type};
 
-use super::{Context, Finding, Severity};
+use super::{Context, Finding, FindingKind, Severity};
 
 fn ids(s: &Schema) -> BTreeMap<i32, String> {
     s.all_fields().into_iter().map(|(n, f)| (f.id, n)).collect()
@@ -83,7 +83,7 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
         " The columns are those the files' column metrics name in the manifests (run `icescope footers` to read what the files carry).".to_string()
     };
     vec![Finding {
-        kind: "schema_under_running_writer",
+        kind: FindingKind::SchemaUnderRunningWriter,
         severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },
         title: if dropped.is_empty() {
             format!("Running job does not write the new column(s) {}", names(&unwritten))
@@ -111,7 +111,7 @@ pub(super) fn name_reused(cx: &Context<'_>) -> Vec<Finding> {
             match seen.get(&name) {
                 Some(&(old, since)) if old != id => {
                     out.push(Finding {
-                        kind: "column_name_reused",
+                        kind: FindingKind::ColumnNameReused,
                         severity: Severity::Warning,
                         title: format!("Column `{name}` re-added with a new field id ({old} → {id})"),
                         snapshot_ids: Vec::new(),

@@ -49,7 +49,9 @@ pub fn footers(c: &args::Footers) -> Result<(), Failure> {
     loader.history.record_footers(&footers);
     let table = c.table.table_ref(&loader.history);
     let mut report = footer_report(&loader.history, index, &footers, &puffins, &table);
-    report.findings.extend(findings(&loader.history, &table).into_iter().filter(|f| f.kind == "schema_under_running_writer"));
+    report
+        .findings
+        .extend(findings(&loader.history, &table).into_iter().filter(|f| f.kind == icescope::analysis::findings::FindingKind::SchemaUnderRunningWriter));
     match c.format {
         ReportFormat::Json => print_json(&report),
         ReportFormat::Text => print(&text(&report)),

@@ -16,6 +16,7 @@ use crate::view::chart::{Drawn, Stamp};
 
 use super::chart_canvas::ChartCanvas;
 use super::Opened;
+use crate::analysis::findings::FindingKind;
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum Tab {
@@ -41,8 +42,8 @@ fn flagged(o: &Opened) -> Vec<(String, &'static str)> {
         .findings
         .iter()
         .filter_map(|f| match f.kind {
-            "savepoint_replayed" => f.job_ids.first().map(|j| (j.clone(), "REPLAY")),
-            "concurrent_writers" => f.job_ids.get(1).map(|j| (j.clone(), "CONCURRENT")),
+            FindingKind::SavepointReplayed => f.job_ids.first().map(|j| (j.clone(), "REPLAY")),
+            FindingKind::ConcurrentWriters => f.job_ids.get(1).map(|j| (j.clone(), "CONCURRENT")),
             _ => None,
         })
         .collect()

@@ -44,7 +44,7 @@ pub fn FindingsPanel(opened: Opened, catalog: RwSignal<String>) -> impl IntoView
                 let statement = f.statement.clone();
                 let ids = f.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
                 view! {
-                    <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind data-severity=sev
+                    <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind.as_str() data-severity=sev
                         tabindex=if i == 0 { "0" } else { "-1" } aria-label=format!("{sev}: {}", f.title)>
                         <h4><span class="badge">{sev}</span>{f.title.clone()}</h4>
                         <p><strong>"What the table shows: "</strong>{f.evidence.clone()}</p>
