@@ -94,7 +94,7 @@ test('schema-on-the-wire: the shape panel and the job timeline show the column a
       await page.locator('[data-testid="shape"] > summary').click();
       const rows = await page.locator('[data-testid="shape-schema"]').evaluateAll((rs) => rs.map((r) => [r.dataset.schemaId, r.querySelector('[data-testid="shape-change"]').textContent]));
       assert.deepEqual(rows.map((r) => Number(r[0])), [add.schema_id_before, add.schema_id_after, drop.schema_id_after]);
-      assert.match(rows[1][1], new RegExp(`^\\+ ${added} `));
+      assert.match(rows[1][1], new RegExp(`^added ${added} `));
       assert.match(rows[2][1], new RegExp(`^dropped ${dropped[0]} `));
       fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.locator('[data-testid="shape"]').screenshot({ path: path.join(SCREENSHOT_DIR, 'shape-schema-on-the-wire.png') });
