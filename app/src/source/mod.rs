@@ -2,6 +2,8 @@
 //! S3-compatible stores and Iceberg REST catalogs. Owns path resolution, request building, signing
 //! and authentication; imports no other layer.
 
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
 pub mod fetch;
 pub mod files;
 pub mod http;

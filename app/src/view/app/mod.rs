@@ -8,8 +8,6 @@ mod csp;
 mod data_panel;
 mod drop;
 mod export_buttons;
-mod fetch;
-mod files;
 mod findings_panel;
 mod font_warmup;
 mod footers_panel;
@@ -25,6 +23,9 @@ mod snapshot_table;
 mod table_view;
 mod theme;
 mod walk;
+
+// The browser's sources live with the others (`source::browser`); the views name them as before.
+use crate::source::browser::{fetch, files};
 
 use leptos::prelude::*;
 
