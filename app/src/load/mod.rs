@@ -13,6 +13,8 @@ use futures::stream::{self, StreamExt};
 use crate::source::{Fetch, SourceError};
 
 pub mod data_scan;
+pub mod decoder;
+mod key_scan;
 mod pump;
 pub mod spark_export;
 pub use pump::Pump;
