@@ -10,8 +10,9 @@ use leptos::task::spawn_local;
 
 use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;
-use crate::load::data_scan::{scan_keys, ScanProgress};
+use crate::load::data_scan::{scan_keys_with, ScanProgress};
 
+use super::decoder::WorkerDecoder;
 use super::loader::with_session;
 use super::AppState;
 
@@ -123,7 +124,7 @@ async fn count(state: AppState, named: Vec<String>, scan: RwSignal<Scan>, cancel
         let mut counter = KeyCounter::new(h, DEFAULT_KEY_BUDGET);
         let mut progress = |p: ScanProgress| scan.update(|s| s.progress = p);
         let stop = || cancel.get_untracked();
-        let r = scan_keys(&**files, h, index, &keys, &mut counter, &mut progress, &stop).await?;
+        let r = scan_keys_with(&**files, &WorkerDecoder, h, index, &keys, &mut counter, &mut progress, &stop).await?;
         let totals = ScanTotals {
             rows_in_files: r.rows_in_files,
             rows_deleted: r.rows_deleted,

@@ -9,8 +9,9 @@ use leptos::task::spawn_local;
 
 use crate::analysis::findings::thousands;
 use crate::analysis::vector_footers::VectorCheck;
-use crate::load::data_scan::{read_footers, read_puffin_footers};
+use crate::load::data_scan::{read_footers_with, read_puffin_footers_with};
 
+use super::decoder::WorkerDecoder;
 use super::loader::{publish, return_session, with_session};
 use super::AppState;
 
@@ -147,10 +148,11 @@ async fn run(state: AppState, check: RwSignal<Check>, cancel: RwSignal<bool>) ->
         }
         let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (done, total));
         let stop = || cancel.get_untracked();
-        let (footers, _) = read_footers(&*session.files, h, index, &mut progress, &stop).await;
+        let (footers, _) = read_footers_with(&*session.files, &WorkerDecoder, h, index, &mut progress, &stop).await;
         let parquet = footers.len();
         let mut progress = |done: usize, total: usize| check.update(|c| (c.done, c.total) = (parquet + done, parquet + total));
-        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*session.files, h, index, &mut progress, &stop).await };
+        let (puffins, _) =
+            if stop() { Default::default() } else { read_puffin_footers_with(&*session.files, &WorkerDecoder, h, index, &mut progress, &stop).await };
         Ok((index, footers, puffins))
     }
     .await;

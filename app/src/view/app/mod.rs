@@ -6,6 +6,7 @@ mod charts;
 mod compare;
 mod csp;
 mod data_panel;
+mod decoder;
 mod drop;
 mod export_buttons;
 mod fetch;
