@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use futures::executor::block_on;
 use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, ScanTotals, DEFAULT_KEY_BUDGET};
 use icescope::decode::job::{from_wire, serve, to_wire, ColumnsJob, Decoded, Job, Reply, Request, Shape};
-use icescope::decode::FileFormat;
+use icescope::decode::{DecodeError, FileFormat};
 use icescope::load::data_scan::{read_footers, read_footers_with, read_puffin_footers, read_puffin_footers_with, scan_keys_with, ScanResult};
 use icescope::load::decoder::{Decoder, Inline};
 use icescope::load::load_table;
@@ -33,16 +33,16 @@ struct Wire {
 }
 
 impl Decoder for Wire {
-    async fn decode(&self, job: Job) -> Result<Decoded, String> {
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
         let request = Request { id: 7, checked: self.checked, job };
-        let bytes = to_wire(&request)?;
+        let bytes = to_wire(&request).unwrap();
         assert_eq!(from_wire::<Request>(&bytes).as_ref(), Ok(&request), "the request round trips");
-        match from_wire::<Reply>(&serve(&bytes))? {
+        match from_wire::<Reply>(&serve(&bytes)).unwrap() {
             Reply::Done { id: 7, result } => {
                 if let Ok(d) = &result {
-                    assert_eq!(from_wire::<Decoded>(&to_wire(d)?).as_ref(), Ok(d), "the answer round trips");
+                    assert_eq!(from_wire::<Decoded>(&to_wire(d).unwrap()).as_ref(), Ok(d), "the answer round trips");
                 }
-                result.map_err(|e| e.to_string())
+                result
             }
             other => panic!("unexpected reply {other:?}"),
         }
@@ -132,24 +132,76 @@ fn whole_file(name: &str, bytes: Vec<u8>, checked: bool) -> Result<Decoded, Stri
     let len = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap()) as usize;
     let footer = bytes[bytes.len() - 8 - len..bytes.len() - 8].to_vec();
     let wire = Wire { checked };
-    let Decoded::Footer { footer: f, .. } = block_on(wire.decode(Job::ParquetFooter { path: name.into(), bytes: footer.clone(), object_size: size, wanted: vec![] }))? else {
+    let Decoded::Footer { footer: f, .. } =
+        block_on(wire.decode(Job::ParquetFooter { path: name.into(), bytes: footer.clone(), object_size: size, wanted: vec![] })).map_err(|e| e.to_string())?
+    else {
         panic!("not a footer")
     };
     let leaves: Vec<usize> = (0..f.columns.len()).collect();
     let columns = f.columns.iter().map(|c| (c.path.clone(), None)).collect();
     let job = ColumnsJob { path: name.into(), footer, object_size: size, ranges: vec![(0, bytes)], leaves, columns, shape: Shape::Keys };
-    block_on(wire.decode(Job::Columns(job)))
+    block_on(wire.decode(Job::Columns(job))).map_err(|e| e.to_string())
 }
 
 #[test]
 fn which_known_pages_panic_the_crate() {
     // Refused by the pre-validation; without it the crate's own error or panic (caught natively:
     // "the Parquet decoder failed on it").
-    for (file, panics) in [("parquet-definition-levels-panic.parquet", true), ("parquet-map-children-panic.parquet", true), ("parquet-v1-levels-panic.parquet", true)] {
+    for (file, panics) in
+        [("parquet-definition-levels-panic.parquet", true), ("parquet-map-children-panic.parquet", true), ("parquet-v1-levels-panic.parquet", true)]
+    {
         let bytes = std::fs::read(repo().join("tests/fuzz/known").join(file)).unwrap();
         let checked = whole_file(file, bytes.clone(), true).map(|_| ()).unwrap_err();
         assert!(!checked.contains("failed on it"), "{file}: the pre-validation refuses it first: {checked}");
         let unchecked = whole_file(file, bytes, false).map(|_| ()).unwrap_err();
         assert_eq!(unchecked.contains("the Parquet decoder failed on it"), panics, "{file}: {unchecked}");
     }
+}
+
+#[test]
+fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
+    // Every lab fixture's metadata files (v2 and v3, Flink's and Spark's summaries), and the
+    // shared corpus of other writers' tables where it is there.
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
+    while let Some(dir) = walk.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk.push(p);
+            } else if p.to_string_lossy().ends_with(".metadata.json") || p.to_string_lossy().ends_with(".metadata.json.gz") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 50, "{} metadata files", files.len());
+    let mut read = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let name = f.to_string_lossy().to_string();
+        let inline = icescope::decode::TableMetadata::from_bytes(&name, &bytes);
+        let worker = block_on(Wire { checked: true }.decode(Job::TableMetadata { path: name.clone(), bytes }));
+        match (inline, worker) {
+            (Ok(a), Ok(Decoded::Metadata(b))) => {
+                assert_eq!(a, *b, "{name}");
+                read += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+            (a, b) => panic!("{name}: inline {:?}, through the worker {:?}", a.map(|_| ()), b.map(|_| ())),
+        }
+    }
+    assert!(read > 50);
+    // The loader opened through it gives the same history.
+    let (folder, h) = open(&repo().join("tests/fixtures/savepoint-twice"));
+    let path = newest_metadata(&folder).unwrap();
+    let mut loader = block_on(icescope::load::Loader::open_with(&folder, &Wire { checked: true }, &path, false)).unwrap();
+    // As `load_table` does: the metadata log's sizes, then every snapshot.
+    let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+    loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
+    loader.history.plan(ReadMode::All);
+    block_on(loader.run(&folder, 8));
+    assert_eq!(loader.history.metadata, h.metadata);
+    assert_eq!(loader.history.snapshots.len(), h.snapshots.len());
+    assert!(icescope::analysis::GrowthSeries::of(&loader.history) == icescope::analysis::GrowthSeries::of(&h), "the growth series differ");
 }

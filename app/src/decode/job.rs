@@ -17,7 +17,7 @@ use super::key_types::canonical_key;
 use super::parquet_columns::{chunk_ranges, encode_key, leaf_indices, read_columns, SparseFile};
 use super::parquet_footer::{decode_footer_metadata, Footer};
 use super::puffin::{FooterSpan, PuffinFooter};
-use super::{DecodeError, Type};
+use super::{DecodeError, TableMetadata, Type};
 
 /// What to decode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,13 +31,15 @@ pub enum Job {
     DeletionVector { path: String, bytes: Vec<u8> },
     /// Chosen columns of a Parquet file from its fetched chunks.
     Columns(ColumnsJob),
+    /// A table metadata file (JSON, or gzip-compressed JSON).
+    TableMetadata { path: String, bytes: Vec<u8> },
 }
 
 impl Job {
     /// The file the job decodes, for the message when its decoder stops.
     pub fn path(&self) -> &str {
         match self {
-            Job::ParquetFooter { path, .. } | Job::PuffinFooter { path, .. } | Job::DeletionVector { path, .. } => path,
+            Job::ParquetFooter { path, .. } | Job::PuffinFooter { path, .. } | Job::DeletionVector { path, .. } | Job::TableMetadata { path, .. } => path,
             Job::Columns(c) => &c.path,
         }
     }
@@ -45,7 +47,9 @@ impl Job {
     /// Bytes the job carries: what its time allowance scales with.
     pub fn byte_len(&self) -> usize {
         match self {
-            Job::ParquetFooter { bytes, .. } | Job::PuffinFooter { bytes, .. } | Job::DeletionVector { bytes, .. } => bytes.len(),
+            Job::ParquetFooter { bytes, .. } | Job::PuffinFooter { bytes, .. } | Job::DeletionVector { bytes, .. } | Job::TableMetadata { bytes, .. } => {
+                bytes.len()
+            }
             Job::Columns(c) => c.footer.len() + c.ranges.iter().map(|(_, b)| b.len()).sum::<usize>(),
         }
     }
@@ -139,6 +143,7 @@ pub enum Decoded {
     Positions(Vec<(String, u64)>),
     Keys(KeyRows),
     Rows(Rows),
+    Metadata(Box<TableMetadata>),
 }
 
 /// Runs one job.
@@ -160,6 +165,7 @@ pub fn run(job: Job) -> Result<Decoded, DecodeError> {
             Ok(Decoded::Vector(out))
         }
         Job::Columns(c) => columns(c),
+        Job::TableMetadata { path, bytes } => TableMetadata::from_bytes(&path, &bytes).map(|m| Decoded::Metadata(Box::new(m))),
     }
 }
 

@@ -70,7 +70,7 @@ pub(super) async fn read_footer_with<F: Fetch, D: Decoder>(
     let wanted: Vec<(i32, String)> = wanted.iter().map(|(i, n)| (*i, n.to_string())).collect();
     // The footer's bytes are kept for the columns' job: copied only when columns are asked for.
     let bytes = if wanted.is_empty() { Vec::new() } else { body.bytes.clone() };
-    match dec.decode(Job::ParquetFooter { path: path.to_string(), bytes: body.bytes, object_size: size, wanted }).await? {
+    match dec.decode(Job::ParquetFooter { path: path.to_string(), bytes: body.bytes, object_size: size, wanted }).await.map_err(|e| e.to_string())? {
         Decoded::Footer { footer, found, chunks } => Ok(FooterRead { footer, bytes, object_size, size, found, chunks }),
         _ => Err(unexpected(path, "a Parquet footer")),
     }
@@ -100,7 +100,7 @@ async fn read_puffin_footer_with<F: Fetch, D: Decoder>(
     let span = puffin::footer_span(path, &tail.bytes, size).map_err(|e| e.to_string())?;
     let body = files.fetch_range(path, ByteRange::At { offset: span.offset, len: span.len }).await.map_err(|e| e.to_string())?;
     fetched.add(body.transferred);
-    match dec.decode(Job::PuffinFooter { path: path.to_string(), span, bytes: body.bytes }).await? {
+    match dec.decode(Job::PuffinFooter { path: path.to_string(), span, bytes: body.bytes }).await.map_err(|e| e.to_string())? {
         Decoded::Puffin(f) => Ok((f, object_size)),
         _ => Err(unexpected(path, "a Puffin footer")),
     }

@@ -5,10 +5,11 @@
 use std::future::Future;
 
 use crate::decode::job::{run, Decoded, Job};
+use crate::decode::DecodeError;
 
-/// Runs decode jobs. An error is a message that begins with the file's path.
+/// Runs decode jobs. An error names the file (and the field, where the decoder got that far).
 pub trait Decoder {
-    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, String>>;
+    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>>;
 }
 
 /// Decodes on the calling thread, at once.
@@ -16,13 +17,13 @@ pub trait Decoder {
 pub struct Inline;
 
 impl Decoder for Inline {
-    async fn decode(&self, job: Job) -> Result<Decoded, String> {
-        run(job).map_err(|e| e.to_string())
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
+        run(job)
     }
 }
 
 impl<D: Decoder> Decoder for &D {
-    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, String>> {
+    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>> {
         (**self).decode(job)
     }
 }

@@ -82,7 +82,7 @@ async fn columns_of<F: Fetch, D: Decoder>(
     }
     let columns = wanted.iter().zip(&read.found).filter(|(_, l)| l.is_some()).map(|((_, n, t), _)| (n.clone(), type_json(t.clone()))).collect();
     let job = ColumnsJob { path: path.to_string(), footer: read.bytes, object_size: read.size, ranges, leaves, columns, shape };
-    Ok((Some(dec.decode(Job::Columns(job)).await?), read.found))
+    Ok((Some(dec.decode(Job::Columns(job)).await.map_err(|e| e.to_string())?), read.found))
 }
 
 /// Scans the key columns of snapshot `index`'s live data files into `sink`, applying its position
@@ -148,7 +148,7 @@ pub async fn scan_keys_with<F: Fetch, D: Decoder, S: RowSink>(
             if r.bytes.len() as u64 != len {
                 return Err(format!("{path}: field `content_size_in_bytes`: {len} bytes at offset {offset}, but the file ends after {}", r.bytes.len()));
             }
-            let Decoded::Vector(bytes) = dec.decode(Job::DeletionVector { path: path.to_string(), bytes: r.bytes }).await? else {
+            let Decoded::Vector(bytes) = dec.decode(Job::DeletionVector { path: path.to_string(), bytes: r.bytes }).await.map_err(|e| e.to_string())? else {
                 return Err(unexpected(path, "a deletion vector"));
             };
             let vector = RoaringTreemap::deserialize_from(&bytes[..]).map_err(|e| format!("{path}: the decoded vector does not read back: {e}"))?;

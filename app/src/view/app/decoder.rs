@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::decode::job::{from_wire, to_wire, Decoded, Job, Reply, Request};
+use crate::decode::DecodeError;
 use crate::load::decoder::Decoder;
 
 /// Trunk names a worker's files after its binary (never hashed): the loader shim imports the
@@ -106,21 +107,22 @@ fn stop() {
 }
 
 impl Decoder for WorkerDecoder {
-    async fn decode(&self, job: Job) -> Result<Decoded, String> {
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
         let turn = TURN.with(Rc::clone);
         let _turn = turn.lock().await;
         let path = job.path().to_string();
         let ms = allowance_ms(job.byte_len());
-        let worker = worker().await.map_err(|e| format!("{path}: the decoder worker did not start: {e}"))?;
+        let err = |m: String| DecodeError::new(&path, "", m);
+        let worker = worker().await.map_err(|e| err(format!("the decoder worker did not start: {e}")))?;
         let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
-        let message = Uint8Array::from(&to_wire(&Request { id, checked: checked(), job })?[..]);
+        let message = Uint8Array::from(&to_wire(&Request { id, checked: checked(), job }).map_err(err)?[..]);
         let stopped = |why: String| {
             stop();
-            format!("{path}: the decoder stopped on this file: {why}. It was restarted; the other files are read")
+            err(format!("the decoder stopped on this file: {why}; a fresh decoder takes the next file"))
         };
         let data = exchange(&worker, Some(&message), ms).await.map_err(stopped)?;
         match from_wire::<Reply>(&Uint8Array::new(&data).to_vec()) {
-            Ok(Reply::Done { id: got, result }) if got == id => result.map_err(|e| e.to_string()),
+            Ok(Reply::Done { id: got, result }) if got == id => result,
             Ok(Reply::Panicked { message }) => Err(stopped(format!("it panicked: {message}"))),
             Ok(Reply::Done { .. }) => Err(stopped("it answered another job".into())),
             Err(e) => Err(stopped(e)),

@@ -25,6 +25,7 @@ use crate::model::ReadMode;
 use crate::source::metadata_pick::MetadataPick;
 use crate::source::Fetch;
 
+use super::decoder::WorkerDecoder;
 use super::files::TableFiles;
 use super::{marks, AppState};
 
@@ -279,8 +280,10 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     let opened = match (&export, pick.as_mut()) {
         (Some(layout), _) => Loader::open_spark_export(&*files, layout, false).await,
         // The folder's own pick (not a version chosen in the picker): the newest that reads.
-        (None, Some(p)) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick(&*files, p, false).await,
-        (None, _) => Loader::open(&*files, &metadata, false).await,
+        // Decoded in the worker: a day of snapshots is a long parse, and a hostile file's panic
+        // there ends the worker, not the page.
+        (None, Some(p)) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick_with(&*files, &WorkerDecoder, p, false).await,
+        (None, _) => Loader::open_with(&*files, &WorkerDecoder, &metadata, false).await,
     };
     if let Some(p) = &pick {
         CURRENT.with(|c| *c.borrow_mut() = Some((name.clone(), files.clone(), p.clone())));
