@@ -127,6 +127,7 @@ pub fn mount() {
         stopped_banner(&format!("{file}{info}"));
     }));
     leptos::mount::mount_to_body(App);
+    decoder::warm_up();
 }
 
 /// After a panic the wasm instance is gone and the page would freeze silently: a banner, written
