@@ -30,11 +30,13 @@ after(async () => {
   await target?.close();
 });
 
-/** The table copied to a fresh folder, picked in the app; what the report shows once ready. */
-async function pick(page, errors, query) {
+/** The table copied to a fresh folder (its data file's bytes replaced by `data`, when given),
+ * picked in the app; what the report shows once ready. */
+async function pick(page, errors, query, data) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-worker-'));
   const folder = path.join(dir, 'panic-table');
   fs.cpSync(TABLE, folder, { recursive: true });
+  if (data) fs.writeFileSync(path.join(folder, 'data', 'part-00000.parquet'), data);
   await openGallery(page, `${target.url}${query}`);
   await page.locator(sel.folderInput).setInputFiles(folder);
   await waitReady(page, errors);
@@ -62,7 +64,8 @@ async function countDuplicates(page) {
 }
 
 async function checkFooters(page) {
-  await page.locator('[data-testid="footers-panel"] > summary').click();
+  const panel = page.locator('[data-testid="footers-panel"]');
+  if (!(await panel.getAttribute('open').then((v) => v !== null))) await panel.locator('> summary').click();
   await page.locator('[data-testid="check-footers"]').click();
   await page.locator('[data-testid="footers-result"], [data-testid="footers-error"]').first().waitFor({ timeout: TIMEOUT_MS * 2 });
   assert.deepEqual(await page.locator('[data-testid="footers-error"]').allTextContents(), [], 'no footers error');
@@ -122,6 +125,47 @@ test('by default the pre-validation refuses the same page in the worker, naming 
       assert.equal(workers.length, 1, 'one worker, never restarted');
       assert.deepEqual(errors.panics(), [], 'no panic anywhere');
       assert.deepEqual(await report(page), picked.shown);
+    });
+  } finally {
+    await context.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a footer that keeps the parquet crate busy (a fuzz-found hang) is given up after its allowance: the worker is ended, the file named, a fresh worker reads on', { timeout: 120000 }, async () => {
+  // tests/fuzz/known/parquet-footer-typed-field-timeout.bin as a data file's footer: the
+  // pre-validation refuses it at once; without it the crate skips for seconds (3 s natively,
+  // more in wasm). The allowance is set to 1 s by the test switch `decoder-ms`.
+  const footer = fs.readFileSync(path.join(REPO, 'tests', 'fuzz', 'known', 'parquet-footer-typed-field-timeout.bin'));
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(footer.length);
+  const file = Buffer.concat([Buffer.from('PAR1'), footer, len, Buffer.from('PAR1')]);
+  const { context, page, errors } = await newPage(browser);
+  const workers = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  let dir;
+  try {
+    await screenshotOnFailure(page, 'worker-hang', async () => {
+      const picked = await pick(page, errors, '?decoders=unchecked&decoder-ms=1000', file);
+      dir = picked.dir;
+      const started = Date.now();
+      const r = await checkFooters(page);
+      assert.deepEqual([r.files, r.read, r.unreadable], [1, 0, 1], JSON.stringify(r));
+      const row = (await page.locator('[data-testid="footer-row"]').first().textContent()).trim();
+      assert.match(row, /parquet-definition-levels-panic\/data\/part-00000\.parquet: the decoder stopped on this file: no answer within 1 s; a fresh decoder takes the next file/);
+      assert.ok(Date.now() - started < 30000, 'given up after its allowance, not after the crate finished');
+      assert.equal(workers.length, 1);
+      // The next job goes to a fresh worker: the table's older metadata file, opened in the picker.
+      const picker = page.locator('[data-testid="metadata-picker"]');
+      const options = await picker.locator('option').evaluateAll((os) => os.map((o) => o.value));
+      const current = await picker.inputValue();
+      await picker.selectOption(options.find((o) => o !== current));
+      await waitReady(page, errors);
+      assert.equal(workers.length, 2, 'a second worker decoded the older metadata file');
+      assert.notEqual((await page.locator(sel.count).first().textContent()).trim(), picked.shown.count, 'the table before its first snapshot');
+      assert.deepEqual(await page.locator(sel.loadError).allTextContents(), []);
+      assert.equal(await page.locator('[data-testid="stopped-banner"]').count(), 0);
+      assert.deepEqual(errors.pageErrors, []);
     });
   } finally {
     await context.close();

@@ -32,16 +32,23 @@ thread_local! {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WorkerDecoder;
 
-/// How long one job may take: generous, and longer for more bytes (20 s, plus 2 s a MiB).
+/// How long one job may take: generous, and longer for more bytes (20 s, plus 2 s a MiB). The
+/// test switch `?decoder-ms=N` sets the 20 s (at least 100 ms): a test of a hang need not wait.
 fn allowance_ms(bytes: usize) -> u32 {
-    20_000u32.saturating_add(u32::try_from(bytes / (1 << 20)).unwrap_or(u32::MAX / 4).saturating_mul(2_000))
+    let base = query("decoder-ms").and_then(|v| v.parse::<u32>().ok()).map_or(20_000, |ms| ms.max(100));
+    base.saturating_add(u32::try_from(bytes / (1 << 20)).unwrap_or(u32::MAX / 4).saturating_mul(2_000))
+}
+
+/// A parameter of the page's own address.
+fn query(key: &str) -> Option<String> {
+    let search = web_sys::window().and_then(|w| w.location().search().ok())?;
+    search.trim_start_matches('?').split('&').find_map(|p| p.strip_prefix(key)?.strip_prefix('=').map(str::to_string))
 }
 
 /// The test switch `?decoders=unchecked`: the worker skips the pre-validation, so the known panics
-/// of the `parquet` crate reach it (and end the worker, not the page).
+/// and hangs of the `parquet` crate reach it (and end the worker, not the page).
 fn checked() -> bool {
-    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
-    !search.trim_start_matches('?').split('&').any(|p| p == "decoders=unchecked")
+    query("decoders").as_deref() != Some("unchecked")
 }
 
 /// Posts `message` (its buffer transferred) and waits for the worker's next message, its error
