@@ -12,7 +12,7 @@ failed=()
 run() { local name="$1"; shift; step "$name"; "$@" || failed+=("$name"); }
 
 run "format and lints (cargo fmt --check, clippy -D warnings, native and wasm)" bash -c \
-  'cargo fmt --check && cargo clippy --quiet --all-targets -- -D warnings && cargo clippy --quiet --target wasm32-unknown-unknown --bin icescope-web -- -D warnings'
+  'cargo fmt --check && cargo clippy --quiet --all-targets -- -D warnings && cargo clippy --quiet --target wasm32-unknown-unknown --bin icescope-web --bin icescope-decoder -- -D warnings'
 run "native tests (cargo test)" cargo test --quiet
 run "CLI build for the reader comparisons" cargo build --quiet --bin icescope
 run "independent readers (pytest)" tests/.venv/bin/python -m pytest -q tests/py

@@ -8,6 +8,7 @@ use std::process::Command;
 use std::rc::Rc;
 
 use futures::executor::block_on;
+use icescope::load::decoder::Inline;
 use icescope::load::Pump;
 use icescope::model::ReadMode;
 use icescope::session::{Request, TableSession, TableView};
@@ -33,8 +34,8 @@ fn facts(root: &Path) -> Value {
 fn open(root: &Path) -> TableSession<LocalFolder> {
     let name = root.file_name().unwrap().to_string_lossy().to_string();
     let files = Rc::new(LocalFolder::open(root).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, None, None)).unwrap_or_else(|e| panic!("{e}"));
-    let mut s = TableSession::new(name, files, loader, pick, ReadMode::Auto);
+    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, &Inline, None, None)).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = TableSession::new(name, files, Inline, loader, pick, ReadMode::Auto);
     run(&mut s, Vec::new());
     s
 }

@@ -24,6 +24,11 @@
 // webkitdirectory input, then each of them read with File.arrayBuffer(), as many in flight as the
 // app keeps (24), nothing decoded or drawn. Median of up to 3 runs.
 //
+// --action footers|duplicates: once all charts are drawn, also "Check footers" (every live Parquet
+// footer of the current snapshot) or "Count duplicates" (key `id`) is clicked, and the time until
+// its result and the longest main-thread task meanwhile are reported (action_s,
+// action_longest_task_s): the Parquet decoding runs in the decoder worker, not on the page.
+//
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
 import fs from 'node:fs';
@@ -58,7 +63,7 @@ const SEL = {
 const MARKS = { chosen: 'icescope:files-chosen', metadata: 'icescope:metadata-read', first: 'icescope:first-chart', all: 'icescope:all-charts' };
 
 function parseArgs(argv) {
-  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [], floorList: null };
+  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [], floorList: null, action: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--runs') a.runs = Number(argv[++i]);
@@ -66,6 +71,7 @@ function parseArgs(argv) {
     else if (v === '--dist') a.dist = path.resolve(argv[++i]);
     else if (v === '--url') a.url = argv[++i];
     else if (v === '--floor-list') a.floorList = path.resolve(argv[++i]);
+    else if (v === '--action') a.action = argv[++i];
     else if (v === '-h' || v === '--help') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n'));
       process.exit(0);
@@ -170,7 +176,29 @@ function evalWithin(page, fn, arg, ms) {
   ]).finally(() => clearTimeout(timer));
 }
 
-async function oneRun(url, table, timeoutMs) {
+/** Clicks the footers or duplicates action and waits for its result: seconds, longest task meanwhile. */
+async function runAction(page, action, timeoutMs) {
+  const ids = {
+    footers: { panel: 'footers-panel', button: 'check-footers', done: '[data-testid="footers-result"], [data-testid="footers-error"]', error: 'footers-error' },
+    duplicates: { panel: 'duplicates-panel', button: 'count-duplicates', done: '[data-testid="duplicates-result"], [data-testid="duplicates-error"]', error: 'duplicates-error' },
+  }[action];
+  if (!ids) throw new Error(`--action footers|duplicates, not ${action}`);
+  await page.locator(`[data-testid="${ids.panel}"] > summary`).click();
+  if (action === 'duplicates') await page.locator('[data-testid="duplicate-keys"]').fill('id');
+  const t0 = await page.evaluate(() => performance.now());
+  await page.locator(`[data-testid="${ids.button}"]`).click();
+  await page.locator(ids.done).first().waitFor({ timeout: timeoutMs });
+  return page.evaluate(
+    ({ t0, error }) => {
+      const t1 = performance.now();
+      const during = (window.__longtasks || []).filter(([t, d]) => t + d >= t0 && t <= t1).map(([, d]) => d);
+      return { action_s: (t1 - t0) / 1000, action_longest_task_s: Math.max(0, ...during) / 1000, action_error: document.querySelector(`[data-testid="${error}"]`)?.textContent ?? null };
+    },
+    { t0, error: ids.error },
+  );
+}
+
+async function oneRun(url, table, timeoutMs, action) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
   const errors = [];
   try {
@@ -230,6 +258,7 @@ async function oneRun(url, table, timeoutMs) {
       if (errors.includes('page crashed')) break;
       await sleep(100);
     }
+    const acted = action && marks.all != null ? await runAction(page, action, timeoutMs) : {};
     const peak = sampler.stop();
     const sec = (a, b) => (a != null && b != null ? (a - b) / 1000 : null);
     return {
@@ -255,6 +284,7 @@ async function oneRun(url, table, timeoutMs) {
       marks_seen: Object.entries(marks).filter(([, v]) => v != null).map(([k]) => MARKS[k]),
       load_error: loadError,
       page_errors: errors,
+      ...acted,
     };
   } finally {
     await browser.close().catch(() => {});
@@ -320,7 +350,7 @@ async function main() {
       for (let i = 0; i < a.runs; i++) {
         let r;
         try {
-          r = await oneRun(url, table, a.timeoutMs);
+          r = await oneRun(url, table, a.timeoutMs, a.action);
         } catch (e) {
           r = { error: String(e?.message || e).split('\n')[0].slice(0, 200) };
         }
@@ -332,13 +362,14 @@ async function main() {
               : `first chart ${fmt(r.first_from_chosen_s)}, all charts ${fmt(r.all_from_chosen_s)} (from files-chosen); longest task ${fmt(r.longest_task_s)} ${JSON.stringify(r.longest_tasks)}, long tasks ${fmt(r.long_tasks_s)}; marks ${JSON.stringify(r.phases)}; ` +
                 `ready seen ${fmt(r.ready_from_before_s)}; setInputFiles ${fmt(r.set_input_s)}; ` +
                 `peak renderer ${r.peak_renderer_rss_mib.toFixed(0)} MiB (${r.renderer_rss_before_mib.toFixed(0)} before the folder; ${r.renderer_processes} renderer processes, ${r.peak_renderers_sum_rss_mib.toFixed(0)} MiB together), all Chromium ${r.peak_total_rss_mib.toFixed(0)} MiB; ` +
-                `marks: ${r.marks_seen.join(', ') || 'none'}${r.load_error ? `; load error: ${r.load_error}` : ''}`),
+                `marks: ${r.marks_seen.join(', ') || 'none'}${r.load_error ? `; load error: ${r.load_error}` : ''}` +
+                (r.action_s != null ? `; ${a.action}: ${fmt(r.action_s)}, longest task meanwhile ${fmt(r.action_longest_task_s)}${r.action_error ? `, error: ${r.action_error.slice(0, 200)}` : ''}` : '')),
         );
         // Nothing to learn from repeating a run that never saw a chart or the ready state.
         if (r.error || (r.all_from_chosen_s == null && r.ready_from_before_s == null)) break;
       }
       const ok = runs.filter((r) => !r.error);
-      const keys = ['set_input_s', 'metadata_from_chosen_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s', 'longest_task_s', 'long_tasks_s'];
+      const keys = ['set_input_s', 'metadata_from_chosen_s', 'first_from_chosen_s', 'all_from_chosen_s', 'first_from_before_s', 'all_from_before_s', 'ready_from_before_s', 'longest_task_s', 'long_tasks_s', 'action_s', 'action_longest_task_s'];
       const med = Object.fromEntries(keys.map((k) => [k, median(ok.map((r) => r[k]))]));
       med.peak_renderer_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_renderer_rss_mib)) : null;
       med.peak_total_rss_mib = ok.length ? Math.max(...ok.map((r) => r.peak_total_rss_mib)) : null;

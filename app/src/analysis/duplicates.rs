@@ -6,10 +6,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
-use arrow_array::ArrayRef;
 use serde::Serialize;
 
-use crate::decode::parquet_columns::encode_key;
+use crate::decode::job::KeyRows;
 use crate::model::live_rows::{DeleteHit, RowSink};
 use crate::model::{LiveFile, TableHistory};
 
@@ -99,22 +98,11 @@ pub struct KeyCounter<'h> {
     more: HashMap<Box<[u8]>, Vec<u16>>,
     sketch: Option<Hll>,
     rows: u64,
-    buf: Vec<u8>,
 }
 
 impl<'h> KeyCounter<'h> {
     pub fn new(history: &'h TableHistory, budget: usize) -> Self {
-        KeyCounter {
-            history,
-            budget,
-            jobs: Vec::new(),
-            job_of: HashMap::new(),
-            map: HashMap::new(),
-            more: HashMap::new(),
-            sketch: None,
-            rows: 0,
-            buf: Vec::new(),
-        }
+        KeyCounter { history, budget, jobs: Vec::new(), job_of: HashMap::new(), map: HashMap::new(), more: HashMap::new(), sketch: None, rows: 0 }
     }
 
     fn job(&mut self, adder: Option<i64>) -> u16 {
@@ -230,17 +218,13 @@ impl<'h> KeyCounter<'h> {
 }
 
 impl RowSink for KeyCounter<'_> {
-    fn batch(&mut self, file: &LiveFile<'_>, keys: &[ArrayRef], live: &[bool]) -> Result<(), String> {
+    fn batch(&mut self, file: &LiveFile<'_>, keys: &KeyRows, live: &[bool]) -> Result<(), String> {
         let job = self.job(file.added_snapshot_id);
-        let mut buf = std::mem::take(&mut self.buf);
-        for (row, alive) in live.iter().enumerate() {
+        for (key, alive) in keys.iter().zip(live) {
             if *alive {
-                buf.clear();
-                encode_key(keys, row, &mut buf)?;
-                self.add(&buf, job);
+                self.add(key, job);
             }
         }
-        self.buf = buf;
         Ok(())
     }
 }

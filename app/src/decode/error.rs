@@ -2,7 +2,7 @@ use std::fmt;
 
 /// Every decode failure names the file it came from and the field that was wrong, because the
 /// person reading it has to find that file in a bucket and open it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DecodeError {
     pub file: String,
     pub field: String,

@@ -8,6 +8,7 @@ mod avro_datum;
 mod avro_header;
 pub mod deletion_vector;
 mod error;
+pub mod job;
 pub mod key_types;
 pub mod manifest;
 pub mod manifest_list;
@@ -43,6 +44,26 @@ pub(crate) fn decoding<T>(file: &str, f: impl FnOnce() -> T) -> Option<T> {
     #[cfg(any(target_arch = "wasm32", fuzzing))]
     let out = Some(f());
     DECODING.with(|d| *d.borrow_mut() = None);
+    out
+}
+
+thread_local! {
+    /// Whether the pre-validation (`thrift_check`, `parquet_pages`, `parquet_levels`) walks the
+    /// bytes before the `parquet` crate reads them. Always, but inside `without_checks`.
+    static CHECKS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+pub(crate) fn checks_on() -> bool {
+    CHECKS.with(|c| c.get())
+}
+
+/// Runs `f` with the pre-validation off: the bytes go to the `parquet` crate as they are. Only the
+/// browser's decoder worker offers this (a test switch, `?decoders=unchecked`): there a panic ends
+/// the worker, not the page, which is what the switch lets a test show with the known panics.
+pub fn without_checks<T>(f: impl FnOnce() -> T) -> T {
+    let before = CHECKS.with(|c| c.replace(false));
+    let out = f();
+    CHECKS.with(|c| c.set(before));
     out
 }
 

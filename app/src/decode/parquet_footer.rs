@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use parquet::file::statistics::Statistics;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::DecodeError;
 
@@ -43,7 +43,7 @@ pub fn footer_span(file: &str, tail: &[u8], object_size: u64) -> Result<(u64, u6
     Ok((object_size - TAIL_BYTES - len, len))
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
     pub rows: i64,
     pub row_groups: usize,
@@ -54,9 +54,6 @@ pub struct Footer {
     pub codecs: Vec<String>,
     pub created_by: Option<String>,
     pub columns: Vec<FooterColumn>,
-    /// The decoded footer, for reading column chunks without decoding it twice.
-    #[serde(skip)]
-    pub metadata: Arc<ParquetMetaData>,
 }
 
 impl Footer {
@@ -66,7 +63,7 @@ impl Footer {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FooterColumn {
     /// Dotted path of the leaf column (`a.b` in a struct).
     pub path: String,
@@ -82,8 +79,15 @@ pub struct FooterColumn {
 
 /// Decodes footer bytes (the `footer_length` bytes before the tail).
 pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
+    decode_footer_metadata(file, bytes).map(|(f, _)| f)
+}
+
+/// As `decode_footer`, with the crate's decoded footer, for reading column chunks.
+pub fn decode_footer_metadata(file: &str, bytes: &[u8]) -> Result<(Footer, Arc<ParquetMetaData>), DecodeError> {
     let err = |field: &str, m: String| DecodeError::new(file, field, m);
-    super::thrift_check::check_footer(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
+    if super::checks_on() {
+        super::thrift_check::check_footer(bytes).map_err(|m| err("footer", format!("the Parquet footer is not well-formed Thrift: {m}")))?;
+    }
     let metadata = super::decoding(file, || ParquetMetaDataReader::decode_metadata(bytes).map_err(|e| e.to_string()))
         .unwrap_or_else(|| Err("the Parquet decoder failed on it (a malformed footer)".into()))
         .map_err(|m| err("footer", format!("the Parquet footer does not decode: {m}")))?;
@@ -153,7 +157,7 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
         c.min = lo.map(|s| s.to_string());
         c.max = hi.map(|s| s.to_string());
     }
-    Ok(Footer {
+    let footer = Footer {
         rows: fm.num_rows(),
         row_groups: metadata.num_row_groups(),
         compressed_bytes: compressed,
@@ -162,8 +166,8 @@ pub fn decode_footer(file: &str, bytes: &[u8]) -> Result<Footer, DecodeError> {
         codecs: codecs.into_iter().collect(),
         created_by: fm.created_by().map(str::to_string),
         columns,
-        metadata: Arc::new(metadata),
-    })
+    };
+    Ok((footer, Arc::new(metadata)))
 }
 
 /// A statistic value, comparable across row groups of one column.

@@ -19,7 +19,7 @@ pub const TAIL_BYTES: u64 = 12;
 pub const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
 
 /// Where the footer sits, from the file's last 12 bytes and the object's size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FooterSpan {
     /// Offset of the footer's opening `PFA1`; the payload follows it.
     pub offset: u64,
@@ -65,7 +65,7 @@ pub fn footer_span(file: &str, tail: &[u8], object_size: u64) -> Result<FooterSp
     Ok(FooterSpan { offset: object_size - TAIL_BYTES - size - 4, len: size + 4, compressed: flags[0] & 1 == 1 })
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlobType {
     DeletionVectorV1,
@@ -91,7 +91,7 @@ impl BlobType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BlobCodec {
     Lz4,
@@ -99,7 +99,7 @@ pub enum BlobCodec {
     Unknown(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlobMetadata {
     pub kind: BlobType,
     pub fields: Vec<i32>,
@@ -111,7 +111,7 @@ pub struct BlobMetadata {
     pub properties: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PuffinFooter {
     pub blobs: Vec<BlobMetadata>,
     pub properties: BTreeMap<String, String>,

@@ -1,8 +1,38 @@
 //! Schemas, partition specs and sort orders from table metadata.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Binary formats (postcard, between the page and its decoder worker) cannot read untagged or
+/// self-describing shapes back (`Type`, a sort order's fields): there these travel as their JSON.
+/// The derived (JSON) forms are the inherent `serialize`/`deserialize` of `#[serde(remote = "Self")]`.
+macro_rules! json_in_binary {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    <$t>::serialize(self, s)
+                } else {
+                    s.serialize_str(&serde_json::to_string(self).map_err(serde::ser::Error::custom)?)
+                }
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if d.is_human_readable() {
+                    <$t>::deserialize(d)
+                } else {
+                    serde_json::from_str(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+                }
+            }
+        }
+    };
+}
+
+json_in_binary!(Schema);
+json_in_binary!(SortOrder);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct Schema {
     #[serde(rename = "schema-id", default)]
     pub schema_id: i32,
@@ -179,6 +209,7 @@ impl<'de> Deserialize<'de> for Transform {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct SortOrder {
     #[serde(rename = "order-id", default)]
     pub order_id: i32,

@@ -44,7 +44,9 @@ impl<'de> Deserialize<'de> for SnapshotId {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Read from metadata.json through `SnapshotWire`; `Deserialize` reads back what `Serialize` wrote
+/// (the decoder worker's transfer format).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub snapshot_id: SnapshotId,
     pub parent_snapshot_id: Option<SnapshotId>,
@@ -109,6 +111,12 @@ impl fmt::Display for Operation {
 impl Serialize for Operation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|s| Operation::parse(&s))
     }
 }
 

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 
 use super::manifest::V3Fields;
-use super::parquet_footer::{decode_footer, footer_span, TAIL_BYTES};
+use super::parquet_footer::{decode_footer_metadata, footer_span, TAIL_BYTES};
 use super::{DataContent, DataFile, DecodeError, FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestStatus, PartitionValue, Summary};
 
 /// The folders `icescope spark-export` has Spark write, one per metadata table, in its order.
@@ -40,14 +40,14 @@ fn each_batch(file: &str, bytes: &[u8], mut f: impl FnMut(RecordBatch) -> Result
     let tail = bytes.get(bytes.len().saturating_sub(TAIL_BYTES as usize)..).unwrap_or_default();
     let (offset, len) = footer_span(file, tail, size)?;
     let footer_bytes = usize::try_from(offset).ok().and_then(|o| bytes.get(o..o.checked_add(usize::try_from(len).ok()?)?));
-    let footer = decode_footer(file, footer_bytes.ok_or_else(|| DecodeError::new(file, "footer", "the footer lies outside the file"))?)?;
+    let (_, metadata) = decode_footer_metadata(file, footer_bytes.ok_or_else(|| DecodeError::new(file, "footer", "the footer lies outside the file"))?)?;
     let err = |m: String| DecodeError::new(file, "", m);
-    super::parquet_pages::check_pages(file, &footer.metadata, None, |s, l| {
+    super::parquet_pages::check_pages(file, &metadata, None, |s, l| {
         // A chunk declared past the end of the file is read by the crate up to the end: check that.
         let rest = bytes.get(usize::try_from(s).ok()?..)?;
         Some(&rest[..rest.len().min(usize::try_from(l).unwrap_or(usize::MAX))])
     })?;
-    let arrow = ArrowReaderMetadata::try_new(footer.metadata.clone(), ArrowReaderOptions::new()).map_err(|e| err(format!("no arrow schema for it: {e}")))?;
+    let arrow = ArrowReaderMetadata::try_new(metadata, ArrowReaderOptions::new()).map_err(|e| err(format!("no arrow schema for it: {e}")))?;
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(Bytes::copy_from_slice(bytes), arrow)
         .with_batch_size(BATCH_ROWS)
         .build()

@@ -168,7 +168,8 @@ impl Serialize for Summary {
 /// Values are strings by spec; some writers emit numbers or booleans, kept as their JSON text.
 impl<'de> Deserialize<'de> for Summary {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
+        /// Whether the format is JSON-like (values may be numbers there); binary formats carry strings.
+        struct V(bool);
         impl<'de> Visitor<'de> for V {
             type Value = Summary;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -177,16 +178,21 @@ impl<'de> Deserialize<'de> for Summary {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Summary, A::Error> {
                 let mut pairs: Vec<(String, String)> = Vec::new();
                 while let Some(k) = map.next_key::<String>()? {
-                    let v = match map.next_value::<serde_json::Value>()? {
-                        serde_json::Value::String(s) => s,
-                        other => other.to_string(),
+                    let v = if !self.0 {
+                        map.next_value::<String>()?
+                    } else {
+                        match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(s) => s,
+                            other => other.to_string(),
+                        }
                     };
                     pairs.push((k, v));
                 }
                 Ok(Summary::from_pairs(pairs))
             }
         }
-        d.deserialize_map(V)
+        let json = d.is_human_readable();
+        d.deserialize_map(V(json))
     }
 }
 

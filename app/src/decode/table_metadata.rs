@@ -12,7 +12,9 @@ use super::schema::{PartitionSpec, Schema, SortOrder};
 use super::snapshot::{Snapshot, SnapshotId, SnapshotRef, SnapshotWire};
 use super::DecodeError;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Read from metadata.json through `Wire`; `Deserialize` reads back what `Serialize` wrote (the
+/// decoder worker's transfer format).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableMetadata {
     pub format_version: u8,
     pub table_uuid: Option<String>,

@@ -13,6 +13,10 @@ use futures::stream::{self, StreamExt};
 use crate::source::{Fetch, SourceError};
 
 pub mod data_scan;
+pub mod decoder;
+use crate::decode::job::{Decoded, Job};
+use decoder::Decoder;
+mod key_scan;
 mod pump;
 pub mod spark_export;
 pub use pump::Pump;
@@ -103,6 +107,21 @@ impl Loader {
                 (crate::decode::TableMetadata::from_bytes(metadata_path, &bytes)?, bytes.len() as u64)
             }
         };
+        Ok(Loader::opened(files, metadata_path, metadata, size, record_paths))
+    }
+
+    /// As `open`, decoding with `dec` (the browser's decoder worker): the file is read whole and
+    /// its bytes handed over; the page only receives the decoded metadata.
+    pub async fn open_with<F: Fetch, D: Decoder>(files: &F, dec: &D, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
+        let bytes = files.fetch(metadata_path).await?;
+        let size = bytes.len() as u64;
+        match dec.decode(Job::TableMetadata { path: metadata_path.to_string(), bytes }).await? {
+            Decoded::Metadata(m) => Ok(Loader::opened(files, metadata_path, *m, size, record_paths)),
+            _ => Err(LoadError::Decode(DecodeError::new(metadata_path, "", decoder::unexpected(metadata_path, "table metadata")))),
+        }
+    }
+
+    fn opened<F: Fetch>(files: &F, metadata_path: &str, metadata: crate::decode::TableMetadata, size: u64, record_paths: bool) -> Loader {
         let mut history = TableHistory::new(metadata_path, metadata);
         // The metadata log's sizes come later (`record_metadata_sizes`): in a browser each size of a
         // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
@@ -110,20 +129,37 @@ impl Loader {
         let stats =
             ReadStats { files: 1, bytes: size, metadata_bytes: size, paths: record_paths.then(|| vec![metadata_path.to_string()]), ..ReadStats::default() };
         let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
-        Ok(Loader { history, stats, anchor })
+        Loader { history, stats, anchor }
     }
 
     /// Opens the picked metadata file; when it does not read (damaged, cut short, gone), the next
     /// newest by content that does, at most `MAX_FALLBACKS` more, the pick saying which failed.
     /// The table then shows as that older version left it, which beats showing nothing.
     pub async fn open_pick<F: Fetch>(files: &F, pick: &mut crate::source::metadata_pick::MetadataPick, record_paths: bool) -> Result<Loader, LoadError> {
-        let first = match Loader::open(files, &pick.path, record_paths).await {
+        Loader::open_pick_by(pick, |path| async move { Loader::open(files, &path, record_paths).await }).await
+    }
+
+    /// As `open_pick`, decoding with `dec`.
+    pub async fn open_pick_with<F: Fetch, D: Decoder>(
+        files: &F,
+        dec: &D,
+        pick: &mut crate::source::metadata_pick::MetadataPick,
+        record_paths: bool,
+    ) -> Result<Loader, LoadError> {
+        Loader::open_pick_by(pick, |path| async move { Loader::open_with(files, dec, &path, record_paths).await }).await
+    }
+
+    async fn open_pick_by<Fut: std::future::Future<Output = Result<Loader, LoadError>>>(
+        pick: &mut crate::source::metadata_pick::MetadataPick,
+        open: impl Fn(String) -> Fut,
+    ) -> Result<Loader, LoadError> {
+        let first = match open(pick.path.clone()).await {
             Ok(l) => return Ok(l),
             Err(e) => e,
         };
         let mut failed = vec![(pick.path.clone(), first.to_string())];
         for path in pick.fallbacks().into_iter().take(MAX_FALLBACKS) {
-            match Loader::open(files, &path, record_paths).await {
+            match open(path.clone()).await {
                 Ok(l) => {
                     pick.fell_back(&path, failed);
                     return Ok(l);

@@ -6,18 +6,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use arrow_array::ArrayRef;
 use roaring::RoaringTreemap;
 use serde::Serialize;
 
 use super::history::LiveFile;
+use crate::decode::job::KeyRows;
 
 /// Where rows of data files are read to: the analysis that counts keys implements it, so the
 /// loader that reads the files never depends on what is counted.
 pub trait RowSink {
-    /// One batch of a live data file: the key columns (in the order asked for), and for each row
-    /// whether it is live after deletes.
-    fn batch(&mut self, file: &LiveFile<'_>, keys: &[ArrayRef], live: &[bool]) -> Result<(), String>;
+    /// Rows of a live data file: each row's key (the key columns in the order asked for, encoded
+    /// by `decode::parquet_columns::encode_key`), and whether it is live after deletes.
+    fn batch(&mut self, file: &LiveFile<'_>, keys: &KeyRows, live: &[bool]) -> Result<(), String>;
 }
 
 /// What one delete file (or vector) removes from one data file.

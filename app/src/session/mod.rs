@@ -19,7 +19,8 @@ use crate::analysis::jobs::{job_spans, JobSpan};
 use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
 use crate::analysis::walk::{walk, Walk};
 use crate::analysis::GrowthSeries;
-use crate::load::data_scan::{read_footers, read_puffin_footers, scan_keys, ScanProgress};
+use crate::load::data_scan::{read_footers_with, read_puffin_footers_with, scan_keys_with, ScanProgress};
+use crate::load::decoder::{Decoder, Inline};
 use crate::load::Loader;
 use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::ReadMode;
@@ -63,8 +64,10 @@ pub struct TableView {
     pub footers: Option<Arc<FooterReport>>,
 }
 
-/// An open table: its files, what has been read, and what the views asked for.
-pub struct TableSession<F: Fetch> {
+/// An open table: its files, what has been read, and what the views asked for. `D` decodes the
+/// data files' footers and columns (the browser's worker; `Inline` natively).
+pub struct TableSession<F: Fetch, D: Decoder = Inline> {
+    dec: D,
     pub name: String,
     /// Shared: a pump reads through it while the loader is updated.
     pub files: Rc<F>,
@@ -81,12 +84,12 @@ pub struct TableSession<F: Fetch> {
     asked: bool,
 }
 
-impl<F: Fetch> TableSession<F> {
+impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// A session over an opened loader, planning what `mode` reads.
-    pub fn new(name: String, files: Rc<F>, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
+    pub fn new(name: String, files: Rc<F>, dec: D, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
         loader.history.plan(mode);
         let summaries = Arc::new(loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
-        TableSession { name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false }
+        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false }
     }
 
     /// Takes a request: what it needs is queued for reading; the next answer shows it.
@@ -190,10 +193,10 @@ impl<F: Fetch> TableSession<F> {
     pub async fn read_footers(&mut self, progress: &mut dyn FnMut(usize, usize), stop: &dyn Fn() -> bool) -> Result<(), String> {
         let index = self.current_in_detail()?;
         let h = &self.loader.history;
-        let (footers, _) = read_footers(&*self.files, h, index, progress, stop).await;
+        let (footers, _) = read_footers_with(&*self.files, &self.dec, h, index, progress, stop).await;
         let parquet = footers.len();
         let mut more = |done: usize, total: usize| progress(parquet + done, parquet + total);
-        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*self.files, h, index, &mut more, stop).await };
+        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers_with(&*self.files, &self.dec, h, index, &mut more, stop).await };
         self.loader.history.record_footers(&footers);
         self.footers = Some((index, footers, puffins));
         Ok(())
@@ -212,7 +215,7 @@ impl<F: Fetch> TableSession<F> {
         let h = &self.loader.history;
         let keys = resolve_keys(h, (!named.is_empty()).then_some(named))?;
         let mut counter = KeyCounter::new(h, budget);
-        let scan = scan_keys(&*self.files, h, index, &keys, &mut counter, progress, stop).await?;
+        let scan = scan_keys_with(&*self.files, &self.dec, h, index, &keys, &mut counter, progress, stop).await?;
         Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), scan))
     }
 }

@@ -2,6 +2,7 @@
 //! manifests), a metadata file named, one chosen among the folder's versions, or the folder's
 //! newest by content — falling back to the newest that reads.
 
+use crate::load::decoder::Decoder;
 use crate::load::{pick_metadata, Loader};
 use crate::source::metadata_pick::MetadataPick;
 use crate::source::Fetch;
@@ -9,10 +10,17 @@ use crate::source::Fetch;
 /// How a version chosen in the app's picker starts its reason.
 pub const CHOSEN: &str = "chosen in the app";
 
-/// The loader over the metadata file read, and which of the folder's files that was and why.
+/// The loader over the metadata file read (decoded by `dec`: in the browser a worker, so that a
+/// day of snapshots is not one long task on the page and a hostile file's panic ends the worker), and which of the folder's files that was and why.
 /// `metadata`: a file named (None: the folder's pick); `chosen`: the folder's versions, when the
 /// person picked one of them. The error is a sentence naming the file or the folder.
-pub async fn open<F: Fetch>(name: &str, files: &F, metadata: Option<String>, chosen: Option<MetadataPick>) -> Result<(Loader, Option<MetadataPick>), String> {
+pub async fn open<F: Fetch, D: Decoder>(
+    name: &str,
+    files: &F,
+    dec: &D,
+    metadata: Option<String>,
+    chosen: Option<MetadataPick>,
+) -> Result<(Loader, Option<MetadataPick>), String> {
     if metadata.is_none() {
         if let Some(layout) = files.listing().and_then(crate::load::spark_export::detect) {
             return Loader::open_spark_export(files, &layout, false).await.map(|l| (l, None)).map_err(|e| e.to_string());
@@ -32,8 +40,8 @@ pub async fn open<F: Fetch>(name: &str, files: &F, metadata: Option<String>, cho
     };
     let loader = match pick.as_mut() {
         // The folder's own pick (not a version chosen in the picker): the newest that reads.
-        Some(p) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick(files, p, false).await,
-        _ => Loader::open(files, &metadata, false).await,
+        Some(p) if p.path == metadata && !p.why.starts_with(CHOSEN) => Loader::open_pick_with(files, dec, p, false).await,
+        _ => Loader::open_with(files, dec, &metadata, false).await,
     };
     loader.map(|l| (l, pick)).map_err(|e| e.to_string())
 }

@@ -14,6 +14,7 @@ use crate::session::{open::choose, TableSession};
 use crate::source::metadata_pick::MetadataPick;
 use crate::source::Fetch;
 
+use super::decoder::WorkerDecoder;
 use super::files::TableFiles;
 use super::{marks, AppState};
 
@@ -21,7 +22,7 @@ pub use crate::session::{Request as LoadRequest, TableView as Opened};
 
 /// The open table's session. Locked by whichever task reads for it or borrows it (counting
 /// duplicates, reading footers); the others find it busy.
-pub type Shared = Rc<Mutex<TableSession<TableFiles>>>;
+pub type Shared = Rc<Mutex<TableSession<TableFiles, WorkerDecoder>>>;
 
 /// The open table: its generation, its session, and for the metadata picker its versions.
 #[derive(Clone)]
@@ -45,7 +46,7 @@ pub struct Progress {
 }
 
 /// Puts the session's answer in the signal. `in_flight`: reads still out.
-pub(super) fn publish(state: AppState, s: &mut TableSession<TableFiles>, in_flight: usize) {
+pub(super) fn publish(state: AppState, s: &mut TableSession<TableFiles, WorkerDecoder>, in_flight: usize) {
     // The answer being replaced goes before its successor is built, unannounced: nothing runs in
     // between, and views read it through the signal without keeping a copy. On a day of
     // checkpoints each report holds about 11 MiB.
@@ -55,7 +56,7 @@ pub(super) fn publish(state: AppState, s: &mut TableSession<TableFiles>, in_flig
 
 /// Cheap enough for every batch; the full-history estimate (a pass over every snapshot) is
 /// recomputed only when `estimate` is set: at the start and at the end of a read.
-fn report_progress(state: AppState, s: &TableSession<TableFiles>, loading: bool, stopped: Option<String>, estimate: bool) {
+fn report_progress(state: AppState, s: &TableSession<TableFiles, WorkerDecoder>, loading: bool, stopped: Option<String>, estimate: bool) {
     let h = &s.loader.history;
     let (done, queued, expected) = h.progress();
     let all = h.read_mode() == Some(ReadMode::All);
@@ -145,7 +146,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     state.shell.set(Some((name.clone(), generation)));
     state.progress.set(Progress { loading: true, ..Progress::default() });
     state.session.set_value(None);
-    let opened = crate::session::open::open(&name, &*files, metadata, chosen).await;
+    let opened = crate::session::open::open(&name, &*files, &WorkerDecoder, metadata, chosen).await;
     if state.generation.get_untracked() != generation {
         return;
     }
@@ -163,7 +164,7 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     if state.generation.get_untracked() != generation {
         return;
     }
-    let session = TableSession::new(name, files.clone(), loader, pick.clone(), ReadMode::Auto);
+    let session = TableSession::new(name, files.clone(), WorkerDecoder, loader, pick.clone(), ReadMode::Auto);
     marks::mark("icescope:phase:summaries");
     state.session.set_value(Some(Current { generation, session: Rc::new(Mutex::new(session)), files, pick }));
     drive(state, true).await;

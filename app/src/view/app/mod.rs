@@ -6,6 +6,7 @@ mod charts;
 mod compare;
 mod csp;
 mod data_panel;
+mod decoder;
 mod drop;
 mod export_buttons;
 mod findings_panel;
@@ -131,6 +132,7 @@ pub fn mount() {
         stopped_banner(&format!("{file}{info}"));
     }));
     leptos::mount::mount_to_body(App);
+    decoder::warm_up();
 }
 
 /// After a panic the wasm instance is gone and the page would freeze silently: a banner, written

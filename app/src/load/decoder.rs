@@ -1,0 +1,34 @@
+//! Where decoding runs, injected like the transport: `Inline` decodes on the calling thread (the
+//! CLI, native tests); the browser passes its decoder worker (`view::app::decoder`), so that a
+//! third-party decoder's panic or hang ends the worker, not the page.
+
+use std::future::Future;
+
+use crate::decode::job::{run, Decoded, Job};
+use crate::decode::DecodeError;
+
+/// Runs decode jobs. An error names the file (and the field, where the decoder got that far).
+pub trait Decoder {
+    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>>;
+}
+
+/// Decodes on the calling thread, at once.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inline;
+
+impl Decoder for Inline {
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
+        run(job)
+    }
+}
+
+impl<D: Decoder> Decoder for &D {
+    fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>> {
+        (**self).decode(job)
+    }
+}
+
+/// What a reply of the wrong kind says (a worker answering another job): never expected.
+pub(crate) fn unexpected(path: &str, wanted: &str) -> String {
+    format!("{path}: the decoder answered with something other than {wanted}")
+}

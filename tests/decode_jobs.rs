@@ -1,0 +1,198 @@
+//! Decoding as jobs (decode/job.rs), as the browser's decoder worker runs them: every job and its
+//! answer go through the transfer format (postcard) and the worker's own entry point (`serve`), and
+//! what comes back equals what inline decoding gives, on tables real engines wrote
+//! (tests/fixtures). And the fuzz-found page that panicked the `parquet` crate: refused by the
+//! pre-validation, and with it off (the worker's test switch) the crate really panics on it.
+
+use std::path::{Path, PathBuf};
+
+use futures::executor::block_on;
+use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
+use icescope::decode::job::{from_wire, serve, to_wire, ColumnsJob, Decoded, Job, Reply, Request, Shape};
+use icescope::decode::{DecodeError, FileFormat};
+use icescope::load::data_scan::{read_footers, read_footers_with, read_puffin_footers, read_puffin_footers_with, scan_keys_with, ScanResult};
+use icescope::load::decoder::{Decoder, Inline};
+use icescope::load::load_table;
+use icescope::model::{ReadMode, TableHistory};
+use icescope::source::local::LocalFolder;
+use icescope::source::newest_metadata;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn open(dir: &Path) -> (LocalFolder, TableHistory) {
+    let folder = LocalFolder::open(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let history = load_table(&folder, &newest_metadata(&folder).expect("metadata"), ReadMode::All).expect("table loads");
+    (folder, history)
+}
+
+/// The worker's protocol without the browser: each job encoded, run by `serve`, the answer decoded.
+struct Wire {
+    checked: bool,
+}
+
+impl Decoder for Wire {
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
+        let request = Request { id: 7, checked: self.checked, job };
+        let bytes = to_wire(&request).unwrap();
+        assert_eq!(from_wire::<Request>(&bytes).as_ref(), Ok(&request), "the request round trips");
+        match from_wire::<Reply>(&serve(&bytes)).unwrap() {
+            Reply::Done { id: 7, result } => {
+                if let Ok(d) = &result {
+                    assert_eq!(from_wire::<Decoded>(&to_wire(d).unwrap()).as_ref(), Ok(d), "the answer round trips");
+                }
+                result
+            }
+            other => panic!("unexpected reply {other:?}"),
+        }
+    }
+}
+
+fn scan<D: Decoder>(folder: &LocalFolder, h: &TableHistory, dec: &D, key: (i32, &str)) -> Result<(DuplicateReport, ScanResult), String> {
+    let index = h.current_index().unwrap();
+    let keys = vec![(key.0, key.1.to_string())];
+    let mut counter = KeyCounter::new(h, DEFAULT_KEY_BUDGET);
+    let r = block_on(scan_keys_with(folder, dec, h, index, &keys, &mut counter, &mut |_| {}, &|| false))?;
+    Ok((counter.finish(h.snapshots[index].snapshot.snapshot_id, vec![key.1.into()], r.clone()), r))
+}
+
+#[test]
+fn footers_vectors_and_key_scans_through_the_worker_protocol_equal_inline_decoding() {
+    // Position deletes (upsert-stream), equality deletes (upsert-stream), deletion vectors in
+    // Puffin files (v3-deletion-vectors), type promotion (schema-on-the-wire), plain appends.
+    for name in ["savepoint-twice", "upsert-stream", "v3-deletion-vectors", "schema-on-the-wire", "concurrent-writers"] {
+        let (folder, h) = open(&repo().join("tests/fixtures").join(name));
+        let index = h.current_index().unwrap();
+        let wire = Wire { checked: true };
+        let (inline, fetched) = block_on(read_footers(&folder, &h, index, &mut |_, _| {}, &|| false));
+        let (worker, fetched_w) = block_on(read_footers_with(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
+        assert_eq!(fetched, fetched_w, "{name}");
+        assert_eq!(inline.len(), worker.len(), "{name}");
+        assert!(!inline.is_empty(), "{name}");
+        for (a, b) in inline.iter().zip(&worker) {
+            assert_eq!((&a.file_path, &a.footer, a.object_size), (&b.file_path, &b.footer, b.object_size), "{name}");
+            assert!(a.footer.is_ok(), "{name}: {:?}", a.footer);
+        }
+        let (inline, _) = block_on(read_puffin_footers(&folder, &h, index, &mut |_, _| {}, &|| false));
+        let (worker, _) = block_on(read_puffin_footers_with(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
+        assert_eq!(inline.iter().map(|p| (&p.file_path, &p.footer)).collect::<Vec<_>>(), worker.iter().map(|p| (&p.file_path, &p.footer)).collect::<Vec<_>>());
+        if name == "v3-deletion-vectors" {
+            assert!(!inline.is_empty() && inline.iter().all(|p| p.footer.is_ok()), "{name}: Puffin footers read");
+        }
+        let (report, r) = scan(&folder, &h, &Inline, (1, "id")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (report_w, r_w) = scan(&folder, &h, &wire, (1, "id")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(report, report_w, "{name}");
+        assert_eq!((r.rows_in_files, r.rows_deleted, r.fetched), (r_w.rows_in_files, r_w.rows_deleted, r_w.fetched), "{name}");
+        assert!(report.rows > 0, "{name}: rows counted");
+        if name == "v3-deletion-vectors" {
+            assert!(r.rows_deleted > 0, "{name}: deletes applied");
+        }
+    }
+}
+
+/// The fuzz-found page in a real table (tests/fuzz/known-tables, PyIceberg's `add_files`).
+fn panic_table() -> (LocalFolder, TableHistory) {
+    open(&repo().join("tests/fuzz/known-tables/parquet-definition-levels-panic"))
+}
+
+#[test]
+fn the_known_page_is_refused_by_the_pre_validation_and_panics_the_crate_without_it() {
+    let (folder, h) = panic_table();
+    let live = h.live_files(h.current_index().unwrap());
+    assert_eq!(live.len(), 1);
+    assert_eq!(live[0].file.file_format, FileFormat::Parquet);
+    let path = live[0].file.file_path.to_string();
+    let checked = scan(&folder, &h, &Wire { checked: true }, (0, "existing_data_files")).map(|_| ()).unwrap_err();
+    assert_eq!(
+        checked,
+        format!("{path}: field `page_header`: row group 0 column `existing_data_files`: page 1 at byte 530: definition levels: a bit-packed run at byte 0 holds 14 values in 2 bytes with 0 left")
+    );
+    // Without it the bytes reach the crate, which panics (caught natively by `decode::decoding`;
+    // in the browser it ends the decoder worker, tests/e2e/worker.test.mjs).
+    let unchecked = scan(&folder, &h, &Wire { checked: false }, (0, "existing_data_files")).map(|_| ()).unwrap_err();
+    assert_eq!(unchecked, format!("{path}: field `column_chunk`: the Parquet decoder failed on it (a malformed page)"));
+    // Its footer is well-formed: the footers check reads it either way.
+    let (footers, _) = block_on(read_footers_with(&folder, &Wire { checked: false }, &h, h.current_index().unwrap(), &mut |_, _| {}, &|| false));
+    assert_eq!(footers[0].footer.as_ref().map(|f| f.rows), Ok(14));
+}
+
+/// Every leaf of a whole file, as one columns job.
+fn whole_file(name: &str, bytes: Vec<u8>, checked: bool) -> Result<Decoded, String> {
+    let size = bytes.len() as u64;
+    let len = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap()) as usize;
+    let footer = bytes[bytes.len() - 8 - len..bytes.len() - 8].to_vec();
+    let wire = Wire { checked };
+    let Decoded::Footer { footer: f, .. } =
+        block_on(wire.decode(Job::ParquetFooter { path: name.into(), bytes: footer.clone(), object_size: size, wanted: vec![] })).map_err(|e| e.to_string())?
+    else {
+        panic!("not a footer")
+    };
+    let leaves: Vec<usize> = (0..f.columns.len()).collect();
+    let columns = f.columns.iter().map(|c| (c.path.clone(), None)).collect();
+    let job = ColumnsJob { path: name.into(), footer, object_size: size, ranges: vec![(0, bytes)], leaves, columns, shape: Shape::Keys };
+    block_on(wire.decode(Job::Columns(job))).map_err(|e| e.to_string())
+}
+
+#[test]
+fn which_known_pages_panic_the_crate() {
+    // Refused by the pre-validation; without it the crate's own error or panic (caught natively:
+    // "the Parquet decoder failed on it").
+    for (file, panics) in
+        [("parquet-definition-levels-panic.parquet", true), ("parquet-map-children-panic.parquet", true), ("parquet-v1-levels-panic.parquet", true)]
+    {
+        let bytes = std::fs::read(repo().join("tests/fuzz/known").join(file)).unwrap();
+        let checked = whole_file(file, bytes.clone(), true).map(|_| ()).unwrap_err();
+        assert!(!checked.contains("failed on it"), "{file}: the pre-validation refuses it first: {checked}");
+        let unchecked = whole_file(file, bytes, false).map(|_| ()).unwrap_err();
+        assert_eq!(unchecked.contains("the Parquet decoder failed on it"), panics, "{file}: {unchecked}");
+    }
+}
+
+#[test]
+fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
+    // Every lab fixture's metadata files (v2 and v3, Flink's and Spark's summaries), and the
+    // shared corpus of other writers' tables where it is there.
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
+    while let Some(dir) = walk.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk.push(p);
+            } else if p.to_string_lossy().ends_with(".metadata.json") || p.to_string_lossy().ends_with(".metadata.json.gz") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 50, "{} metadata files", files.len());
+    let mut read = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let name = f.to_string_lossy().to_string();
+        let inline = icescope::decode::TableMetadata::from_bytes(&name, &bytes);
+        let worker = block_on(Wire { checked: true }.decode(Job::TableMetadata { path: name.clone(), bytes }));
+        match (inline, worker) {
+            (Ok(a), Ok(Decoded::Metadata(b))) => {
+                assert_eq!(a, *b, "{name}");
+                read += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+            (a, b) => panic!("{name}: inline {:?}, through the worker {:?}", a.map(|_| ()), b.map(|_| ())),
+        }
+    }
+    assert!(read > 50);
+    // The loader opened through it gives the same history.
+    let (folder, h) = open(&repo().join("tests/fixtures/savepoint-twice"));
+    let path = newest_metadata(&folder).unwrap();
+    let mut loader = block_on(icescope::load::Loader::open_with(&folder, &Wire { checked: true }, &path, false)).unwrap();
+    // As `load_table` does: the metadata log's sizes, then every snapshot.
+    let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+    loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
+    loader.history.plan(ReadMode::All);
+    block_on(loader.run(&folder, 8));
+    assert_eq!(loader.history.metadata, h.metadata);
+    assert_eq!(loader.history.snapshots.len(), h.snapshots.len());
+    assert!(icescope::analysis::GrowthSeries::of(&loader.history) == icescope::analysis::GrowthSeries::of(&h), "the growth series differ");
+}
