@@ -18,3 +18,11 @@ pub const JOB_BANDS: [RGBColor; 6] =
 pub fn job_band(i: usize) -> RGBColor {
     JOB_BANDS[i % JOB_BANDS.len()]
 }
+
+/// One strong colour per Flink job, in order of first commit: a lane's ticks and outline.
+pub const JOB_STRONG: [RGBColor; 6] =
+    [RGBColor(23, 105, 170), RGBColor(196, 96, 16), RGBColor(40, 130, 70), RGBColor(120, 70, 180), RGBColor(150, 120, 0), RGBColor(180, 50, 110)];
+
+pub fn job_strong(i: usize) -> RGBColor {
+    JOB_STRONG[i % JOB_STRONG.len()]
+}
