@@ -209,9 +209,10 @@ fn run_cli(args: &[&str]) -> std::process::Output {
 
 /// The stamp's time, which differs between two drawings made at different moments.
 fn timeless(svg: &str) -> String {
-    match svg.find(" · drawn ") {
-        Some(i) => format!("{}{}", &svg[..i], &svg[i + 33..]),
-        None => svg.to_string(),
+    // "drawn " and an RFC 3339 time to the millisecond, 24 characters.
+    match svg.find("drawn 20") {
+        Some(i) if svg.len() >= i + 30 => format!("{}{}", &svg[..i], &svg[i + 30..]),
+        _ => svg.to_string(),
     }
 }
 

@@ -32,6 +32,15 @@ pub struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp in two parts, which table and when, for a picture too narrow for one line.
+    pub fn parts(&self) -> (String, String) {
+        let line = self.line();
+        match line.split_once(" · drawn ") {
+            Some((what, when)) => (what.to_string(), format!("drawn {when}")),
+            None => (line, String::new()),
+        }
+    }
+
     pub fn line(&self) -> String {
         let file = self.metadata_file.rsplit('/').next().unwrap_or_default();
         let file: String = if file.chars().count() > 72 { file.chars().take(71).chain(std::iter::once('…')).collect() } else { file.to_string() };
@@ -67,7 +76,14 @@ fn chrome_lines(width: u32, dress: &Dress<'_>, caption: &str) -> (Vec<String>, V
         Some(t) => (wrap(t, look.px(TITLE_PX) * BOLD, w, 3), wrap(caption, look.px(CAPTION_PX), w, 2)),
         None => (wrap(caption, look.px(TITLE_PX) * BOLD, w, 2), Vec::new()),
     };
-    (title, caption, wrap(&dress.stamp.line(), look.px(STAMP_PX), w, 2))
+    let line = dress.stamp.line();
+    let stamp = if look::text_width(&line, look.px(STAMP_PX)) <= w {
+        vec![line]
+    } else {
+        let (what, when) = dress.stamp.parts();
+        wrap(&what, look.px(STAMP_PX), w, 2).into_iter().chain(wrap(&when, look.px(STAMP_PX), w, 1)).collect()
+    };
+    (title, caption, stamp)
 }
 
 /// The height the title, caption, legend and stamp take at this width: a chart's height is this
