@@ -9,8 +9,14 @@ use super::fetch::js_message;
 /// Copies the PNG behind a data URL.
 pub async fn copy_png(data_url: &str) -> Result<(), String> {
     let window = web_sys::window().ok_or("no window")?;
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(data_url)).await.map_err(|e| js_message(&e))?.unchecked_into();
-    let blob = JsFuture::from(response.blob().map_err(|e| js_message(&e))?).await.map_err(|e| js_message(&e))?;
+    // Decoded here, not fetched: the page's CSP allows no data: fetches.
+    let b64 = data_url.split_once("base64,").map(|(_, b)| b).ok_or("not a PNG data URL")?;
+    let binary = window.atob(b64).map_err(|e| js_message(&e))?;
+    let bytes: Vec<u8> = binary.chars().map(|c| c as u32 as u8).collect();
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("image/png");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice())), &options)
+        .map_err(|e| js_message(&e))?;
     let global = js_sys::global();
     let item_class: js_sys::Function = js_sys::Reflect::get(&global, &"ClipboardItem".into())
         .ok()

@@ -64,9 +64,9 @@ fn draw<DB: DrawingBackend>(
     let lay = Frame { x: (x_min, x_max), margin: look.len(12.0), left: look.len(62.0), right: look.len(16.0) };
     let mut chart = ChartBuilder::on(&main)
         .margin(lay.margin)
+        .margin_right(lay.margin + lay.right)
         .x_label_area_size(look.len(48.0))
         .y_label_area_size(lay.left)
-        .right_y_label_area_size(lay.right)
         .build_cartesian_2d(x_min..x_max, 0.0..y_max)?;
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
     let n = xs.len().max(1);

@@ -55,7 +55,8 @@ pub fn draw<DB: DrawingBackend>(
         .margin_left(frame.margin + frame.left)
         .margin_right(frame.margin + frame.right)
         .build_cartesian_2d(frame.x.0..frame.x.1, 0.0..n)?;
-    let overlaps = job_overlaps(jobs);
+    // Pairs among the lanes drawn only: a day of restarts is thousands of jobs.
+    let overlaps = job_overlaps(shown);
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
     let per_x = plot_w / (frame.x.1 - frame.x.0).max(1e-9);
     let x_of = |i: usize| i as f64 + 1.0;

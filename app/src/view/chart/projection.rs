@@ -90,6 +90,8 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style(look.font(13.0, look.ink()))
         .draw()?;
     let font = look.font(12.0, look.ink()).pos(Pos::new(HPos::Left, VPos::Center));
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let plot_x0 = chart.plotting_area().get_base_pixel().0;
     for (k, (_, a, b)) in rows.iter().enumerate() {
         let y = (n - 1 - k) as f64;
         chart.draw_series(std::iter::once(Rectangle::new([(1.0, y + 0.04), (a.max(1.0), y + 0.34)], look.series(palette::MANIFESTS).filled())))?;
@@ -97,8 +99,19 @@ fn draw<DB: DrawingBackend>(
             [(1.0, y - 0.34), (b.max(1.0), y - 0.04)],
             look.series(palette::POSITION_DELETES).mix(0.8).filled(),
         )))?;
-        chart.draw_series(std::iter::once(Text::new(format!("now {}", thousands(a.round() as u64)), (a.max(1.0) * 1.08, y + 0.19), font.clone())))?;
-        chart.draw_series(std::iter::once(Text::new(format!("in a day {}", thousands(b.round() as u64)), (b.max(1.0) * 1.08, y - 0.19), font.clone())))?;
+        for (text, v, at) in
+            [(format!("now {}", thousands(a.round() as u64)), *a, y + 0.19), (format!("in a day {}", thousands(b.round() as u64)), *b, y - 0.19)]
+        {
+            // After the bar's end where it fits, else inside the bar, ending at its end.
+            let (end, _) = chart.backend_coord(&(v.max(1.0) * 1.08, at));
+            let fits = f64::from(end - plot_x0) + text_width(&text, look.px(12.0)) <= plot_w;
+            let placed = if fits {
+                Text::new(text, (v.max(1.0) * 1.08, at), font.clone())
+            } else {
+                Text::new(text, (v.max(1.0) / 1.05, at), look.font(12.0, look.background()).pos(Pos::new(HPos::Right, VPos::Center)))
+            };
+            chart.draw_series(std::iter::once(placed))?;
+        }
     }
     root.present()?;
     Ok(n)
