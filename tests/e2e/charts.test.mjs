@@ -251,7 +251,19 @@ test('screenshots: every chart of every example at 800, 1,280 and 1,920 px, ligh
           await page.locator('.chart-box').screenshot({ path: path.join(SCREENSHOT_DIR, `charts-${ex.name}-${tab}-${w}-${theme}.png`) });
         }
       }
+      // Projector on, at a laptop's and a projector's width.
       await page.emulateMedia({ colorScheme: 'light' });
+      await page.locator('[data-testid="projector"]').click();
+      for (const w of [1280, 1920]) {
+        await page.setViewportSize({ width: w, height: 1000 });
+        for (const tab of ['growth', 'jobs', 'partitions']) {
+          await showTab(page, tab);
+          await page.waitForTimeout(300);
+          await page.locator('.chart-box').screenshot({ path: path.join(SCREENSHOT_DIR, `charts-${ex.name}-${tab}-${w}-projector.png`) });
+        }
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `${ex.name} projector at ${w}: sideways scroll`);
+      }
+      await page.locator('[data-testid="projector"]').click();
       for (const tab of ['growth', 'partitions', 'jobs']) {
         await showTab(page, tab);
         const [download] = await Promise.all([page.waitForEvent('download'), page.locator(sel.savePng).click()]);
