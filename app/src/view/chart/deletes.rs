@@ -8,6 +8,7 @@ use crate::analysis::jobs::JobSpan;
 use crate::analysis::GrowthSeries;
 use crate::model::Totals;
 
+use super::coincide::{self, Drawn};
 use super::growth::{commit_x, format_count, is_counted, runs_of_known, x_range};
 use super::lanes::{self, Frame};
 use super::legend::{Item, Swatch};
@@ -34,8 +35,25 @@ fn colour(c: RGBColor, look: &Look) -> RGBColor {
     }
 }
 
-pub fn legend_items(look: &Look) -> Vec<Item> {
-    LINES.iter().map(|(name, c, _)| Item::new(*name, Swatch::Line(colour(*c, look)))).collect()
+/// Every line is drawn (a zero line says there are none); those lying on another are drawn inside it.
+fn drawn_lines(series: &GrowthSeries) -> Vec<Drawn> {
+    let values: Vec<Vec<Option<u64>>> = LINES.iter().map(|l| series.points.iter().map(|p| (l.2)(&p.totals())).collect()).collect();
+    coincide::drawn(&values, |_| true)
+}
+
+pub fn legend_items(series: &GrowthSeries, look: &Look) -> Vec<Item> {
+    drawn_lines(series)
+        .into_iter()
+        .filter_map(|d| {
+            let (name, c, _) = LINES.get(d.k)?;
+            Some(match d.same.and_then(|(j, n, of)| LINES.get(j).map(|l| (l, n, of))) {
+                Some(((other, oc, _), n, of)) => {
+                    Item::new(crate::report::chart::coinciding(name, other, n, of), Swatch::Pair(colour(*oc, look), colour(*c, look)))
+                }
+                None => Item::new(*name, Swatch::Line(colour(*c, look))),
+            })
+        })
+        .collect()
 }
 
 pub fn plot_height(jobs: &[JobSpan], width: u32, look: &Look) -> u32 {
@@ -53,7 +71,7 @@ fn draw<DB: DrawingBackend>(
     dress: &Dress<'_>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let look = &dress.look;
-    let frame = super::frame(root, dress, &crate::report::chart::deletes_caption(&dress.stamp.table), &legend_items(look))?;
+    let frame = super::frame(root, dress, &crate::report::chart::deletes_caption(&dress.stamp.table), &legend_items(series, look))?;
     let (_, h) = frame.dim_in_pixel();
     let lanes_h = lanes::height(jobs, look);
     let (main, lane_area) = frame.split_vertically(h.saturating_sub(lanes_h));
@@ -85,13 +103,16 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style(look.font(13.0, look.ink()))
         .draw()?;
     let few = xs.len() <= 400;
-    for (_, c, f) in LINES {
+    let mut order = drawn_lines(series);
+    order.sort_by_key(|d| std::cmp::Reverse(d.width));
+    for d in order {
+        let Some(&(_, c, f)) = LINES.get(d.k) else { continue };
         let c = colour(c, look);
         for run in runs_of_known(series, &xs, f) {
-            chart.draw_series(LineSeries::new(run, c.stroke_width(2)))?;
+            chart.draw_series(LineSeries::new(run, c.stroke_width(d.width)))?;
         }
         let dots = pts().filter(|(_, t)| few || is_counted(t)).filter_map(|(x, t)| f(&t).map(|v| (x, v as f64)));
-        chart.draw_series(dots.map(|p| Circle::new(p, 2, c.filled())))?;
+        chart.draw_series(dots.map(|p| Circle::new(p, 1 + d.width / 2, c.filled())))?;
     }
     lanes::draw(&lane_area, series, jobs, lay, look)?;
     root.present()?;

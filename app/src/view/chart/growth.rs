@@ -10,6 +10,7 @@ use crate::analysis::jobs::JobSpan;
 use crate::analysis::{GrowthPoint, GrowthSeries, XAxis};
 use crate::model::{CountSource, Totals};
 
+use super::coincide::{self, Drawn};
 use super::lanes::{self, Frame};
 use super::legend::{Item, Swatch};
 use super::look::{text_width, Look};
@@ -46,43 +47,11 @@ pub(crate) fn x_range(xs: &[f64]) -> (f64, f64) {
     }
 }
 
-/// A drawn series and the earlier drawn one it lies on at `shared` of `of` snapshots.
-struct Drawn {
-    k: usize,
-    same: Option<(usize, usize, usize)>,
-    /// Its stroke: series that lie on one another are drawn thick to thin, each visible inside
-    /// the one before.
-    width: u32,
-}
-
-/// Which series are drawn, and for each the earlier drawn one it coincides with (equal at half
-/// its snapshots or more).
+/// Which series are drawn (two always, the rest when not all zero), and which lie on which.
 fn drawn_series(series: &GrowthSeries) -> Vec<Drawn> {
-    let values = |f: Count| series.points.iter().map(|p| f(&p.totals())).collect::<Vec<_>>();
-    let all: Vec<Vec<Option<u64>>> = SERIES.iter().map(|s| values(s.2)).collect();
-    let mut out: Vec<Drawn> = Vec::new();
-    for (k, (name, _, _)) in SERIES.iter().enumerate() {
-        let Some(v) = all.get(k) else { continue };
-        if v.iter().all(|c| c.unwrap_or(0) == 0) && *name != "manifests" && *name != "data files" {
-            continue;
-        }
-        let known = v.iter().filter(|c| c.is_some()).count();
-        let shared = |j: usize| all.get(j).map_or(0, |w| v.iter().zip(w).filter(|(a, b)| a.is_some() && a == b).count());
-        let same = out.iter().map(|d| (d.k, shared(d.k))).filter(|&(_, n)| known > 0 && 2 * n >= known).max_by_key(|&(_, n)| n).map(|(j, n)| (j, n, known));
-        out.push(Drawn { k, same, width: 2 });
-    }
-    // Thick to thin down each chain of coinciding series: (root, depth) of each.
-    let mut chain: Vec<(usize, u32)> = Vec::with_capacity(out.len());
-    for d in &out {
-        let up = d.same.and_then(|(j, _, _)| out.iter().position(|x| x.k == j)).and_then(|p| chain.get(p).copied());
-        chain.push(up.map_or((d.k, 0), |(root, depth)| (root, depth + 1)));
-    }
-    for (i, d) in out.iter_mut().enumerate() {
-        let (root, depth) = chain.get(i).copied().unwrap_or((d.k, 0));
-        let deepest = chain.iter().filter(|c| c.0 == root).map(|c| c.1).max().unwrap_or(0);
-        d.width = 2 + 3 * (deepest - depth);
-    }
-    out
+    let values: Vec<Vec<Option<u64>>> = SERIES.iter().map(|s| series.points.iter().map(|p| (s.2)(&p.totals())).collect()).collect();
+    let keep = |k: usize| k < 2 || values.get(k).is_some_and(|v| v.iter().any(|c| c.unwrap_or(0) != 0));
+    coincide::drawn(&values, keep)
 }
 
 /// Non-append commits, with what each is labelled: runs of one operation share a label.

@@ -2,6 +2,7 @@
 //! CLI (`picture` picks one and sizes it), each through `backend::Measured`.
 
 pub mod backend;
+pub mod coincide;
 pub mod deletes;
 pub mod growth;
 pub mod lanes;

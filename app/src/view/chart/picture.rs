@@ -67,9 +67,11 @@ pub fn height(kind: ChartKind, inputs: &Inputs<'_>, stamp: &Stamp, width: u32, l
             super::growth::legend_items(inputs.series, &look),
             super::growth::plot_height(inputs.series, inputs.jobs, width, &look),
         ),
-        ChartKind::Deletes => {
-            (crate::report::chart::deletes_caption(table), super::deletes::legend_items(&look), super::deletes::plot_height(inputs.jobs, width, &look))
-        }
+        ChartKind::Deletes => (
+            crate::report::chart::deletes_caption(table),
+            super::deletes::legend_items(inputs.series, &look),
+            super::deletes::plot_height(inputs.jobs, width, &look),
+        ),
         ChartKind::Partitions => {
             let shown = inputs.partitions.len().min(super::partitions::MAX_BARS);
             (
