@@ -8,8 +8,10 @@ use icescope::load::load_table;
 use icescope::model::ReadMode;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
+use icescope::view::chart::backend::Measured;
 use icescope::view::chart::growth::draw_growth;
-use icescope::view::chart::Stamp;
+use icescope::view::chart::look::TICKET;
+use icescope::view::chart::{Dress, Stamp};
 use plotters::prelude::*;
 
 fn history(name: &str) -> icescope::model::TableHistory {
@@ -21,8 +23,8 @@ fn history(name: &str) -> icescope::model::TableHistory {
 fn render(series: &GrowthSeries, stamp: &Stamp) -> (usize, String) {
     let mut svg = String::new();
     let n = {
-        let root = SVGBackend::with_string(&mut svg, (1280, 560)).into_drawing_area();
-        draw_growth(&root, series, stamp).unwrap()
+        let root = Measured::svg(SVGBackend::with_string(&mut svg, (1280, 560))).into_drawing_area();
+        draw_growth(&root, series, &[], &Dress { stamp, look: TICKET, title: None }).unwrap()
     };
     (n, svg)
 }
@@ -104,7 +106,7 @@ fn x_positions_follow_the_checkpoints_the_writers_recorded() {
         }
         let got: Vec<(f64, String)> = series.x_positions().into_iter().map(|x| (x.x, x.label)).collect();
         assert_eq!(got, expected, "{name}");
-        assert_eq!(series.x_values(), expected.iter().map(|e| e.0).collect::<Vec<_>>(), "{name}: the chart's x values are the exports'");
+        assert_eq!(series.x_values(), expected.iter().map(|e| e.0).collect::<Vec<_>>(), "{name}: the x values the exports carry");
         let kinds = |f: fn(&Option<i64>) -> bool| points.iter().filter(|p| f(&p.0)).count();
         match name {
             "maintenance-live" => assert!(kinds(|c| c.is_none()) > 0, "a commit without a checkpoint"),

@@ -8,6 +8,7 @@ pub mod findings;
 pub mod footers;
 pub mod growth;
 pub mod inspect;
+pub mod job_overlaps;
 pub mod jobs;
 pub mod merge;
 pub mod orphans;

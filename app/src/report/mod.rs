@@ -3,6 +3,7 @@
 //! exports. Imports analysis, model, decode and source types (and `load`'s read statistics);
 //! never view or the CLI. A number shown on two surfaces is rendered by one function here.
 
+pub mod chart;
 pub mod diff;
 pub mod diff_text;
 pub mod duplicates;

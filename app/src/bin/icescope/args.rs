@@ -36,6 +36,8 @@ pub enum Command {
     /// Live rows, distinct and duplicated keys, by the Flink job that added each copy; what each
     /// delete file and vector hit
     Duplicates(Duplicates),
+    /// One chart as a picture for a ticket (SVG or PNG, 800 px wide, text 12 px or more), drawn as the app draws it
+    Chart(Chart),
 }
 
 // One paragraph: clap wraps it to the terminal.
@@ -163,6 +165,27 @@ pub struct Duplicates {
     pub format: ReportFormat,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct Chart {
+    #[command(flatten)]
+    pub table: NamedTable,
+    /// growth, jobs, partitions, deletes or projection
+    #[arg(long, value_enum, default_value = "growth", help_heading = "Output")]
+    pub chart: ChartName,
+    /// The file to write: .svg, or .png (the SVG at twice its pixels)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub out: String,
+    /// Width in CSS pixels (default 800: a ticket's width; every text is 12 px or more at it)
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(480..=4000), help_heading = "Output")]
+    pub width: Option<u32>,
+    /// Dark ground, as the app's dark theme draws it (tickets keep the light one by default)
+    #[arg(long, help_heading = "Output")]
+    pub dark: bool,
+    /// The table's name in the stamp (default: the identifier its location suggests)
+    #[arg(long, value_name = "NAME", help_heading = "Output")]
+    pub name: Option<String>,
+}
+
 // The choices below have no doc comments: with them clap would list each value on a line of its
 // own in `--help`, instead of `[possible values: …]`.
 
@@ -228,6 +251,28 @@ impl Tables {
             Tables::Series => export::What::Series,
             Tables::Findings => export::What::Findings,
             Tables::All => export::What::All,
+        }
+    }
+}
+
+/// `chart --chart`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChartName {
+    Growth,
+    Jobs,
+    Partitions,
+    Deletes,
+    Projection,
+}
+
+impl ChartName {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChartName::Growth => "growth",
+            ChartName::Jobs => "jobs",
+            ChartName::Partitions => "partitions",
+            ChartName::Deletes => "deletes",
+            ChartName::Projection => "projection",
         }
     }
 }

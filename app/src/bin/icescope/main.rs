@@ -4,6 +4,8 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod args;
 #[cfg(not(target_arch = "wasm32"))]
+mod chart;
+#[cfg(not(target_arch = "wasm32"))]
 mod data;
 #[cfg(not(target_arch = "wasm32"))]
 mod failure;
@@ -71,6 +73,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Orphans(c) => orphans(&c),
         Command::Footers(c) => data::footers(&c),
         Command::Duplicates(c) => data::duplicates(&c),
+        Command::Chart(c) => chart::chart(&c),
     }
 }
 

@@ -1,20 +1,23 @@
-//! A plotters chart on a canvas, redrawn whenever the report updates, with its PNG and SVG exports
+//! A plotters chart on a canvas as wide as its box, at the device's pixel ratio, in the page's
+//! theme and type size, redrawn when the report, the box's width, the theme or projector mode
+//! change; and the ticket picture of it (Save PNG, Save SVG, Copy image): 800 px wide, light,
 //! stamped with table, snapshot, metadata file, time and icescope version.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::{IntoDrawingArea, SVGBackend};
+use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::model::time::rfc3339_ms;
+use crate::view::chart::backend::Measured;
+use crate::view::chart::look::{Look, TICKET, TICKET_WIDTH};
+use crate::view::chart::picture::{self, ChartKind};
 use crate::view::chart::Stamp;
 
-use super::charts::{draw, height, Tab};
+use super::charts::inputs;
+use super::theme::Comfort;
 use super::{marks, AppState, Opened};
-
-pub const WIDTH: u32 = 1280;
-pub const HEIGHT: u32 = 520;
 
 fn stamp(o: &Opened) -> Stamp {
     Stamp {
@@ -25,27 +28,75 @@ fn stamp(o: &Opened) -> Stamp {
     }
 }
 
+/// The box's content width in CSS pixels, kept current by a ResizeObserver.
+fn observe_width(node: NodeRef<leptos::html::Div>, width: RwSignal<u32>) {
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let el: web_sys::Element = el.unchecked_into();
+        let measure = move |el: &web_sys::Element| {
+            let w = (f64::from(el.client_width()) - 2.0 * padding(el)).floor().max(0.0) as u32;
+            if w > 0 && w != width.get_untracked() {
+                width.set(w);
+            }
+        };
+        measure(&el);
+        let target = el.clone();
+        let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || measure(&target));
+        let Ok(observer) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) else { return };
+        observer.observe(&el);
+        let kept = StoredValue::new_local((observer, cb));
+        on_cleanup(move || kept.with_value(|(o, _)| o.disconnect()));
+    });
+}
+
+/// The box's horizontal padding, which the canvas does not get.
+fn padding(el: &web_sys::Element) -> f64 {
+    web_sys::window()
+        .and_then(|w| w.get_computed_style(el).ok().flatten())
+        .and_then(|s| s.get_property_value("padding-left").ok())
+        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
 #[component]
-pub fn ChartCanvas(testid: &'static str, suffix: &'static str, tab: Tab) -> impl IntoView {
+pub fn ChartCanvas(testid: &'static str, tab: ChartKind) -> impl IntoView {
     let state = expect_context::<AppState>();
+    let comfort = expect_context::<Comfort>();
     let canvas = NodeRef::<Canvas>::new();
+    let chart_box = NodeRef::<leptos::html::Div>::new();
+    let width = RwSignal::new(0u32);
+    observe_width(chart_box, width);
     let points = RwSignal::new(0usize);
     let complete = RwSignal::new(false);
+    let look = Memo::new(move |_| Look::page(comfort.dark(), comfort.projector()));
     Effect::new(move |_| {
         let Some(el) = canvas.get() else { return };
         let el: web_sys::HtmlCanvasElement = el.unchecked_into();
+        let (w, look) = (width.get(), look.get());
+        if w == 0 {
+            return;
+        }
         state.opened.with(|o| {
             let Some(o) = o else { return };
-            el.set_height(height(tab, o));
+            let s = stamp(o);
+            let h = picture::height(tab, &inputs(o), &s, w, look);
+            // Drawn at the device's pixels under a scaling transform: sharp, not a scaled bitmap.
+            let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 4.0);
+            el.set_width((f64::from(w) * dpr).round() as u32);
+            el.set_height((f64::from(h) * dpr).round() as u32);
+            let _ = el.set_attribute("style", &format!("width:{w}px;height:{h}px"));
+            let _ = el.set_attribute("data-dpr", &dpr.to_string());
             let Some(backend) = CanvasBackend::with_canvas_object(el.clone()) else { return };
-            match draw(tab, &backend.into_drawing_area(), o, &stamp(o)) {
+            if let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()) {
+                let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+            }
+            match picture::draw(tab, &Measured::canvas(backend, (w, h)).into_drawing_area(), &inputs(o), &s, look) {
                 Ok(n) => {
                     points.set(n);
                     complete.set(o.complete);
                     if !marks::has(marks::FIRST_CHART) {
                         marks::mark(marks::FIRST_CHART);
                     }
-
                     if o.complete && !marks::has(marks::ALL_CHARTS) {
                         marks::mark(marks::ALL_CHARTS);
                     }
@@ -60,48 +111,68 @@ pub fn ChartCanvas(testid: &'static str, suffix: &'static str, tab: Tab) -> impl
     });
     let stem = move || {
         state.opened.with_untracked(|o| {
-            o.as_ref().map(|o| format!("icescope-{}-{}-{suffix}", o.name.replace(['/', ' ', '\\'], "_"), stamp(o).snapshot)).unwrap_or_default()
+            o.as_ref().map(|o| format!("icescope-{}-{}-{}", o.name.replace(['/', ' ', '\\'], "_"), stamp(o).snapshot, tab.name())).unwrap_or_default()
         })
     };
-    // At twice the pixels: the chart drawn as SVG and rasterised at 2×, so that it stays sharp when
-    // a ticket shows it large or on a high-density screen. The canvas itself is the fallback.
+    // The ticket picture: light, 800 px wide, every text 12 px or more at that width.
+    let ticket = move || {
+        state.opened.with_untracked(|o| {
+            let o = o.as_ref()?;
+            let s = stamp(o);
+            let h = picture::height(tab, &inputs(o), &s, TICKET_WIDTH, TICKET);
+            Some(picture::svg(tab, &inputs(o), &s, TICKET, TICKET_WIDTH).map(|svg| (svg, h)))
+        })
+    };
     let save = move |_| {
-        let Some(el) = canvas.get() else { return };
-        let el: web_sys::HtmlCanvasElement = el.unchecked_into();
         let name = format!("{}.png", stem());
-        let svg = state.opened.with_untracked(|o| o.as_ref().and_then(|o| svg_of(tab, o).ok().map(|svg| (svg, height(tab, o)))));
+        let Some(drawn) = ticket() else { return };
         leptos::task::spawn_local(async move {
-            let png = match svg {
-                Some((svg, h)) => png_at_2x(&svg, WIDTH, h).await,
-                None => Err("nothing drawn yet".to_string()),
+            let png = match drawn {
+                Ok((svg, h)) => png_at_2x(&svg, TICKET_WIDTH, h).await,
+                Err(e) => Err(e),
             };
-            let url = png.or_else(|_| el.to_data_url_with_type("image/png").map_err(|e| super::fetch::js_message(&e)));
-            match url {
+            match png {
                 Ok(url) => download(&url, &name),
                 Err(e) => state.error(format!("PNG export failed: {e}")),
             }
         });
     };
-    // The same drawing, as vectors: sharp at any size a ticket shows it.
-    let save_svg = move |_| {
-        let svg = state.opened.with_untracked(|o| o.as_ref().map(|o| svg_of(tab, o)));
-        match svg {
-            Some(Ok(svg)) => match blob_url(&svg, "image/svg+xml") {
-                Ok(url) => {
-                    download(&url, &format!("{}.svg", stem()));
-                    let _ = web_sys::Url::revoke_object_url(&url);
-                }
-                Err(e) => state.error(format!("SVG export failed: {e}")),
-            },
-            Some(Err(e)) => state.error(format!("SVG export failed: {e}")),
-            None => {}
-        }
+    let save_svg = move |_| match ticket() {
+        Some(Ok((svg, _))) => match blob_url(&svg, "image/svg+xml") {
+            Ok(url) => {
+                download(&url, &format!("{}.svg", stem()));
+                let _ = web_sys::Url::revoke_object_url(&url);
+            }
+            Err(e) => state.error(format!("SVG export failed: {e}")),
+        },
+        Some(Err(e)) => state.error(format!("SVG export failed: {e}")),
+        None => {}
+    };
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        let Some(drawn) = ticket() else { return };
+        leptos::task::spawn_local(async move {
+            let done = match drawn {
+                Ok((svg, h)) => match png_at_2x(&svg, TICKET_WIDTH, h).await {
+                    Ok(url) => super::clipboard_image::copy_png(&url).await,
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e),
+            };
+            match done {
+                Ok(()) => copied.set(true),
+                Err(e) => state.error(format!("copying the picture failed ({e}): use Save PNG instead")),
+            }
+        });
     };
     view! {
-        <div class="chart-box">
-            <canvas node_ref=canvas id=testid role="img" aria-label=format!("{suffix} chart") width=WIDTH height=HEIGHT data-testid=testid data-points=move || points.get().to_string()
-                data-complete=move || complete.get().to_string()></canvas>
+        <div class="chart-box" node_ref=chart_box>
+            <canvas node_ref=canvas id=testid role="img" aria-label=format!("{} chart", tab.name()) data-testid=testid data-points=move || points.get().to_string()
+                data-complete=move || complete.get().to_string() data-theme=move || if look.get().dark { "dark" } else { "light" }
+                data-text-scale=move || look.get().text.to_string()></canvas>
             <div class="chart-actions">
+                <span class="hint" data-testid="copied" hidden=move || !copied.get()>"copied"</span>
+                <button data-testid="copy-image" title="the 800 px picture, for pasting into a ticket" on:click=copy>"Copy image"</button>
                 <button data-testid="save-png" on:click=save>"Save PNG"</button>
                 <button data-testid="save-svg" on:click=save_svg>"Save SVG"</button>
             </div>
@@ -127,16 +198,8 @@ pub fn blob_url(text: &str, mime: &str) -> Result<String, String> {
     web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| super::fetch::js_message(&e))
 }
 
-fn svg_of(tab: Tab, o: &Opened) -> Result<String, String> {
-    let mut svg = String::new();
-    let drawn = {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height(tab, o))).into_drawing_area();
-        draw(tab, &root, o, &stamp(o))
-    };
-    drawn.map(|_| svg)
-}
-
-/// The SVG drawn onto a canvas of twice its size, as a PNG data URL.
+/// The SVG drawn onto a canvas of twice its size, as a PNG data URL: sharp when a ticket shows it
+/// large or on a high-density screen.
 async fn png_at_2x(svg: &str, width: u32, height: u32) -> Result<String, String> {
     let url = blob_url(svg, "image/svg+xml")?;
     let img = web_sys::HtmlImageElement::new().map_err(|e| super::fetch::js_message(&e))?;

@@ -2,83 +2,36 @@
 //! the table loads; the visible chart redraws as the report updates.
 
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend};
 use wasm_bindgen::JsCast;
 
-use crate::view::chart::deletes::draw_deletes;
-use crate::view::chart::growth::draw_growth;
-use crate::view::chart::partitions::draw_partitions;
-use crate::view::chart::projection::draw_projection;
-use crate::view::chart::timeline::draw_timeline;
-
-use crate::view::chart::{Drawn, Stamp};
+use crate::view::chart::picture::{ChartKind, Inputs};
 
 use super::chart_canvas::ChartCanvas;
 use super::Opened;
-use crate::analysis::findings::FindingKind;
 
-#[derive(Clone, Copy, PartialEq)]
-pub enum Tab {
-    Growth,
-    Jobs,
-    Partitions,
-    Deletes,
-    Projection,
-}
+pub type Tab = ChartKind;
 
-/// (tab, label, test id of the tab, test id of the chart, file name suffix)
-const TABS: [(Tab, &str, &str, &str, &str); 5] = [
-    (Tab::Growth, "Growth", "tab-growth", "growth-chart", "growth"),
-    (Tab::Jobs, "Flink jobs", "tab-jobs", "jobs-chart", "jobs"),
-    (Tab::Partitions, "Partitions", "tab-partitions", "partitions-chart", "partitions"),
-    (Tab::Deletes, "Delete debt", "tab-deletes", "deletes-chart", "deletes"),
-    (Tab::Projection, "A day from now", "tab-projection", "projection-chart", "projection"),
+/// (tab, label, test id of the tab, test id of the chart); the file name suffix is the kind's name.
+const TABS: [(Tab, &str, &str, &str); 5] = [
+    (Tab::Growth, "Growth", "tab-growth", "growth-chart"),
+    (Tab::Jobs, "Flink jobs", "tab-jobs", "jobs-chart"),
+    (Tab::Partitions, "Partitions", "tab-partitions", "partitions-chart"),
+    (Tab::Deletes, "Delete debt", "tab-deletes", "deletes-chart"),
+    (Tab::Projection, "A day from now", "tab-projection", "projection-chart"),
 ];
 
-/// The job each finding blames: the replaying one, or the one that started second.
-fn flagged(o: &Opened) -> Vec<(String, &'static str)> {
-    o.report
-        .findings
-        .iter()
-        .filter_map(|f| match f.kind {
-            FindingKind::SavepointReplayed => f.job_ids.first().map(|j| (j.clone(), "REPLAY")),
-            FindingKind::ConcurrentWriters => f.job_ids.get(1).map(|j| (j.clone(), "CONCURRENT")),
-            _ => None,
-        })
-        .collect()
-}
-
-/// One tab's chart on any backend: the page's canvas, or SVG for a download.
-pub fn draw<DB: DrawingBackend>(tab: Tab, a: &DrawingArea<DB, Shift>, o: &Opened, s: &Stamp) -> Drawn {
-    match tab {
-        Tab::Growth => draw_growth(a, &o.series, s),
-        Tab::Jobs => draw_timeline(a, &o.jobs, &maintenance(o), &flagged(o), &shape_events(o), s),
-        Tab::Partitions => draw_partitions(a, &o.partitions, &o.partition_timeline, s),
-        Tab::Deletes => draw_deletes(a, &o.series, s),
-        Tab::Projection => {
-            let now = o.series.points.iter().rev().map(|p| p.totals()).find(|t| t.has_core());
-            draw_projection(a, o.report.projection.as_ref(), now.as_ref(), o.report.snapshots.len(), s)
-        }
-    }
-}
-
-pub fn height(tab: Tab, o: &Opened) -> u32 {
-    match tab {
-        Tab::Jobs => (160 + 70 * o.jobs.len().min(64) as u32).clamp(260, 520),
-        Tab::Partitions => 760,
-        _ => super::chart_canvas::HEIGHT,
-    }
+/// What the charts are drawn from, out of the opened table.
+pub fn inputs(o: &Opened) -> Inputs<'_> {
+    Inputs { series: &o.series, jobs: &o.jobs, partitions: &o.partitions, timeline: &o.partition_timeline, report: &o.report }
 }
 
 #[component]
 pub fn Charts() -> impl IntoView {
-    let linked = super::permalink::get("tab").and_then(|t| TABS.iter().find(|x| x.4 == t).map(|x| x.0));
+    let linked = super::permalink::get("tab").and_then(|t| ChartKind::named(&t));
     let tab = RwSignal::new(linked.unwrap_or(Tab::Growth));
     Effect::new(move |_| {
         let t = tab.get();
-        let suffix = TABS.iter().find(|x| x.0 == t).map(|x| x.4);
-        super::permalink::set(&[("tab", suffix.filter(|s| *s != "growth"))]);
+        super::permalink::set(&[("tab", Some(t.name()).filter(|s| *s != "growth"))]);
     });
     // Arrow keys move between tabs, as the WAI-ARIA tabs pattern has it; only the chosen tab is
     // in the Tab order.
@@ -100,7 +53,7 @@ pub fn Charts() -> impl IntoView {
     };
     view! {
         <nav class="tabs" role="tablist" aria-label="charts" on:keydown=on_key>
-            {TABS.iter().map(|&(t, label, id, chart, _)| view! {
+            {TABS.iter().map(|&(t, label, id, chart)| view! {
                 <button class="tab" role="tab" class:active=move || tab.get() == t aria-selected=move || (tab.get() == t).to_string()
                     tabindex=move || if tab.get() == t { "0" } else { "-1" } aria-controls=chart
                     data-testid=id on:click=move |_| tab.set(t)>{label}</button>
@@ -108,28 +61,8 @@ pub fn Charts() -> impl IntoView {
         </nav>
         {move || {
             let t = tab.get();
-            let (_, _, _, testid, suffix) = TABS.iter().copied().find(|x| x.0 == t).unwrap_or(TABS[0]);
-            view! { <ChartCanvas testid=testid suffix=suffix tab=t/> }
+            let (_, _, _, testid) = TABS.iter().copied().find(|x| x.0 == t).unwrap_or(TABS[0]);
+            view! { <ChartCanvas testid=testid tab=t/> }
         }}
     }
-}
-
-/// The first commit of each schema after the first: where the table's shape changed.
-fn shape_events(o: &Opened) -> Vec<(i64, String)> {
-    o.report
-        .shape
-        .schemas
-        .iter()
-        .filter(|v| v.change.is_some())
-        .filter_map(|v| {
-            let c = v.change.as_ref()?;
-            let (_, t, _) = v.first_used.as_ref()?;
-            Some((*t, crate::report::diff::schema_marker(c)))
-        })
-        .collect()
-}
-
-/// Commit times of Flink's in-job maintenance, for their lane on the job timeline.
-fn maintenance(o: &super::Opened) -> Vec<i64> {
-    o.report.snapshots.iter().filter(|s| s.writer == crate::model::Writer::FlinkMaintenance).map(|s| s.timestamp_ms).collect()
 }

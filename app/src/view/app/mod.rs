@@ -3,6 +3,7 @@
 mod catalog;
 mod chart_canvas;
 mod charts;
+mod clipboard_image;
 mod compare;
 mod csp;
 mod data_panel;
@@ -92,6 +93,7 @@ impl AppState {
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
+    provide_context(theme::Comfort::new());
     view! {
         <header class="topbar">
             <a class="brand" href="./">"icescope"</a>

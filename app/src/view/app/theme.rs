@@ -3,6 +3,7 @@
 //! about any table or catalog.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 const KEY: &str = "icescope.theme";
 
@@ -32,11 +33,48 @@ fn apply(theme: &str, projector: bool) {
     }
 }
 
+/// The page's theme and projector mode, for the charts to draw in: `dark` is what the page shows
+/// (the toggle's choice, or the system's on "auto"), kept current when the system changes.
+#[derive(Clone, Copy)]
+pub struct Comfort {
+    theme: RwSignal<String>,
+    projector: RwSignal<bool>,
+    system_dark: RwSignal<bool>,
+}
+
+impl Comfort {
+    pub fn new() -> Comfort {
+        let (t, p) = saved();
+        let query = web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+        let system_dark = RwSignal::new(query.as_ref().is_some_and(|q| q.matches()));
+        if let Some(q) = query {
+            let on_change = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MediaQueryListEvent)>::new(move |e: web_sys::MediaQueryListEvent| {
+                system_dark.set(e.matches())
+            });
+            let _ = q.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+            // The page's lifetime: the app is never unmounted.
+            on_change.forget();
+        }
+        Comfort { theme: RwSignal::new(t), projector: RwSignal::new(p), system_dark }
+    }
+
+    pub fn dark(&self) -> bool {
+        match self.theme.get().as_str() {
+            "dark" => true,
+            "light" => false,
+            _ => self.system_dark.get(),
+        }
+    }
+
+    pub fn projector(&self) -> bool {
+        self.projector.get()
+    }
+}
+
 #[component]
 pub fn ThemeControls() -> impl IntoView {
-    let (t, p) = saved();
-    let theme = RwSignal::new(t);
-    let projector = RwSignal::new(p);
+    let comfort = expect_context::<Comfort>();
+    let (theme, projector) = (comfort.theme, comfort.projector);
     Effect::new(move |_| apply(&theme.get(), projector.get()));
     let next = move |_| {
         theme.update(|t| {

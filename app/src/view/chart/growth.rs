@@ -1,14 +1,20 @@
 //! The growth chart: live manifests, data files, delete files and deletion vectors per snapshot
-//! (left axis) and records (right axis), on checkpoint ids when Flink wrote the table.
+//! (left axis) and records (right axis), in commit order, so that no line runs backwards when a
+//! job replays checkpoint ids; under it one lane per Flink job with its checkpoint ids.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::analysis::jobs::JobSpan;
 use crate::analysis::{GrowthPoint, GrowthSeries, XAxis};
 use crate::model::{CountSource, Totals};
 
-use super::palette::{self, job_band};
-use super::Stamp;
+use super::coincide::{self, Drawn};
+use super::lanes::{self, Frame};
+use super::legend::{Item, Swatch};
+use super::look::{text_width, Look};
+use super::{palette, Dress};
 
 type Count = fn(&Totals) -> Option<u64>;
 
@@ -28,100 +34,199 @@ pub(crate) fn is_counted(t: &Totals) -> bool {
     t.source.is_some_and(|s| s >= CountSource::ManifestList)
 }
 
-/// Draws the chart and returns how many x positions it drew.
-pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> super::Drawn {
-    super::drawn(draw(root, series, stamp))
+/// Commit order, 1-based: the x of every point of every chart drawn over snapshots.
+pub(crate) fn commit_x(series: &GrowthSeries) -> Vec<f64> {
+    series.points.iter().map(|p| p.index as f64 + 1.0).collect()
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, stamp: &Stamp) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
-    let frame = super::frame(root, stamp)?;
-    let has_sizes = series.points.iter().filter(|p| p.metadata_json_bytes.is_some()).count() >= 2;
-    let (main, strip) = if has_sizes {
-        let (_, h) = frame.dim_in_pixel();
-        let (a, b) = frame.split_vertically(h * 3 / 4);
-        (a, Some(b))
-    } else {
-        (frame, None)
-    };
-
-    let xs = series.x_values();
-    // Unpacked one point at a time: a day of commits is 17,280 of them.
-    let totals = || series.points.iter().map(GrowthPoint::totals);
-    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (x_min, x_max) = if xs.is_empty() { (0.0, 1.0) } else { (x_min - 0.5, x_max + 0.5) };
-    let y_max = totals().flat_map(|c| SERIES.iter().filter_map(move |(_, _, f)| f(&c))).max().unwrap_or(1).max(1) as f64 * 1.1;
-    let r_max = totals().filter_map(|c| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
-    let all_dots = series.points.len() <= DOTS_UP_TO;
-
-    let x_desc = match series.axis {
-        XAxis::CheckpointId => "Flink checkpoint id (flink.max-committed-checkpoint-id)",
-        XAxis::CommitOrder => "snapshot, in commit order",
-    };
-    let mut chart = ChartBuilder::on(&main)
-        .caption(format!("{} — live contents per snapshot", stamp.table), ("sans-serif", 20).into_font().color(&palette::INK))
-        .margin(14)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .right_y_label_area_size(78)
-        .build_cartesian_2d(x_min..x_max, 0.0..y_max)?
-        .set_secondary_coord(x_min..x_max, 0.0..r_max);
-
-    for (lo, hi, colour, label) in job_bands(series, &xs) {
-        chart
-            .draw_series(std::iter::once(Rectangle::new([(lo, 0.0), (hi, y_max)], colour.mix(0.55).filled())))?
-            .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], colour.filled()));
+/// The x range around `xs`, half a step past each end.
+pub(crate) fn x_range(xs: &[f64]) -> (f64, f64) {
+    match (xs.first(), xs.last()) {
+        (Some(a), Some(b)) => (a.min(*b) - 0.5, a.max(*b) + 0.5),
+        _ => (0.0, 1.0),
     }
+}
 
-    chart
-        .configure_mesh()
-        .light_line_style(RGBColor(238, 240, 243))
-        .bold_line_style(RGBColor(220, 223, 228))
-        .x_desc(x_desc)
-        .y_desc("live files / manifests")
-        .x_label_formatter(&|x| format_x(*x, series.axis))
-        .y_label_formatter(&|y| format_count(*y))
-        .label_style(("sans-serif", 13).into_font().color(&palette::INK))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::INK))
-        .draw()?;
-    chart
-        .configure_secondary_axes()
-        .y_desc("live records")
-        .y_label_formatter(&|y| format_count(*y))
-        .label_style(("sans-serif", 13).into_font().color(&palette::RECORDS))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&palette::RECORDS))
-        .draw()?;
+/// Which series are drawn (two always, the rest when not all zero), and which lie on which.
+fn drawn_series(series: &GrowthSeries) -> Vec<Drawn> {
+    let values: Vec<Vec<Option<u64>>> = SERIES.iter().map(|s| series.points.iter().map(|p| (s.2)(&p.totals())).collect()).collect();
+    let keep = |k: usize| k < 2 || values.get(k).is_some_and(|v| v.iter().any(|c| c.unwrap_or(0) != 0));
+    coincide::drawn(&values, keep)
+}
 
-    // Commits that are not appends (deletes, overwrites, rewrites) and expired stretches explain
-    // most drops in a line.
-    for (p, &x) in series.points.iter().zip(&xs) {
+/// Non-append commits, with what each is labelled: runs of one operation share a label.
+fn markers(series: &GrowthSeries) -> Vec<(usize, Option<String>)> {
+    let mut out: Vec<(usize, Option<String>)> = Vec::new();
+    let mut run: Option<(usize, String, usize)> = None;
+    let flush = |run: &mut Option<(usize, String, usize)>, out: &mut Vec<(usize, Option<String>)>| {
+        if let Some((at, label, n)) = run.take() {
+            if let Some(m) = out.iter_mut().find(|m| m.0 == at) {
+                m.1 = Some(if n > 1 { format!("{label} ×{n}") } else { label });
+            }
+        }
+    };
+    for (i, p) in series.points.iter().enumerate() {
         let mut label = if p.operation != crate::decode::Operation::Append { p.operation.to_string() } else { String::new() };
         if p.expired_before > 0 {
             label = format!("{} expired{}{label}", p.expired_before, if label.is_empty() { "" } else { " · " });
         }
         if label.is_empty() {
+            flush(&mut run, &mut out);
             continue;
         }
-        chart.draw_series(std::iter::once(PathElement::new(vec![(x, 0.0), (x, y_max)], palette::FAINT.mix(0.6).stroke_width(1))))?;
-        chart.draw_series(std::iter::once(Text::new(
-            label,
-            (x, y_max * 0.985),
-            ("sans-serif", 12).into_font().color(&palette::FAINT).transform(FontTransform::Rotate90),
-        )))?;
-    }
-    for (name, colour, count) in SERIES {
-        if totals().all(|c| count(&c).unwrap_or(0) == 0) && name != "manifests" && name != "data files" {
-            continue;
-        }
-        let runs = runs_of_known(series, &xs, count);
-        for (i, run) in runs.iter().enumerate() {
-            let line = chart.draw_series(LineSeries::new(run.iter().copied(), colour.stroke_width(2)))?;
-            if i == 0 {
-                line.label(name).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)));
+        out.push((i, None));
+        match &mut run {
+            Some((_, l, n)) if *l == label => *n += 1,
+            _ => {
+                flush(&mut run, &mut out);
+                run = Some((i, label, 1));
             }
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// What the legend lists: each drawn series (one that coincides with another said so), records,
+/// and the marks of non-append commits.
+pub fn legend_items(series: &GrowthSeries, look: &Look) -> Vec<Item> {
+    let mut items: Vec<Item> = drawn_series(series)
+        .into_iter()
+        .filter_map(|d| {
+            let (name, colour, _) = SERIES.get(d.k)?;
+            Some(match d.same.and_then(|(j, n, of)| SERIES.get(j).map(|s| (s, n, of))) {
+                Some(((other, oc, _), n, of)) => {
+                    Item::new(crate::report::chart::coinciding(name, other, n, of), Swatch::Pair(look.series(*oc), look.series(*colour)))
+                }
+                None => Item::new(*name, Swatch::Line(look.series(*colour))),
+            })
+        })
+        .collect();
+    if series.points.iter().any(|p| p.totals().records.is_some()) {
+        items.push(Item::new("records (right axis)", Swatch::Thin(look.series(palette::RECORDS))));
+    }
+    if !markers(series).is_empty() {
+        items.push(Item::new("a commit that is not an append", Swatch::Mark(look.faint())));
+    }
+    items
+}
+
+pub fn caption(series: &GrowthSeries, table: &str) -> String {
+    let base = crate::report::chart::growth_caption(table, series.axis == XAxis::CheckpointId);
+    match crate::report::load::chart_sources_note(series) {
+        Some(note) => format!("{base}. {note}"),
+        None => base,
+    }
+}
+
+/// The plot's height below the title and legend, for a picture this wide.
+pub fn plot_height(series: &GrowthSeries, jobs: &[JobSpan], width: u32, look: &Look) -> u32 {
+    let main = (f64::from(width) * 0.36).clamp(look.px(260.0), 420.0) as u32 + look.len(60.0);
+    main + lanes::height(jobs, look) + if has_sizes(series) { look.len(96.0) } else { 0 }
+}
+
+fn has_sizes(series: &GrowthSeries) -> bool {
+    series.points.iter().filter(|p| p.metadata_json_bytes.is_some()).count() >= 2
+}
+
+/// Draws the chart and returns how many x positions it drew.
+pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, jobs: &[JobSpan], dress: &Dress<'_>) -> super::Drawn {
+    super::drawn(draw(root, series, jobs, dress))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    series: &GrowthSeries,
+    jobs: &[JobSpan],
+    dress: &Dress<'_>,
+) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
+    let look = &dress.look;
+    let frame = super::frame(root, dress, &caption(series, &dress.stamp.table), &legend_items(series, look))?;
+    let (_, h) = frame.dim_in_pixel();
+    let strip_h = if has_sizes(series) { look.len(96.0) } else { 0 };
+    let lanes_h = lanes::height(jobs, look);
+    let (main, below) = frame.split_vertically(h.saturating_sub(strip_h + lanes_h));
+    let (lane_area, strip) = below.split_vertically(lanes_h);
+
+    let xs = commit_x(series);
+    let totals = || series.points.iter().map(GrowthPoint::totals);
+    let (x_min, x_max) = x_range(&xs);
+    let y_max = totals().flat_map(|c| SERIES.iter().filter_map(move |(_, _, f)| f(&c))).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let r_max = totals().filter_map(|c| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let all_dots = series.points.len() <= DOTS_UP_TO;
+    let lay = Frame { x: (x_min, x_max), margin: look.len(12.0), left: look.len(62.0), right: look.len(66.0) };
+
+    let marks = markers(series);
+    // The marks' labels sit in a row of their own over the plot, where no line runs.
+    let label_row = if marks.iter().any(|m| m.1.is_some()) { look.len(20.0) } else { 0 };
+    let mut chart = ChartBuilder::on(&main)
+        .margin(lay.margin)
+        .margin_top(lay.margin + label_row)
+        .x_label_area_size(look.len(48.0))
+        .y_label_area_size(lay.left)
+        .right_y_label_area_size(lay.right)
+        .build_cartesian_2d(x_min..x_max, 0.0..y_max)?
+        .set_secondary_coord(x_min..x_max, 0.0..r_max);
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let n = xs.len().max(1);
+    // Ticks at least 56 px apart: "#17280" at 12 px is about 40.
+    let x_labels = ((plot_w / look.px(56.0)) as usize).clamp(2, n.max(2));
+    chart
+        .configure_mesh()
+        .light_line_style(look.background())
+        .bold_line_style(look.bold_grid())
+        .axis_style(look.faint())
+        .x_labels(x_labels)
+        .y_labels(((f64::from(main.dim_in_pixel().1) / look.px(40.0)) as usize).clamp(3, 10))
+        .x_desc("snapshot, in commit order")
+        .y_desc("live files / manifests")
+        .x_label_formatter(&|x| super::whole(*x).filter(|&i| i >= 1 && i as usize <= n).map(|i| format!("#{i}")).unwrap_or_default())
+        .y_label_formatter(&|y| format_count(*y))
+        .label_style(look.font(12.0, look.ink()))
+        .axis_desc_style(look.font(13.0, look.ink()))
+        .draw()?;
+    chart
+        .configure_secondary_axes()
+        .y_desc("live records")
+        .axis_style(look.faint())
+        .y_labels(((f64::from(main.dim_in_pixel().1) / look.px(40.0)) as usize).clamp(3, 10))
+        .y_label_formatter(&|y| format_count(*y))
+        .label_style(look.font(12.0, look.series(palette::RECORDS)))
+        .axis_desc_style(look.font(13.0, look.series(palette::RECORDS)))
+        .draw()?;
+
+    // Commits that are not appends (deletes, overwrites, rewrites) and expired stretches explain
+    // most drops in a line: each gets a faint mark, and labels are thinned so none touches another.
+    let (bx, by) = main.get_base_pixel();
+    let mut right_edge = f64::NEG_INFINITY;
+    let label_px = look.px(12.0);
+    for (i, label) in marks {
+        let Some(&x) = xs.get(i) else { continue };
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, 0.0), (x, y_max)], look.faint().mix(0.5).stroke_width(1))))?;
+        let Some(label) = label else { continue };
+        let (px, py) = chart.backend_coord(&(x, y_max));
+        let half = text_width(&label, label_px) / 2.0;
+        let (w, _) = main.dim_in_pixel();
+        // Kept on the picture: a label at either end is shifted in, not cut.
+        let centre = (f64::from(px - bx)).clamp(half + 2.0, f64::from(w) - half - 2.0);
+        if centre - half < right_edge + look.px(8.0) {
+            continue;
+        }
+        right_edge = centre + half;
+        let font = look.font(12.0, look.faint()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        main.draw(&Text::new(label, (centre.round() as i32, py - by - 3), font))?;
+    }
+    let runs = |count: Count| runs_of_known(series, &xs, count);
+    // Thickest first: a series lying on another is drawn inside it.
+    let mut order = drawn_series(series);
+    order.sort_by_key(|d| std::cmp::Reverse(d.width));
+    for d in order {
+        let Some(&(_, colour, count)) = SERIES.get(d.k) else { continue };
+        let colour = look.series(colour);
+        for run in runs(count) {
+            chart.draw_series(LineSeries::new(run.iter().copied(), colour.stroke_width(d.width)))?;
             if all_dots {
-                chart.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+                chart.draw_series(run.iter().map(|&p| Circle::new(p, 2 + d.width / 2, colour.filled())))?;
             }
         }
         if !all_dots {
@@ -129,83 +234,59 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries
             chart.draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))?;
         }
     }
-    for (i, run) in runs_of_known(series, &xs, |c| c.records).into_iter().enumerate() {
-        let line = chart.draw_secondary_series(LineSeries::new(run, palette::RECORDS.stroke_width(1)))?;
-        if i == 0 {
-            line.label("records (right axis)").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], palette::RECORDS.stroke_width(1)));
-        }
+    for run in runs(|c| c.records) {
+        chart.draw_secondary_series(LineSeries::new(run, look.series(palette::RECORDS).stroke_width(1)))?;
     }
-
-    super::draw_legend(chart.configure_series_labels())?;
-    if let Some(note) = crate::report::load::chart_sources_note(series) {
-        // Under the caption, right-aligned: about 6.2 px per character at 12 px.
-        let (w, _) = main.dim_in_pixel();
-        let x = (w as i32 - 96 - (note.chars().count() as f64 * 6.2) as i32).max(80);
-        main.draw(&Text::new(note, (x, 40), ("sans-serif", 12).into_font().color(&palette::FAINT)))?;
-    }
-    if let Some(strip) = strip {
-        draw_metadata_strip(&strip, series, &xs, (x_min, x_max))?;
+    lanes::draw(&lane_area, series, jobs, lay, look)?;
+    if strip_h > 0 {
+        draw_metadata_strip(&strip, series, &xs, lay, look)?;
     }
     root.present()?;
     Ok(xs.len())
 }
 
-/// metadata.json size per commit, under the main chart on the same x axis: read on every load,
+/// metadata.json size per commit, under the lanes on the same x axis: read on every load,
 /// rewritten on every commit.
 fn draw_metadata_strip<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     series: &GrowthSeries,
     xs: &[f64],
-    (x_min, x_max): (f64, f64),
+    lay: Frame,
+    look: &Look,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pts: Vec<(f64, f64)> = series.points.iter().zip(xs).filter_map(|(p, x)| p.metadata_json_bytes.map(|b| (*x, b as f64 / 1024.0))).collect();
     let k_max = pts.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
     let mut chart = ChartBuilder::on(area)
-        .margin_left(14)
-        .margin_right(14)
-        .x_label_area_size(6)
-        .y_label_area_size(64)
-        .right_y_label_area_size(78)
-        .build_cartesian_2d(x_min..x_max, 0.0..k_max)?;
+        .margin_left(lay.margin)
+        .margin_right(lay.margin + lay.right)
+        .margin_top(look.len(6.0))
+        .x_label_area_size(look.len(6.0))
+        .y_label_area_size(lay.left)
+        .build_cartesian_2d(lay.x.0..lay.x.1, 0.0..k_max)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
         .y_labels(3)
-        .light_line_style(RGBColor(238, 240, 243))
-        .y_desc("metadata.json KB")
+        .light_line_style(look.background())
+        .bold_line_style(look.bold_grid())
+        .axis_style(look.faint())
+        .y_desc("metadata KB")
         .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(("sans-serif", 12).into_font().color(&palette::INK))
-        .axis_desc_style(("sans-serif", 12).into_font().color(&palette::INK))
+        .label_style(look.font(12.0, look.ink()))
+        .axis_desc_style(look.font(12.0, look.ink()))
         .draw()?;
-    // Split where x goes back (a replaying job re-commits checkpoint ids), as the main lines are.
-    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    for &p in &pts {
-        if runs.last().and_then(|r| r.last()).is_some_and(|last| p.0 < last.0) {
-            runs.push(Vec::new());
-        }
-        if let Some(r) = runs.last_mut() {
-            r.push(p);
-        }
-    }
-    for run in runs {
-        chart.draw_series(LineSeries::new(run, palette::MANIFESTS.mix(0.8).stroke_width(2)))?;
-    }
-    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, palette::MANIFESTS.filled())))?;
+    let colour = look.series(palette::MANIFESTS);
+    chart.draw_series(LineSeries::new(pts.iter().copied(), colour.mix(0.8).stroke_width(2)))?;
+    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, colour.filled())))?;
     Ok(())
 }
 
-/// Consecutive snapshots whose counts are known, split where the writing job changes: a line must
-/// not bridge a snapshot whose manifest list is gone (it would show numbers nobody read), nor jump
-/// back when a replaying job re-commits checkpoint ids another job already used.
-fn runs_of_known(series: &GrowthSeries, xs: &[f64], count: Count) -> Vec<Vec<(f64, f64)>> {
+/// Consecutive snapshots whose counts are known: a line must not bridge a snapshot whose manifest
+/// list is gone (it would show numbers nobody read).
+pub(crate) fn runs_of_known(series: &GrowthSeries, xs: &[f64], count: Count) -> Vec<Vec<(f64, f64)>> {
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    let mut last_x = f64::NEG_INFINITY;
     for (p, &x) in series.points.iter().zip(xs) {
-        if x < last_x {
-            runs.push(Vec::new());
-        }
-        last_x = x;
         match count(&p.totals()) {
             Some(v) => runs.last_mut().map(|r| r.push((x, v as f64))).unwrap_or(()),
             None => runs.push(Vec::new()),
@@ -215,34 +296,7 @@ fn runs_of_known(series: &GrowthSeries, xs: &[f64], count: Count) -> Vec<Vec<(f6
     runs
 }
 
-/// Shaded x ranges, one colour per Flink job, so that a second or third job id is seen at once.
-fn job_bands(series: &GrowthSeries, xs: &[f64]) -> Vec<(f64, f64, RGBColor, String)> {
-    let jobs = series.job_ids();
-    if jobs.len() < 2 {
-        return Vec::new();
-    }
-    jobs.iter()
-        .enumerate()
-        .filter_map(|(j, job)| {
-            let mine = series.points.iter().zip(xs).filter(|(p, _)| p.job_id.as_deref() == Some(job.as_str())).map(|(_, x)| *x);
-            let (lo, hi) = mine.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-            let short: String = job.chars().take(8).collect();
-            lo.is_finite().then(|| (lo - 0.4, hi + 0.4, job_band(j), format!("job {short}…")))
-        })
-        .collect()
-}
-
-fn format_x(x: f64, axis: XAxis) -> String {
-    if (x - x.round()).abs() > 1e-9 {
-        return String::new();
-    }
-    match axis {
-        XAxis::CheckpointId => format!("{}", x.round() as i64),
-        XAxis::CommitOrder => format!("#{}", x.round() as i64),
-    }
-}
-
-/// 1234567 → 1.2M: axis labels must stay short at 1280 px.
+/// 1234567 → 1.2M: axis labels must stay short at 800 px.
 pub fn format_count(v: f64) -> String {
     let a = v.abs();
     if a >= 1e9 {

@@ -11,10 +11,10 @@ pub const RECORDS: RGBColor = RGBColor(90, 90, 90);
 pub const INK: RGBColor = RGBColor(30, 34, 40);
 pub const FAINT: RGBColor = RGBColor(110, 118, 129);
 
-/// Light background bands, one per Flink job id, in order of first commit.
-pub const JOB_BANDS: [RGBColor; 6] =
-    [RGBColor(222, 235, 247), RGBColor(254, 230, 206), RGBColor(229, 245, 224), RGBColor(242, 240, 247), RGBColor(255, 247, 188), RGBColor(253, 224, 221)];
+/// One strong colour per Flink job, in order of first commit: a lane's ticks and outline.
+pub const JOB_STRONG: [RGBColor; 6] =
+    [RGBColor(23, 105, 170), RGBColor(196, 96, 16), RGBColor(40, 130, 70), RGBColor(120, 70, 180), RGBColor(150, 120, 0), RGBColor(180, 50, 110)];
 
-pub fn job_band(i: usize) -> RGBColor {
-    JOB_BANDS[i % JOB_BANDS.len()]
+pub fn job_strong(i: usize) -> RGBColor {
+    JOB_STRONG[i % JOB_STRONG.len()]
 }

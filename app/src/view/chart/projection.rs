@@ -9,8 +9,8 @@ use crate::analysis::findings::thousands;
 use crate::analysis::projection::Projection;
 use crate::model::Totals;
 
-use super::palette;
-use super::Stamp;
+use super::look::{fit, text_width};
+use super::{palette, Dress};
 
 /// (label, now, in a day)
 fn rows(p: &Projection, now: &Totals, snapshots: usize) -> Vec<(&'static str, f64, f64)> {
@@ -33,9 +33,9 @@ pub fn draw_projection<DB: DrawingBackend>(
     projection: Option<&Projection>,
     now: Option<&Totals>,
     snapshots: usize,
-    stamp: &Stamp,
+    dress: &Dress<'_>,
 ) -> super::Drawn {
-    super::drawn(draw(root, projection, now, snapshots, stamp))
+    super::drawn(draw(root, projection, now, snapshots, dress))
 }
 
 fn draw<DB: DrawingBackend>(
@@ -43,15 +43,20 @@ fn draw<DB: DrawingBackend>(
     projection: Option<&Projection>,
     now: Option<&Totals>,
     snapshots: usize,
-    stamp: &Stamp,
+    dress: &Dress<'_>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
-    let main = super::frame(root, stamp)?;
+    let look = &dress.look;
+    let caption = match projection {
+        Some(p) => crate::report::chart::projection_caption(&dress.stamp.table, p.interval_ms),
+        None => dress.stamp.table.clone(),
+    };
+    let main = super::frame(root, dress, &caption, &[])?;
     let (Some(p), Some(now)) = (projection, now) else {
-        main.draw(&Text::new(
-            "No projection: it needs at least three consecutive commits of one Flink job with readable manifests.",
-            (40, 60),
-            ("sans-serif", 16).into_font().color(&palette::FAINT),
-        ))?;
+        let (w, _) = main.dim_in_pixel();
+        let text = crate::report::chart::NO_PROJECTION;
+        let width = f64::from(w) - look.px(40.0);
+        let text = if text_width(text, look.px(15.0)) <= width { text.to_string() } else { fit(text, look.px(15.0), width) };
+        main.draw(&Text::new(text, (look.len(20.0) as i32, look.len(30.0) as i32), look.font(15.0, look.faint())))?;
         root.present()?;
         return Ok(0);
     };
@@ -59,17 +64,17 @@ fn draw<DB: DrawingBackend>(
     let top = rows.iter().map(|r| r.2.max(r.1)).fold(10.0, f64::max) * 3.0;
     let n = rows.len();
     let mut chart = ChartBuilder::on(&main)
-        .caption(
-            format!("{} — now and after one more day at one commit every {:.1} s", stamp.table, p.interval_ms / 1000.0),
-            ("sans-serif", 20).into_font().color(&palette::INK),
-        )
-        .margin(14)
-        .x_label_area_size(40)
-        .y_label_area_size(130)
+        .margin(look.len(12.0))
+        .margin_right(look.len(24.0))
+        .x_label_area_size(look.len(44.0))
+        .y_label_area_size(look.len(124.0))
         .build_cartesian_2d((1.0..top).log_scale(), -0.5..(n as f64 - 0.5))?;
     chart
         .configure_mesh()
         .disable_y_mesh()
+        .light_line_style(look.background())
+        .bold_line_style(look.bold_grid())
+        .axis_style(look.faint())
         .y_labels(n)
         .y_label_formatter(&|y| {
             let i = y.round() as usize;
@@ -81,15 +86,32 @@ fn draw<DB: DrawingBackend>(
         })
         .x_desc("log scale")
         .x_label_formatter(&|x| super::growth::format_count(*x))
-        .label_style(("sans-serif", 13).into_font().color(&palette::INK))
+        .label_style(look.font(12.0, look.ink()))
+        .axis_desc_style(look.font(13.0, look.ink()))
         .draw()?;
-    let font = ("sans-serif", 13).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Center));
+    let font = look.font(12.0, look.ink()).pos(Pos::new(HPos::Left, VPos::Center));
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let plot_x0 = chart.plotting_area().get_base_pixel().0;
     for (k, (_, a, b)) in rows.iter().enumerate() {
         let y = (n - 1 - k) as f64;
-        chart.draw_series(std::iter::once(Rectangle::new([(1.0, y + 0.04), (a.max(1.0), y + 0.34)], palette::MANIFESTS.filled())))?;
-        chart.draw_series(std::iter::once(Rectangle::new([(1.0, y - 0.34), (b.max(1.0), y - 0.04)], palette::POSITION_DELETES.mix(0.8).filled())))?;
-        chart.draw_series(std::iter::once(Text::new(format!("now {}", thousands(a.round() as u64)), (a.max(1.0) * 1.08, y + 0.19), font.clone())))?;
-        chart.draw_series(std::iter::once(Text::new(format!("in a day {}", thousands(b.round() as u64)), (b.max(1.0) * 1.08, y - 0.19), font.clone())))?;
+        chart.draw_series(std::iter::once(Rectangle::new([(1.0, y + 0.04), (a.max(1.0), y + 0.34)], look.series(palette::MANIFESTS).filled())))?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(1.0, y - 0.34), (b.max(1.0), y - 0.04)],
+            look.series(palette::POSITION_DELETES).mix(0.8).filled(),
+        )))?;
+        for (text, v, at) in
+            [(format!("now {}", thousands(a.round() as u64)), *a, y + 0.19), (format!("in a day {}", thousands(b.round() as u64)), *b, y - 0.19)]
+        {
+            // After the bar's end where it fits, else inside the bar, ending at its end.
+            let (end, _) = chart.backend_coord(&(v.max(1.0) * 1.08, at));
+            let fits = f64::from(end - plot_x0) + text_width(&text, look.px(12.0)) <= plot_w;
+            let placed = if fits {
+                Text::new(text, (v.max(1.0) * 1.08, at), font.clone())
+            } else {
+                Text::new(text, (v.max(1.0) / 1.05, at), look.font(12.0, look.background()).pos(Pos::new(HPos::Right, VPos::Center)))
+            };
+            chart.draw_series(std::iter::once(placed))?;
+        }
     }
     root.present()?;
     Ok(n)
