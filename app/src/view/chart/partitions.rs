@@ -127,7 +127,7 @@ fn draw<DB: DrawingBackend>(
     Ok(shown.len())
 }
 
-/// Files per partition (rows) at each snapshot (columns), darker for more: a cell lighting up in an
+/// Files per partition (rows) at each snapshot (columns), more opaque for more: a cell lighting up in an
 /// old row late in time is late data arriving.
 fn draw_timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &PartitionTimeline, look: &Look) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let rows = &t.partitions[t.partitions.len().saturating_sub(MAX_BARS)..];
@@ -135,7 +135,7 @@ fn draw_timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Partitio
     let (n_rows, n_cols) = (rows.len().max(1), t.snapshots.len().max(1));
     let max = t.snapshots.iter().flat_map(|(_, v)| v.iter().copied()).max().unwrap_or(1).max(1) as f64;
     let mut chart = ChartBuilder::on(area)
-        .caption("data files per partition at each snapshot (darker = more files)", look.font(13.0, look.faint()))
+        .caption("data files per partition at each snapshot (the stronger the colour, the more files)", look.font(13.0, look.faint()))
         .margin_left(look.len(12.0))
         .margin_right(look.len(12.0))
         .x_label_area_size(look.len(26.0))
