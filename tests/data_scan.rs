@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use futures::executor::block_on;
 use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
 use icescope::load::data_scan::{read_footer, read_footers, scan_keys, Fetched};
+use icescope::load::decoder::Inline;
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
 use icescope::source::local::LocalFolder;
@@ -31,7 +32,7 @@ fn duplicates(folder: &LocalFolder, h: &TableHistory, index: usize, budget: usiz
     let keys = vec![(1, "id".to_string())];
     let mut counter = KeyCounter::new(h, budget);
     let mut steps = 0;
-    let scan = block_on(scan_keys(folder, h, index, &keys, &mut counter, &mut |_| steps += 1, &|| false)).expect("scan");
+    let scan = block_on(scan_keys(folder, &Inline, h, index, &keys, &mut counter, &mut |_| steps += 1, &|| false)).expect("scan");
     assert!(steps > 0, "progress is reported");
     counter.finish(h.snapshots[index].snapshot.snapshot_id, vec!["id".into()], scan)
 }
@@ -50,7 +51,7 @@ fn footer_rows_and_sizes_equal_the_manifests_with_only_the_footers_fetched() {
         let (folder, h, _) = open(name);
         let index = h.current_index().unwrap();
         let parquet = h.live_files(index).iter().filter(|f| f.file.file_format == icescope::decode::FileFormat::Parquet).count();
-        let (footers, fetched) = block_on(read_footers(&folder, &h, index, &mut |_, _| {}, &|| false));
+        let (footers, fetched) = block_on(read_footers(&folder, &Inline, &h, index, &mut |_, _| {}, &|| false));
         assert_eq!(footers.len(), parquet, "{name}: every live Parquet file");
         assert!(parquet > 0);
         for f in &footers {
@@ -160,7 +161,7 @@ fn a_cancelled_scan_stops_and_says_so() {
         calls.set(calls.get() + 1);
         calls.get() > 3
     };
-    let scan = block_on(scan_keys(&folder, &h, h.current_index().unwrap(), &[(1, "id".into())], &mut counter, &mut |_| {}, &cancel)).unwrap();
+    let scan = block_on(scan_keys(&folder, &Inline, &h, h.current_index().unwrap(), &[(1, "id".into())], &mut counter, &mut |_| {}, &cancel)).unwrap();
     assert!(scan.cancelled);
     assert!(scan.fetched.files < 10, "{:?}", scan.fetched);
 }
@@ -436,7 +437,7 @@ fn a_page_declaring_more_values_than_its_row_group_has_rows_is_refused() {
     std::fs::write(&path, bytes).unwrap();
     let folder = LocalFolder::open(&dir).unwrap();
     let mut counter = KeyCounter::new(&h, DEFAULT_KEY_BUDGET);
-    let e = block_on(scan_keys(&folder, &h, index, &[(1, "id".into())], &mut counter, &mut |_| {}, &|| false)).map(|_| ()).unwrap_err();
+    let e = block_on(scan_keys(&folder, &Inline, &h, index, &[(1, "id".into())], &mut counter, &mut |_| {}, &|| false)).map(|_| ()).unwrap_err();
     assert!(
         e.starts_with(&format!(
             "{}: field `page_header`: row group 0 column `id`: page 0 at byte 4: declares 63 values, 63 with the pages before it, past the row group's 1 rows",

@@ -10,7 +10,7 @@ use futures::executor::block_on;
 use icescope::analysis::duplicates::{DuplicateReport, KeyCounter, DEFAULT_KEY_BUDGET};
 use icescope::decode::job::{from_wire, serve, to_wire, ColumnsJob, Decoded, Job, Reply, Request, Shape};
 use icescope::decode::{DecodeError, FileFormat};
-use icescope::load::data_scan::{read_footers, read_footers_with, read_puffin_footers, read_puffin_footers_with, scan_keys_with, ScanResult};
+use icescope::load::data_scan::{read_footers, read_puffin_footers, scan_keys, ScanResult};
 use icescope::load::decoder::{Decoder, Inline};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
@@ -53,7 +53,7 @@ fn scan<D: Decoder>(folder: &LocalFolder, h: &TableHistory, dec: &D, key: (i32, 
     let index = h.current_index().unwrap();
     let keys = vec![(key.0, key.1.to_string())];
     let mut counter = KeyCounter::new(h, DEFAULT_KEY_BUDGET);
-    let r = block_on(scan_keys_with(folder, dec, h, index, &keys, &mut counter, &mut |_| {}, &|| false))?;
+    let r = block_on(scan_keys(folder, dec, h, index, &keys, &mut counter, &mut |_| {}, &|| false))?;
     Ok((counter.finish(h.snapshots[index].snapshot.snapshot_id, vec![key.1.into()], r.clone()), r))
 }
 
@@ -65,8 +65,8 @@ fn footers_vectors_and_key_scans_through_the_worker_protocol_equal_inline_decodi
         let (folder, h) = open(&repo().join("tests/fixtures").join(name));
         let index = h.current_index().unwrap();
         let wire = Wire { checked: true };
-        let (inline, fetched) = block_on(read_footers(&folder, &h, index, &mut |_, _| {}, &|| false));
-        let (worker, fetched_w) = block_on(read_footers_with(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
+        let (inline, fetched) = block_on(read_footers(&folder, &Inline, &h, index, &mut |_, _| {}, &|| false));
+        let (worker, fetched_w) = block_on(read_footers(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
         assert_eq!(fetched, fetched_w, "{name}");
         assert_eq!(inline.len(), worker.len(), "{name}");
         assert!(!inline.is_empty(), "{name}");
@@ -74,8 +74,8 @@ fn footers_vectors_and_key_scans_through_the_worker_protocol_equal_inline_decodi
             assert_eq!((&a.file_path, &a.footer, a.object_size), (&b.file_path, &b.footer, b.object_size), "{name}");
             assert!(a.footer.is_ok(), "{name}: {:?}", a.footer);
         }
-        let (inline, _) = block_on(read_puffin_footers(&folder, &h, index, &mut |_, _| {}, &|| false));
-        let (worker, _) = block_on(read_puffin_footers_with(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
+        let (inline, _) = block_on(read_puffin_footers(&folder, &Inline, &h, index, &mut |_, _| {}, &|| false));
+        let (worker, _) = block_on(read_puffin_footers(&folder, &wire, &h, index, &mut |_, _| {}, &|| false));
         assert_eq!(inline.iter().map(|p| (&p.file_path, &p.footer)).collect::<Vec<_>>(), worker.iter().map(|p| (&p.file_path, &p.footer)).collect::<Vec<_>>());
         if name == "v3-deletion-vectors" {
             assert!(!inline.is_empty() && inline.iter().all(|p| p.footer.is_ok()), "{name}: Puffin footers read");
@@ -113,7 +113,7 @@ fn the_known_page_is_refused_by_the_pre_validation_and_panics_the_crate_without_
     let unchecked = scan(&folder, &h, &Wire { checked: false }, (0, "existing_data_files")).map(|_| ()).unwrap_err();
     assert_eq!(unchecked, format!("{path}: field `column_chunk`: the Parquet decoder failed on it (a malformed page)"));
     // Its footer is well-formed: the footers check reads it either way.
-    let (footers, _) = block_on(read_footers_with(&folder, &Wire { checked: false }, &h, h.current_index().unwrap(), &mut |_, _| {}, &|| false));
+    let (footers, _) = block_on(read_footers(&folder, &Wire { checked: false }, &h, h.current_index().unwrap(), &mut |_, _| {}, &|| false));
     assert_eq!(footers[0].footer.as_ref().map(|f| f.rows), Ok(14));
 }
 

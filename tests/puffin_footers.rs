@@ -8,6 +8,7 @@ use futures::executor::block_on;
 use icescope::analysis::findings::TableRef;
 use icescope::analysis::footers::{footer_report, FooterReport};
 use icescope::load::data_scan::read_puffin_footers;
+use icescope::load::decoder::Inline;
 use icescope::load::load_table;
 use icescope::model::ReadMode;
 use icescope::report::footers::{markdown, text};
@@ -38,7 +39,7 @@ fn table_with(edit: &dyn Fn(&[u8]) -> Vec<u8>) -> (FooterReport, String) {
     }
     let h = load_table(&files, &newest_metadata(&folder).unwrap(), ReadMode::All).unwrap();
     let index = h.current_index().unwrap();
-    let (puffins, fetched) = block_on(read_puffin_footers(&files, &h, index, &mut |_, _| {}, &|| false));
+    let (puffins, fetched) = block_on(read_puffin_footers(&files, &Inline, &h, index, &mut |_, _| {}, &|| false));
     // The tail, then the footer; one read only where the tail already refuses the file.
     assert!(fetched.requests <= 2 * puffins.len() as u64 && fetched.requests >= 2 * puffins.len() as u64 - 1, "{fetched:?}");
     let report = footer_report(&h, index, &[], &puffins, &TableRef { catalog: "lab".into(), table: "icescope.v3_deletion_vectors".into() });

@@ -15,7 +15,7 @@ use crate::source::range::ByteRange;
 use crate::source::Fetch;
 
 use super::decoder::{unexpected, Decoder, Inline};
-pub use super::key_scan::{scan_keys, scan_keys_with, ScanProgress, ScanResult};
+pub use super::key_scan::{scan_keys, ScanProgress, ScanResult};
 
 pub use crate::source::range::Fetched;
 
@@ -93,19 +93,8 @@ async fn read_puffin_footer_with<F: Fetch, D: Decoder>(
 }
 
 /// The footers of the Puffin files a snapshot's live deletion vectors point into, each file once
-/// however many vectors it holds, six reads in flight.
-pub async fn read_puffin_footers<F: Fetch>(
-    files: &F,
-    history: &TableHistory,
-    index: usize,
-    progress: &mut dyn FnMut(usize, usize),
-    cancel: &dyn Fn() -> bool,
-) -> (Vec<PuffinFileFooter>, Fetched) {
-    read_puffin_footers_with(files, &Inline, history, index, progress, cancel).await
-}
-
-/// As `read_puffin_footers`, decoding with `dec`.
-pub async fn read_puffin_footers_with<F: Fetch, D: Decoder>(
+/// however many vectors it holds, six reads in flight; decoded by `dec`.
+pub async fn read_puffin_footers<F: Fetch, D: Decoder>(
     files: &F,
     dec: &D,
     history: &TableHistory,
@@ -146,20 +135,9 @@ pub async fn read_puffin_footers_with<F: Fetch, D: Decoder>(
     (out, fetched)
 }
 
-/// The footers of a snapshot's live Parquet files (data, position and equality deletes), six
-/// reads in flight. Deletion vectors live in Puffin files: `read_puffin_footers`.
-pub async fn read_footers<F: Fetch>(
-    files: &F,
-    history: &TableHistory,
-    index: usize,
-    progress: &mut dyn FnMut(usize, usize),
-    cancel: &dyn Fn() -> bool,
-) -> (Vec<FileFooter>, Fetched) {
-    read_footers_with(files, &Inline, history, index, progress, cancel).await
-}
-
-/// As `read_footers`, decoding with `dec`.
-pub async fn read_footers_with<F: Fetch, D: Decoder>(
+/// The footers of a snapshot's live Parquet files (ranged reads), six reads in flight; decoded by
+/// `dec`. Deletion vectors live in Puffin files: `read_puffin_footers`.
+pub async fn read_footers<F: Fetch, D: Decoder>(
     files: &F,
     dec: &D,
     history: &TableHistory,

@@ -13,7 +13,7 @@ use crate::source::range::ByteRange;
 use crate::source::Fetch;
 
 use super::data_scan::{read_footer_with, Fetched};
-use super::decoder::{unexpected, Decoder, Inline};
+use super::decoder::{unexpected, Decoder};
 
 /// Iceberg's reserved field ids of a position delete file's columns.
 const FILE_PATH_ID: i32 = 2147483546;
@@ -76,22 +76,10 @@ async fn columns_of<F: Fetch, D: Decoder>(
 }
 
 /// Scans the key columns of snapshot `index`'s live data files into `sink`, applying its position
-/// deletes, deletion vectors and equality deletes. `keys` are (field id, column name).
-pub async fn scan_keys<F: Fetch, S: RowSink>(
-    files: &F,
-    history: &TableHistory,
-    index: usize,
-    keys: &[(i32, String)],
-    sink: &mut S,
-    progress: &mut dyn FnMut(ScanProgress),
-    cancel: &dyn Fn() -> bool,
-) -> Result<ScanResult, String> {
-    scan_keys_with(files, &Inline, history, index, keys, sink, progress, cancel).await
-}
-
-/// As `scan_keys`, decoding with `dec`.
+/// deletes, deletion vectors and equality deletes; `dec` decodes the pages. `keys` are (field id,
+/// column name).
 #[allow(clippy::too_many_arguments)]
-pub async fn scan_keys_with<F: Fetch, D: Decoder, S: RowSink>(
+pub async fn scan_keys<F: Fetch, D: Decoder, S: RowSink>(
     files: &F,
     dec: &D,
     history: &TableHistory,

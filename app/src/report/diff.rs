@@ -2,13 +2,27 @@
 //! changes, the backwards warning, the per-partition columns, and the Markdown for the ticket.
 
 use super::text::{code, text};
-use crate::analysis::diff::{Changes, SchemaChange, SnapshotDiff, SnapshotSide};
+use crate::analysis::diff::{Changes, Commit, SchemaChange, SnapshotDiff, SnapshotSide};
 
 /// Said wherever the second snapshot is the older.
 pub const BACKWARDS: &str = "Backwards: the second snapshot was committed before the first, so \"added\" means present in the second and not in the first.";
 
-fn opt<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map(ToString::to_string).unwrap_or_default()
+/// One commit between the two as both formats print it: committed, snapshot, operation, job,
+/// checkpoint, then the data files added and removed, records and delete files added. `name`
+/// escapes what the table wrote; `missing` stands where a summary does not say.
+pub fn commit_cells(c: &Commit, name: &dyn Fn(&str) -> String, missing: &str) -> [String; 9] {
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| missing.to_string());
+    [
+        c.committed_at.clone(),
+        c.snapshot_id.to_string(),
+        name(&c.operation),
+        c.flink_job_id.as_deref().map(name).unwrap_or_else(|| missing.to_string()),
+        checkpoint_label(c.checkpoint_id).unwrap_or_else(|| missing.to_string()),
+        opt(c.added_data_files),
+        opt(c.deleted_data_files),
+        opt(c.added_records),
+        opt(c.added_delete_files),
+    ]
 }
 
 /// Long.MAX_VALUE is Flink's end-of-input commit, not a checkpoint.
@@ -60,18 +74,10 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
     }
     out += &format!("Commits in between ({}):\n\n| committed | snapshot | operation | flink.job-id | checkpoint | + data files | − data files | + records | + delete files |\n|---|---|---|---|---:|---:|---:|---:|---:|\n", d.between_total);
     for c in &d.between {
-        out += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            c.committed_at,
-            c.snapshot_id,
-            text(&c.operation),
-            c.flink_job_id.as_deref().map(code).unwrap_or_default(),
-            checkpoint(c.checkpoint_id),
-            opt(&c.added_data_files),
-            opt(&c.deleted_data_files),
-            opt(&c.added_records),
-            opt(&c.added_delete_files)
-        );
+        let cells = commit_cells(c, &text, "");
+        // The job id in a code span, as in the header rows.
+        let job = c.flink_job_id.as_deref().map(code).unwrap_or_default();
+        out += &format!("| {} | {} | {} | {job} | {} |\n", cells[0], cells[1], cells[2], cells[4..].join(" | "));
     }
     if d.between_total > d.between.len() {
         out += &format!("\n… and {} more commits.\n", d.between_total - d.between.len());

@@ -1,16 +1,12 @@
 //! `icescope diff --format text`: the comparison for a terminal, the same content as the
 //! Markdown (`report::diff::markdown`) in aligned columns; every value from the table made visible.
 
-use super::diff::{checkpoint_label, schema_parts, sentence, BACKWARDS, COLUMNS};
+use super::diff::{checkpoint_label, commit_cells, schema_parts, sentence, BACKWARDS, COLUMNS};
 use super::text::visible;
 use crate::analysis::diff::{SnapshotDiff, SnapshotSide};
 
 fn checkpoint(c: Option<i64>) -> String {
     checkpoint_label(c).unwrap_or_else(|| "-".into())
-}
-
-fn opt<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map(ToString::to_string).unwrap_or_else(|| "-".into())
 }
 
 pub fn text(d: &SnapshotDiff, table: &str) -> String {
@@ -62,18 +58,8 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
         d.between_total, "committed", "snapshot", "operation", "flink.job-id", "checkpoint", "+data", "-data", "+records", "+deletes"
     );
     for c in &d.between {
-        out += &format!(
-            "{:<24} {:>20} {:<10} {:<34} {:>12} {:>7} {:>7} {:>9} {:>9}\n",
-            c.committed_at,
-            c.snapshot_id.to_string(),
-            visible(&c.operation),
-            c.flink_job_id.as_deref().map(visible).unwrap_or_else(|| "-".into()),
-            checkpoint(c.checkpoint_id),
-            opt(&c.added_data_files),
-            opt(&c.deleted_data_files),
-            opt(&c.added_records),
-            opt(&c.added_delete_files)
-        );
+        let [at, id, op, job, cp, plus, minus, records, deletes] = commit_cells(c, &visible, "-");
+        out += &format!("{at:<24} {id:>20} {op:<10} {job:<34} {cp:>12} {plus:>7} {minus:>7} {records:>9} {deletes:>9}\n");
     }
     if d.between_total > d.between.len() {
         out += &format!("... and {} more commits\n", d.between_total - d.between.len());

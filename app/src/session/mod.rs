@@ -19,7 +19,7 @@ use crate::analysis::jobs::{job_spans, JobSpan};
 use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
 use crate::analysis::walk::{walk, Walk};
 use crate::analysis::GrowthSeries;
-use crate::load::data_scan::{read_footers_with, read_puffin_footers_with, scan_keys_with, ScanProgress};
+use crate::load::data_scan::{read_footers, read_puffin_footers, scan_keys, ScanProgress};
 use crate::load::decoder::{Decoder, Inline};
 use crate::load::Loader;
 use crate::model::footers::{FileFooter, PuffinFileFooter};
@@ -193,10 +193,10 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub async fn read_footers(&mut self, progress: &mut dyn FnMut(usize, usize), stop: &dyn Fn() -> bool) -> Result<(), String> {
         let index = self.current_in_detail()?;
         let h = &self.loader.history;
-        let (footers, _) = read_footers_with(&*self.files, &self.dec, h, index, progress, stop).await;
+        let (footers, _) = read_footers(&*self.files, &self.dec, h, index, progress, stop).await;
         let parquet = footers.len();
         let mut more = |done: usize, total: usize| progress(parquet + done, parquet + total);
-        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers_with(&*self.files, &self.dec, h, index, &mut more, stop).await };
+        let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*self.files, &self.dec, h, index, &mut more, stop).await };
         self.loader.history.record_footers(&footers);
         self.footers = Some((index, footers, puffins));
         Ok(())
@@ -215,7 +215,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         let h = &self.loader.history;
         let keys = resolve_keys(h, (!named.is_empty()).then_some(named))?;
         let mut counter = KeyCounter::new(h, budget);
-        let scan = scan_keys_with(&*self.files, &self.dec, h, index, &keys, &mut counter, progress, stop).await?;
+        let scan = scan_keys(&*self.files, &self.dec, h, index, &keys, &mut counter, progress, stop).await?;
         Ok(counter.finish(h.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), scan))
     }
 }

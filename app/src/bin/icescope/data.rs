@@ -6,6 +6,7 @@ use icescope::analysis::duplicates::{resolve_keys, KeyCounter, DEFAULT_KEY_BUDGE
 use icescope::analysis::findings::findings;
 use icescope::analysis::footers::footer_report;
 use icescope::load::data_scan::{read_footers, read_puffin_footers, scan_keys};
+use icescope::load::decoder::Inline;
 use icescope::load::Loader;
 use icescope::report::duplicates::text as duplicates_text;
 use icescope::report::footers::{markdown, text};
@@ -43,8 +44,8 @@ fn snapshot(asked: Option<&str>, files: &Files, loader: &mut Loader) -> Result<u
 pub fn footers(c: &args::Footers) -> Result<(), Failure> {
     let (files, mut loader, _) = open(&c.table.table)?;
     let index = snapshot(c.snapshot.as_deref(), &files, &mut loader)?;
-    let (footers, _) = block_on(read_footers(&files, &loader.history, index, &mut |_, _| {}, &|| false));
-    let (puffins, _) = block_on(read_puffin_footers(&files, &loader.history, index, &mut |_, _| {}, &|| false));
+    let (footers, _) = block_on(read_footers(&files, &Inline, &loader.history, index, &mut |_, _| {}, &|| false));
+    let (puffins, _) = block_on(read_puffin_footers(&files, &Inline, &loader.history, index, &mut |_, _| {}, &|| false));
     // What the files carry replaces what their metrics name, for the schema findings.
     loader.history.record_footers(&footers);
     let table = c.table.table_ref(&loader.history);
@@ -67,7 +68,7 @@ pub fn duplicates(c: &args::Duplicates) -> Result<(), Failure> {
     let keys = resolve_keys(&loader.history, named.as_deref()).map_err(Failure::Usage)?;
     let history = &loader.history;
     let mut counter = KeyCounter::new(history, c.key_budget.unwrap_or(DEFAULT_KEY_BUDGET));
-    let scan = block_on(scan_keys(&files, history, index, &keys, &mut counter, &mut |_| {}, &|| false)).map_err(Failure::Unreadable)?;
+    let scan = block_on(scan_keys(&files, &Inline, history, index, &keys, &mut counter, &mut |_| {}, &|| false)).map_err(Failure::Unreadable)?;
     let report = counter.finish(history.snapshots[index].snapshot.snapshot_id, keys.into_iter().map(|(_, n)| n).collect(), scan);
     match c.format {
         ReportFormat::Json => print_json(&report),
