@@ -272,7 +272,7 @@ fn delete_debt_counts_the_delete_files_spark_sees_and_the_ones_left_dangling() {
     let data: u64 = after.iter().filter(|c| c["content"] == 0).map(|c| c["files"].as_u64().unwrap()).sum();
     let f = fx.of_kind("delete_debt");
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].title, format!("Delete debt: {deletes} delete files on {data} data files"));
+    assert_eq!(f[0].title, format!("Delete debt: {deletes} delete files on {data} data file{}", if data == 1 { "" } else { "s" }));
     // Spark's rewrite reported it removed none, and one data file replaced all: every delete left is dangling.
     assert_eq!(rewrite["result"][0]["removed_delete_files_count"], 0);
     assert!(f[0].evidence.contains(&format!("{deletes} of them apply to no live data file")), "{}", f[0].evidence);

@@ -50,7 +50,12 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     vec![Finding {
         kind: FindingKind::DeleteDebt,
         severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
-        title: format!("Delete debt: {} delete files on {} data files", thousands(deletes), thousands(now.data_files)),
+        title: format!(
+            "Delete debt: {} delete files on {} data file{}",
+            thousands(deletes),
+            thousands(now.data_files),
+            if now.data_files == 1 { "" } else { "s" }
+        ),
         snapshot_ids: vec![cx.id(since), cx.id(cur)],
         job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.to_string()).collect(),
         evidence,
