@@ -33,18 +33,6 @@ pub enum What {
     All,
 }
 
-impl What {
-    pub fn parse(s: &str) -> Option<What> {
-        Some(match s {
-            "snapshots" => What::Snapshots,
-            "series" => What::Series,
-            "findings" => What::Findings,
-            "all" => What::All,
-            _ => return None,
-        })
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Csv,

@@ -60,9 +60,11 @@ async fn exchange(worker: &Worker, message: Option<&Uint8Array>, ms: u32) -> Res
     let promise = Promise::new(&mut |resolve: Function, reject: Function| {
         worker.set_onmessage(Some(&resolve));
         worker.set_onerror(Some(&reject));
-        let window = web_sys::window().expect("a window");
-        let why = JsValue::from_str(&format!("no answer within {} s", ms / 1000));
-        set_timer.set(window.set_timeout_with_callback_and_timeout_and_arguments_1(&reject, ms as i32, &why).ok());
+        // Without a window (never on the page) there is no timer: the worker's answer or error ends the wait.
+        if let Some(window) = web_sys::window() {
+            let why = JsValue::from_str(&format!("no answer within {} s", ms / 1000));
+            set_timer.set(window.set_timeout_with_callback_and_timeout_and_arguments_1(&reject, ms as i32, &why).ok());
+        }
         if let Some(m) = message {
             posted = worker.post_message_with_transfer(m, &Array::of1(&m.buffer()));
         }

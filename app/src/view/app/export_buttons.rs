@@ -49,7 +49,7 @@ pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
     view! {
         <div class="export" data-testid="export">
             <span class="hint">"Export "</span>
-            <select data-testid="export-format" on:change=move |ev| format.set(if event_target_value(&ev) == "parquet" { Format::Parquet } else { Format::Csv })>
+            <select data-testid="export-format" on:change=move |ev| format.set(Format::parse(&event_target_value(&ev)).unwrap_or(Format::Csv))>
                 <option value="csv" selected=true>"CSV"</option>
                 <option value="parquet">"Parquet"</option>
             </select>
