@@ -27,13 +27,14 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         (v, p) => format!(" (the {} deletion vectors sit in {} Puffin file{})", thousands(v), thousands(p), if p == 1 { "" } else { "s" }),
     };
     let mut evidence = format!(
-        "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data files: a full scan opens {} \
+        "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data file{}: a full scan opens {} \
          files{vectors}. Delete files grew in {grew} of the last {commits} commits.",
         thousands(deletes),
         thousands(now.position_delete_files),
         thousands(now.equality_delete_files),
         thousands(now.deletion_vectors),
         thousands(now.data_files),
+        if now.data_files == 1 { "" } else { "s" },
         thousands(opened)
     );
     let dangling = dangling_deletes(cx, cur);
