@@ -113,6 +113,10 @@ fn census_under(n: usize, cap_mib: u64) -> (bool, String, u64) {
         .arg(exe)
         .args(["--ignored", "--exact", "child_census", "--nocapture", "--test-threads=1"])
         .env("ICESCOPE_STRAYS", n.to_string())
+        // The cap is on address space: glibc reserves up to 64 MiB of it per malloc arena, and how
+        // many arenas the child's threads (this store's server, the census) get depends on timing —
+        // CI once aborted at 723 MiB resident. One arena makes the cap measure what is used.
+        .env("MALLOC_ARENA_MAX", "1")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
@@ -120,6 +124,10 @@ fn census_under(n: usize, cap_mib: u64) -> (bool, String, u64) {
     let rss = stderr.lines().find_map(|l| l.strip_prefix("maxrss=")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
     let line = stdout.find("listed=").map(|i| stdout[i..].lines().next().unwrap_or("").to_string()).unwrap_or_default();
     eprintln!("{n} strays under {cap_mib} MiB: {} peak RSS {} MiB; {line}", out.status, rss >> 10);
+    if !out.status.success() {
+        let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
+        eprintln!("the child's last words:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+    }
     (out.status.success(), line, rss)
 }
 
