@@ -263,12 +263,8 @@ fn manifest_lists_and_manifests_through_the_worker_protocol_equal_inline_decodin
 
 #[test]
 fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
-    let dirs: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/fixtures"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("metadata").is_dir())
-        .collect();
+    let dirs: Vec<PathBuf> =
+        std::fs::read_dir(repo().join("tests/fixtures")).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("metadata").is_dir()).collect();
     assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
     for dir in dirs {
         let (folder, inline) = open(&dir);

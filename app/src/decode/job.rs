@@ -183,9 +183,7 @@ pub fn run(job: Job) -> Result<Decoded, DecodeError> {
         Job::Columns(c) => columns(c),
         Job::TableMetadata { path, bytes } => TableMetadata::from_bytes(&path, &bytes).map(|m| Decoded::Metadata(Box::new(m))),
         Job::ManifestList { path, bytes } => ManifestList::from_bytes(&path, &bytes).map(|l| Decoded::List(l.manifests)),
-        Job::Manifest { path, bytes, inherited, keep_at_most } => {
-            Ok(Decoded::Manifest(Box::new(digest_manifest(&path, &bytes, inherited, keep_at_most))))
-        }
+        Job::Manifest { path, bytes, inherited, keep_at_most } => Ok(Decoded::Manifest(Box::new(digest_manifest(&path, &bytes, inherited, keep_at_most)))),
     }
 }
 

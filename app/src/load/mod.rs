@@ -4,11 +4,11 @@
 
 use std::fmt;
 
+use crate::decode::manifest_digest::{DigestFault, DigestedManifest};
 use crate::decode::DecodeError;
+use crate::decode::ManifestFile;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
-use crate::decode::manifest_digest::{DigestFault, DigestedManifest};
-use crate::decode::ManifestFile;
 use crate::model::{Fault, GapKind, ManifestAsk, Need, TableHistory};
 use futures::stream::{self, StreamExt};
 

@@ -162,10 +162,13 @@ impl TableHistory {
         let refetched = self.reading.refetch.remove(path);
         let keep = if refetched { Some(true) } else { self.needed_in_detail(path) };
         let (result, live_paths) = match decoded {
-            Ok(d) => (d.result.map_err(|f| match f {
-                DigestFault::Decode(e) => Fault::new(GapKind::Decode, e.to_string()),
-                DigestFault::Inconsistent(m) => Fault::new(GapKind::Inconsistent, m),
-            }), d.live_paths),
+            Ok(d) => (
+                d.result.map_err(|f| match f {
+                    DigestFault::Decode(e) => Fault::new(GapKind::Decode, e.to_string()),
+                    DigestFault::Inconsistent(m) => Fault::new(GapKind::Inconsistent, m),
+                }),
+                d.live_paths,
+            ),
             Err(f) => (Err(f), Vec::new()),
         };
         for p in live_paths {
