@@ -7,6 +7,7 @@ mod avro_container;
 mod avro_datum;
 mod avro_header;
 pub mod deletion_vector;
+pub mod flink_savepoint;
 mod error;
 pub mod job;
 pub mod key_types;
