@@ -99,7 +99,11 @@ impl<'a> Input<'a> {
 
     /// A length-prefixed byte array (`writeInt(len)` then the bytes).
     pub(crate) fn bytes_i32(&mut self, field: &str) -> Result<&'a [u8], DecodeError> {
-        let n = self.count(field, 1)?;
+        let n = self.i32(field)?;
+        let n = usize::try_from(n).map_err(|_| self.err(field, format!("is {n}: a length cannot be negative")))?;
+        if n > self.remaining() {
+            return Err(self.err(field, format!("declares {n} bytes; {} are left in the file", self.remaining())));
+        }
         self.take(field, n)
     }
 

@@ -13,6 +13,7 @@ use crate::decode::DecodeError;
 
 pub const MAGIC: u32 = 0x4960_672d;
 const MASTER_STATE_MAGIC: u32 = 0xc96b_1696;
+const JAVA_SERIALIZATION_MAGIC: [u8; 4] = [0xac, 0xed, 0x00, 0x05];
 /// A `_metadata` above this is refused before it is read: Flink's own are kilobytes to a few
 /// megabytes (inline state is capped by `state.storage.fs.memory-threshold`, at most 1 MiB each).
 pub const MAX_METADATA_BYTES: u64 = 256 << 20;
@@ -23,6 +24,8 @@ pub struct CheckpointMetadata {
     pub checkpoint_id: i64,
     pub master_states: Vec<MasterState>,
     pub operators: Vec<OperatorState>,
+    /// The trailing checkpoint properties' size (format 4 and later), read past.
+    pub properties_bytes: u64,
     /// What this decoder read past but could not interpret (never silently dropped).
     pub gaps: Vec<String>,
 }
@@ -106,14 +109,18 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
         operators.push(r.within(format!("operators[{i}]"), |r| operator_state(r, format_version))?);
     }
     let mut gaps = Vec::new();
-    if r.remaining() > 0 {
-        if format_version >= 4 {
-            gaps.push(format!("the checkpoint properties ({} bytes of Java serialization after the operators) are not read", r.remaining()));
-        } else {
-            return Err(r.err("operators", format!("{} bytes follow the last operator", r.remaining())));
+    let properties_bytes = r.remaining() as u64;
+    if format_version >= 4 {
+        // Format 4 and later end with the checkpoint properties as one Java-serialized object.
+        let magic = r.take("checkpoint_properties", 4.min(r.remaining()))?;
+        if magic != JAVA_SERIALIZATION_MAGIC {
+            return Err(r.err("checkpoint_properties", format!("starts {magic:02x?}, not Java serialization's ac ed 00 05: the file is cut short or was not written by Flink")));
         }
+        gaps.push(format!("the checkpoint properties ({properties_bytes} bytes of Java serialization after the operators) are not read"));
+    } else if properties_bytes > 0 {
+        return Err(r.err("operators", format!("{properties_bytes} bytes follow the last operator")));
     }
-    Ok(CheckpointMetadata { format_version, checkpoint_id, master_states, operators, gaps })
+    Ok(CheckpointMetadata { format_version, checkpoint_id, master_states, operators, properties_bytes, gaps })
 }
 
 fn master_state(r: &mut Input<'_>) -> Result<MasterState, DecodeError> {

@@ -6,6 +6,7 @@ pub mod handles;
 mod input;
 pub mod list_state;
 pub mod metadata;
+pub mod state_file;
 
 pub use handles::{DistributionMode, NamedState, OperatorStateHandle, StreamHandle};
 pub use metadata::{decode_checkpoint_metadata, CheckpointMetadata, MasterState, OperatorState, SubtaskState, MAX_METADATA_BYTES};

@@ -1,0 +1,297 @@
+//! Before you resume, on what the lab's real Flink 2.1.1 wrote (tests/savepoints/savepoint-resume:
+//! savepoint S1 of job A, resumed by B and again by C; B's retained checkpoint and its savepoint
+//! S2): the decoded ids against Flink's REST API records (flink.json, facts.json), and each verdict
+//! taken on the table as it stood just before each resume (time travel by metadata file) against
+//! what that resume then did (Spark's counts). Then hostile `_metadata` files: every one ends in an
+//! error naming the file and the field.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use icescope::analysis::savepoint::{read, SavepointRead, VerdictKind};
+use icescope::decode::flink_savepoint::committer::SinkKind;
+use icescope::decode::flink_savepoint::StreamHandle;
+use icescope::decode::DecodeError;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn flink_dir() -> PathBuf {
+    root().join("tests/savepoints/savepoint-resume")
+}
+
+fn json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn no_files(_: &StreamHandle) -> Result<Vec<u8>, DecodeError> {
+    Err(DecodeError::new("test", "state_file", "no state files in this test"))
+}
+
+fn read_label(label: &str) -> SavepointRead {
+    let p = flink_dir().join(label).join("_metadata");
+    read(&p.display().to_string(), &std::fs::read(&p).unwrap(), &mut no_files).unwrap()
+}
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_icescope")).args(args).current_dir(root()).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Every kept savepoint and checkpoint: checkpoint id, operator ids and the committer's job id
+/// as Flink's REST API recorded them.
+#[test]
+fn decoded_ids_equal_flinks() {
+    let flink = json(&flink_dir().join("flink.json"));
+    let facts = json(&root().join("tests/fixtures/savepoint-resume/facts.json"));
+    let kept = flink["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 3, "S1, B's retained checkpoint, S2");
+    for k in kept {
+        let label = k["label"].as_str().unwrap();
+        let r = read_label(label);
+        assert_eq!(r.metadata.checkpoint_id, k["checkpoint_id"].as_i64().unwrap(), "{label}");
+        assert_eq!(r.metadata.format_version, 6, "Flink 2.1.1 writes format 6");
+        // operator chaining is off in the lab: each REST vertex is one operator, its id the operator's
+        let job = k["job_id"].as_str().unwrap();
+        let mut rest: Vec<&str> = flink["vertices"][job].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+        let mut ours: Vec<&str> = r.metadata.operators.iter().map(|o| o.operator_id.as_str()).collect();
+        rest.sort();
+        ours.sort();
+        assert_eq!(ours, rest, "{label}: operator ids");
+        assert_eq!(r.committers.len(), 1, "{label}");
+        let c = &r.committers[0];
+        assert_eq!(c.sink, SinkKind::FlinkSink);
+        assert_eq!(c.job_id.as_deref(), Some(job), "{label}: the committer's job id is the job that took it");
+        assert_eq!(c.uid.as_deref(), Some("lab-iceberg-sink-committer"));
+        // the table's commits name the same operator
+        let ops: Vec<&str> = facts["commits_before_expire"].as_array().unwrap().iter().filter_map(|c| c["flink_operator_id"].as_str()).collect();
+        assert!(ops.iter().all(|o| *o == c.operator_id), "{label}: {ops:?} vs {}", c.operator_id);
+        // FlinkSink keeps the savepoint's own checkpoint in its state (committed on notify, kept for the restore check)
+        assert_eq!(c.pending_checkpoints.iter().map(|p| p.checkpoint_id).collect::<Vec<_>>(), vec![r.metadata.checkpoint_id], "{label}");
+        assert_eq!(c.pending_checkpoints[0].manifests.len(), 1);
+        assert!(c.pending_checkpoints[0].manifests[0].contains(job), "{label}: the temporary manifest is named for its job");
+        for o in &r.metadata.operators {
+            assert!(o.uid.is_some(), "{label}: the lab's job sets every uid");
+        }
+    }
+}
+
+/// `icescope savepoint` with the table as it stood at `metadata`: the JSON rows.
+fn verdicts_at(target: &str, metadata: Option<&str>) -> Value {
+    let table = "tests/fixtures/savepoint-resume";
+    let mut args = vec!["savepoint", target, "--table", table, "--format", "json"];
+    if let Some(m) = metadata {
+        args.extend(["--metadata", m]);
+    }
+    let (code, out, err) = cli(&args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn row<'a>(v: &'a Value, path_end: &str) -> &'a Value {
+    v["savepoints"].as_array().unwrap().iter().find(|r| r["savepoint"]["path"].as_str().unwrap().ends_with(path_end)).unwrap()
+}
+
+/// The verdict taken just before each resume predicts what it then did.
+#[test]
+fn verdicts_predict_the_resumes() {
+    let facts = json(&root().join("tests/fixtures/savepoint-resume/facts.json"));
+    let resumes = facts["resumes"].as_array().unwrap();
+    let s1 = "tests/savepoints/savepoint-resume/S1";
+    // Before B: S1 is safe.
+    let before_b = verdicts_at(s1, resumes[0]["table_before"]["metadata_file"].as_str());
+    let v = &row(&before_b, "S1/_metadata")["verdict"];
+    assert_eq!(v["kind"], "safe", "{v}");
+    // Before C: S1 replays exactly what B wrote, which Spark then counted as duplicates.
+    let before_c = verdicts_at(s1, resumes[1]["table_before"]["metadata_file"].as_str());
+    let v = &row(&before_c, "S1/_metadata")["verdict"];
+    assert_eq!(v["kind"], "replays", "{v}");
+    let b = facts["job_labels"]["B"].as_str().unwrap();
+    assert_eq!(v["jobs_already_resumed"], serde_json::json!([b]));
+    let dup = facts["after_c"]["duplicates"].as_u64().unwrap();
+    let b_rows: u64 = facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == b).map(|c| c["added_records"].as_u64().unwrap()).sum();
+    assert_eq!(v["rows_replayed"].as_u64().unwrap(), b_rows);
+    assert_eq!(b_rows, dup, "the rows S1 would replay are the rows Spark counted twice after C");
+    assert!(v["statement"].as_str().unwrap().starts_with("CALL <catalog>.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => "));
+    // the rollback target is A's last commit (checkpoint 6's snapshot), before B's first
+    let a = facts["job_labels"]["A"].as_str().unwrap();
+    let a_last = facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == a).last().unwrap()["snapshot_id"].as_i64().unwrap();
+    assert_eq!(v["rollback_target_snapshot_id"].as_i64(), Some(a_last));
+    // After the expiry: S2's job has no snapshot left.
+    let now = verdicts_at("tests/savepoints/savepoint-resume", None);
+    let v = &row(&now, "S2/_metadata")["verdict"];
+    assert_eq!(v["kind"], "restore_point_expired", "{v}");
+    let rows = now["savepoints"].as_array().unwrap();
+    let ids: Vec<i64> = rows.iter().map(|r| r["savepoint"]["checkpoint_id"].as_i64().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(ids, sorted, "newest first");
+}
+
+/// One decode of each kept `_metadata` is milliseconds.
+#[test]
+fn decode_is_fast() {
+    let p = flink_dir().join("S1/_metadata");
+    let b = std::fs::read(&p).unwrap();
+    let t = std::time::Instant::now();
+    for _ in 0..100 {
+        read("S1/_metadata", &b, &mut no_files).unwrap();
+    }
+    let per = t.elapsed() / 100;
+    eprintln!("decode of a {}-byte _metadata: {per:?}", b.len());
+    assert!(per.as_millis() < 50);
+}
+
+// ------------------------------------------------------------------ hostile savepoints
+
+fn s1() -> Vec<u8> {
+    std::fs::read(flink_dir().join("S1/_metadata")).unwrap()
+}
+
+fn err(bytes: &[u8]) -> String {
+    match read("hostile/_metadata", bytes, &mut no_files) {
+        Err(e) => {
+            assert_eq!(e.file, "hostile/_metadata");
+            e.to_string()
+        }
+        Ok(r) => panic!("read: {} operators", r.metadata.operators.len()),
+    }
+}
+
+#[test]
+fn truncated_anywhere_is_an_error_naming_the_field() {
+    let b = s1();
+    // The properties after the operators are Java serialization, read past: a cut inside them
+    // (after their magic) cannot be seen.
+    let props = read("S1", &b, &mut no_files).unwrap().metadata.properties_bytes as usize;
+    assert!(props > 4);
+    for n in 0..b.len() - props + 4 {
+        let e = err(&b[..n]);
+        assert!(e.contains("field `"), "cut at {n}: {e}");
+    }
+}
+
+#[test]
+fn unknown_version_and_magic() {
+    let mut b = s1();
+    b[4..8].copy_from_slice(&99i32.to_be_bytes());
+    assert!(err(&b).contains("field `version`: checkpoint metadata format 99"), "{}", err(&b));
+    let mut b = s1();
+    b[0] = 0;
+    assert!(err(&b).contains("field `magic`"));
+}
+
+/// The offset of the first inline state's data length in S1 (after its handle name).
+fn first_inline_length(b: &[u8]) -> usize {
+    // the handle name of the committer's inline state is a path ending in the state file's name
+    let needle = b"file:/";
+    let at = b.windows(needle.len()).position(|w| w == needle).unwrap();
+    let name_len = u16::from_be_bytes([b[at - 2], b[at - 1]]) as usize;
+    assert_eq!(b[at - 3], 1, "a byte-stream handle");
+    at + name_len
+}
+
+#[test]
+fn lengths_past_the_file_and_a_gigabyte_inline_handle() {
+    let b = s1();
+    let at = first_inline_length(&b);
+    for declared in [b.len() as i32, 1 << 30, i32::MAX] {
+        let mut h = b.clone();
+        h[at..at + 4].copy_from_slice(&declared.to_be_bytes());
+        let e = err(&h);
+        assert!(e.contains("managed_operator_state.delegate.data_length") && e.contains(&format!("declares {declared} bytes")), "{e}");
+    }
+    let mut h = b.clone();
+    h[at..at + 4].copy_from_slice(&(-1i32).to_be_bytes());
+    assert!(err(&h).contains("cannot be negative"));
+}
+
+#[test]
+fn absurd_counts() {
+    let b = s1();
+    // master states count (right after the checkpoint id), then operator count
+    for (at, field) in [(16usize, "master_states"), (20, "operators")] {
+        let mut h = b.clone();
+        h[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+        let e = err(&h);
+        assert!(e.contains(&format!("field `{field}`")) && e.contains("2147483647 items"), "{e}");
+    }
+}
+
+/// A Flink 2.x `_metadata` built by hand around one operator whose committer state is a FILE
+/// handle pointing wherever the test says.
+fn with_state_file(path: &str) -> Vec<u8> {
+    fn utf(out: &mut Vec<u8>, s: &str) {
+        out.extend((s.len() as u16).to_be_bytes());
+        out.extend(s.as_bytes());
+    }
+    let mut b = Vec::new();
+    b.extend(0x4960_672du32.to_be_bytes());
+    b.extend(6i32.to_be_bytes());
+    b.extend(3i64.to_be_bytes()); // checkpoint id
+    b.extend(0i32.to_be_bytes()); // master states
+    b.extend(1i32.to_be_bytes()); // operators
+    utf(&mut b, "committer");
+    utf(&mut b, "uid");
+    b.extend([7u8; 16]); // operator id
+    b.extend(1i32.to_be_bytes());
+    b.extend(1i32.to_be_bytes());
+    b.push(0); // no coordinator state
+    b.extend(1i32.to_be_bytes()); // one subtask
+    b.extend(0i32.to_be_bytes()); // index 0
+    b.extend(1i32.to_be_bytes()); // managed operator state
+    b.push(4);
+    b.extend(2i32.to_be_bytes());
+    for n in ["iceberg-flink-job-id", "iceberg-files-committer-state"] {
+        utf(&mut b, n);
+        b.push(0);
+        b.extend(1i32.to_be_bytes());
+        b.extend(0i64.to_be_bytes());
+    }
+    b.push(2); // a file handle
+    b.extend(100i64.to_be_bytes());
+    utf(&mut b, path);
+    b.extend(0i32.to_be_bytes()); // no raw operator state
+    b.push(0);
+    b.push(0); // no keyed state
+    b.extend(0i32.to_be_bytes());
+    b.extend(0i32.to_be_bytes()); // no channel state
+    b.extend([0xac, 0xed, 0x00, 0x05, 0x73]); // the checkpoint properties' Java serialization begins
+    b
+}
+
+#[test]
+fn state_files_outside_the_folder_are_never_read() {
+    let dir = std::env::temp_dir().join(format!("icescope-savepoint-{}", std::process::id()));
+    let sp = dir.join("savepoint-x");
+    std::fs::create_dir_all(&sp).unwrap();
+    // a file beside the folder that a handle tries to reach
+    std::fs::write(dir.join("secret"), b"not a state").unwrap();
+    for path in ["/etc/passwd", "file:/etc/passwd", "../secret", "s3://bucket/elsewhere/secret", "file:/somewhere/savepoint-y/state"] {
+        std::fs::write(sp.join("_metadata"), with_state_file(path)).unwrap();
+        let (code, out, err) = cli(&["savepoint", sp.to_str().unwrap()]);
+        assert_eq!(code, 3, "{path}: {out}{err}");
+        assert!(err.contains("_metadata: field `state_file`") && err.contains("outside the savepoint folder"), "{path}: {err}");
+    }
+    // the folder's own file is read (and, not being a state, refused with its field)
+    std::fs::write(sp.join("state"), b"xx").unwrap();
+    std::fs::write(sp.join("_metadata"), with_state_file("file:/anywhere/savepoint-x/state")).unwrap();
+    let (code, _, err) = cli(&["savepoint", sp.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    assert!(err.contains("state: field `iceberg-flink-job-id[0]"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_prefix_and_byte_flip_of_a_real_savepoint_ends_without_panic() {
+    let b = s1();
+    for i in 0..b.len() {
+        for x in [0x00u8, 0xff, 0x80, 0x7f] {
+            let mut h = b.clone();
+            h[i] = x;
+            let _ = read("flip/_metadata", &h, &mut no_files);
+        }
+    }
+}
