@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use icescope::analysis::savepoint::{read, SavepointRead, VerdictKind};
+use icescope::analysis::savepoint::{read, SavepointRead};
 use icescope::decode::flink_savepoint::committer::SinkKind;
 use icescope::decode::flink_savepoint::StreamHandle;
 use icescope::decode::DecodeError;
@@ -111,13 +111,14 @@ fn verdicts_predict_the_resumes() {
     let b = facts["job_labels"]["B"].as_str().unwrap();
     assert_eq!(v["jobs_already_resumed"], serde_json::json!([b]));
     let dup = facts["after_c"]["duplicates"].as_u64().unwrap();
-    let b_rows: u64 = facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == b).map(|c| c["added_records"].as_u64().unwrap()).sum();
+    let b_rows: u64 =
+        facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == b).map(|c| c["added_records"].as_u64().unwrap()).sum();
     assert_eq!(v["rows_replayed"].as_u64().unwrap(), b_rows);
     assert_eq!(b_rows, dup, "the rows S1 would replay are the rows Spark counted twice after C");
     assert!(v["statement"].as_str().unwrap().starts_with("CALL <catalog>.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => "));
     // the rollback target is A's last commit (checkpoint 6's snapshot), before B's first
     let a = facts["job_labels"]["A"].as_str().unwrap();
-    let a_last = facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == a).last().unwrap()["snapshot_id"].as_i64().unwrap();
+    let a_last = facts["commits_before_expire"].as_array().unwrap().iter().rfind(|c| c["flink_job_id"] == a).unwrap()["snapshot_id"].as_i64().unwrap();
     assert_eq!(v["rollback_target_snapshot_id"].as_i64(), Some(a_last));
     // After the expiry: S2's job has no snapshot left.
     let now = verdicts_at("tests/savepoints/savepoint-resume", None);
@@ -294,4 +295,25 @@ fn every_prefix_and_byte_flip_of_a_real_savepoint_ends_without_panic() {
             let _ = read("flip/_metadata", &h, &mut no_files);
         }
     }
+}
+
+/// The savepoint against a table another sink wrote (IcebergSink's committer has another
+/// operator id): no committer in the savepoint is the table's.
+#[test]
+fn another_sinks_table_is_a_committer_mismatch() {
+    let (code, out, err) = cli(&["savepoint", "tests/savepoints/savepoint-resume/S1", "--table", "tests/fixtures/icebergsink-v2", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = &v["savepoints"][0]["verdict"];
+    assert_eq!(v["kind"], "committer_mismatch");
+    assert_eq!(v["committer_operator_ids"], serde_json::json!(["e12b47b8677373f66d56798d6af62faa"]));
+    assert!(!v["table_operator_ids"].as_array().unwrap().iter().any(|o| o == "e12b47b8677373f66d56798d6af62faa"));
+}
+
+/// Without a table the committer is still decoded, and the verdict says why it is unknown.
+#[test]
+fn without_a_table_the_verdict_is_unknown() {
+    let (code, out, err) = cli(&["savepoint", "tests/savepoints/savepoint-resume/S1/_metadata", "--format", "text"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("UNKNOWN  checkpoint 6") && out.contains("no table was given"), "{out}");
 }

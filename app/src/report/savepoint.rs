@@ -122,7 +122,11 @@ fn checkpoints(first: Option<i64>, last: Option<i64>, end: bool) -> String {
 }
 
 fn commits(n: usize) -> String {
-    if n == 1 { "1 commit".into() } else { format!("{} commits", thousands(n as u64)) }
+    if n == 1 {
+        "1 commit".into()
+    } else {
+        format!("{} commits", thousands(n as u64))
+    }
 }
 
 fn list(ids: &[i64]) -> String {

@@ -116,9 +116,7 @@ pub fn read(
 ) -> Result<SavepointRead, crate::decode::DecodeError> {
     use crate::decode::flink_savepoint::{committer, decode_checkpoint_metadata};
     let metadata = decode_checkpoint_metadata(path, bytes)?;
-    let committers = committer::find_committers(&metadata)
-        .iter()
-        .map(|c| committer::decode_committer(path, &metadata, c, read_file))
-        .collect::<Result<Vec<_>, _>>()?;
+    let committers =
+        committer::find_committers(&metadata).iter().map(|c| committer::decode_committer(path, &metadata, c, read_file)).collect::<Result<Vec<_>, _>>()?;
     Ok(SavepointRead { path: path.to_string(), metadata, committers })
 }

@@ -85,12 +85,14 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     let ancestry = ancestry(history);
     // What the restored committer finds: the newest ancestor by this job and operator with a checkpoint id.
     let restore = ancestry.iter().rev().copied().find(|&i| {
-        history.snapshots[i].flink.as_ref().is_some_and(|f| {
-            &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == committer.operator_id) && f.checkpoint_id.is_some()
-        })
+        history.snapshots[i]
+            .flink
+            .as_ref()
+            .is_some_and(|f| &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == committer.operator_id) && f.checkpoint_id.is_some())
     });
     let Some(restore) = restore else {
-        let expired = history.snapshots.iter().any(|s| s.snapshot.parent_snapshot_id.is_some_and(|p| !history.snapshots.iter().any(|t| t.snapshot.snapshot_id == p)));
+        let expired =
+            history.snapshots.iter().any(|s| s.snapshot.parent_snapshot_id.is_some_and(|p| !history.snapshots.iter().any(|t| t.snapshot.snapshot_id == p)));
         if expired {
             v.kind = VerdictKind::RestorePointExpired;
             // Iceberg then takes -1 as the job's last committed checkpoint: every checkpoint the state carries is committed again.

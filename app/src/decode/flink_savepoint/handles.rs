@@ -74,6 +74,9 @@ pub struct OperatorStateHandle {
 }
 
 pub(crate) fn stream_handle(r: &mut Input<'_>, field: &str, depth: usize) -> Result<Option<StreamHandle>, DecodeError> {
+    if depth > MAX_DEPTH {
+        return Err(r.err(field, format!("state handles nest deeper than {MAX_DEPTH}")));
+    }
     r.within(field, |r| {
         let kind = r.u8("type")?;
         Ok(match kind {

@@ -8,13 +8,19 @@ use super::input::{flink_string, Input};
 use crate::decode::DecodeError;
 
 /// The list elements of `state` inside `stream` (the bytes of its handle's delegate), each parsed by `read`.
-pub fn elements<T>(file: &str, stream: &[u8], state: &NamedState, mut read: impl FnMut(&mut ElementInput<'_>) -> Result<T, DecodeError>) -> Result<Vec<T>, DecodeError> {
+pub fn elements<T>(
+    file: &str,
+    stream: &[u8],
+    state: &NamedState,
+    mut read: impl FnMut(&mut ElementInput<'_>) -> Result<T, DecodeError>,
+) -> Result<Vec<T>, DecodeError> {
     let mut out = Vec::with_capacity(state.offsets.len().min(stream.len()));
     for (i, &off) in state.offsets.iter().enumerate() {
         let field = format!("{}[{i}]", state.name);
-        let start = usize::try_from(off).ok().filter(|&o| o < stream.len()).ok_or_else(|| {
-            DecodeError::new(file, &field, format!("starts at offset {off}, outside the state's {} bytes", stream.len()))
-        })?;
+        let start = usize::try_from(off)
+            .ok()
+            .filter(|&o| o < stream.len())
+            .ok_or_else(|| DecodeError::new(file, &field, format!("starts at offset {off}, outside the state's {} bytes", stream.len())))?;
         let mut r = ElementInput { inner: Input::new(file, &stream[start..]).at(field) };
         out.push(read(&mut r)?);
     }

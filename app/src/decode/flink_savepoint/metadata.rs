@@ -114,7 +114,10 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
         // Format 4 and later end with the checkpoint properties as one Java-serialized object.
         let magic = r.take("checkpoint_properties", 4.min(r.remaining()))?;
         if magic != JAVA_SERIALIZATION_MAGIC {
-            return Err(r.err("checkpoint_properties", format!("starts {magic:02x?}, not Java serialization's ac ed 00 05: the file is cut short or was not written by Flink")));
+            return Err(r.err(
+                "checkpoint_properties",
+                format!("starts {magic:02x?}, not Java serialization's ac ed 00 05: the file is cut short or was not written by Flink"),
+            ));
         }
         gaps.push(format!("the checkpoint properties ({properties_bytes} bytes of Java serialization after the operators) are not read"));
     } else if properties_bytes > 0 {

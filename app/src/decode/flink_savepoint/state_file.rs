@@ -13,7 +13,9 @@ pub const MAX_STATE_FILE_BYTES: u64 = 64 << 20;
 pub fn file_in_folder(folder_name: &str, handle: &StreamHandle) -> Result<String, String> {
     match handle {
         // Savepoints write a file name relative to their own folder.
-        StreamHandle::RelativeFile { relative_path, .. } => plain(relative_path).ok_or_else(|| format!("the relative path {relative_path:?} leaves the savepoint folder")),
+        StreamHandle::RelativeFile { relative_path, .. } => {
+            plain(relative_path).ok_or_else(|| format!("the relative path {relative_path:?} leaves the savepoint folder"))
+        }
         // Checkpoints write the full path of a file in `chk-N/`: read it only when that folder is this one.
         StreamHandle::File { path, .. } => {
             let p = path.split_once("://").map_or(path.as_str(), |(_, rest)| rest);
