@@ -317,3 +317,43 @@ fn without_a_table_the_verdict_is_unknown() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("UNKNOWN  checkpoint 6") && out.contains("no table was given"), "{out}");
 }
+
+/// IcebergSink (sink v2) and DynamicIcebergSink savepoints, taken with and without stopping: the
+/// committer's state is Flink's `streaming_committer_raw_states` in the `Committer` operator, and
+/// its committables name the job, the checkpoint and the operator id the table's commits carry
+/// (the pre-commit aggregator's, not the committer operator's).
+#[test]
+fn sink_v2_and_dynamic_committables_equal_flinks_records() {
+    let dir = root().join("tests/savepoints/savepoint-sinks");
+    let flink = json(&dir.join("flink.json"));
+    for s in flink["sinks"].as_array().unwrap() {
+        let job = s["job_id"].as_str().unwrap();
+        let table_ops: Vec<&str> = s["commits"].as_array().unwrap().iter().filter_map(|c| c["flink_operator_id"].as_str()).collect();
+        let committer_vertex =
+            s["vertices"].as_array().unwrap().iter().find(|v| v["name"].as_str().unwrap().ends_with("Committer")).unwrap()["id"].as_str().unwrap();
+        for k in s["kept"].as_array().unwrap() {
+            let label = k["label"].as_str().unwrap();
+            let p = dir.join(label).join("_metadata");
+            let r = read(label, &std::fs::read(&p).unwrap(), &mut no_files).unwrap();
+            assert_eq!(r.metadata.checkpoint_id, k["checkpoint_id"].as_i64().unwrap(), "{label}");
+            let mut rest: Vec<&str> = s["vertices"].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+            rest.sort();
+            let mut ours: Vec<&str> = r.metadata.operators.iter().map(|o| o.operator_id.as_str()).collect();
+            ours.sort();
+            // the dynamic sink's chained operators have ids of their own inside one vertex
+            assert!(rest.iter().all(|v| ours.contains(v)), "{label}: {rest:?} ⊄ {ours:?}");
+            assert_eq!(r.committers.len(), 1, "{label}");
+            let c = &r.committers[0];
+            let want = if s["sink"] == "dynamic" { SinkKind::DynamicSink } else { SinkKind::SinkV2 };
+            assert_eq!(c.sink, want, "{label}");
+            assert_eq!(c.operator_id, committer_vertex, "{label}: the state is in the Committer operator");
+            assert_eq!(c.job_id.as_deref(), Some(job), "{label}");
+            let op = c.table_operator_id().unwrap();
+            assert!(table_ops.iter().all(|o| *o == op), "{label}: the table's commits carry {table_ops:?}, the committables {op}");
+            assert_ne!(op, c.operator_id);
+            let pending: Vec<i64> = c.pending_checkpoints.iter().map(|p| p.checkpoint_id).collect();
+            assert_eq!(pending, vec![r.metadata.checkpoint_id], "{label}: the savepoint's own committables are pending in it");
+            assert!(c.pending_checkpoints[0].manifests[0].contains(job));
+        }
+    }
+}

@@ -823,6 +823,34 @@ def savepoint_resume():
     s.finish(CAPTIONS.get("savepoint-resume", lambda f: "Savepoint S1 resumed twice; S2's restore point expired."))
 
 
+def savepoint_sinks():
+    """The sink-v2 committers' state as Flink writes it: an IcebergSink job and a DynamicIcebergSink
+    job, each savepointed WITHOUT stopping (its committables still pending in the committer's state)
+    and then stopped with a savepoint. Only the savepoint folders and Flink's and the table's records
+    are kept (tests/savepoints/savepoint-sinks/), no table fixture."""
+    out = K.REPO / "tests" / "savepoints" / "savepoint-sinks"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    record: dict = {"scenario": "savepoint-sinks", "generated_by": "tests/lab/run_lab.sh", "sinks": []}
+    for sink in ("icebergsink", "dynamic"):
+        s = Scenario(f"savepoint-sinks-{sink}")
+        kw = dict(rows=6000, rate=200, checkpoint_ms=2000, base_day_ms=today_ms(), sink=sink)
+        job = s.submit(**kw)
+        K.wait_running(job)
+        wait_checkpoints(job, 3)
+        kept = []
+        for label, take in ((f"{sink}-no-stop", K.trigger_savepoint), (f"{sink}-stop", K.stop_with_savepoint)):
+            if take is K.stop_with_savepoint:
+                wait_checkpoints(job, K.checkpoint_counts(job)["completed"] + 2)
+            sp = take(job)
+            shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), out / label)
+            kept.append({"label": label, "folder": label, **sp, **checkpoint_record(job, sp["checkpoint_id"])})
+        record["sinks"].append({"sink": sink, "table": s.ident, "job_id": job, "kept": kept, "vertices": vertices(job),
+                                "commits": flink_commits(s.t)})
+    (out / "flink.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+
+
 def merge_append_long():
     # metadata.json grows by a snapshot per commit: old versions are deleted after commit (10 kept)
     # so that the fixture stays small; unpartitioned, so each commit adds one data file.
@@ -1013,6 +1041,7 @@ SCENARIOS = {
     "dynamic-sink": dynamic_sink,
     "flink-maintenance": flink_maintenance,
     "savepoint-resume": savepoint_resume,
+    "savepoint-sinks": savepoint_sinks,
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}

@@ -57,7 +57,10 @@ pub struct OperatorJson {
 #[derive(Debug, Clone, Serialize)]
 pub struct CommitterJson {
     pub sink: SinkKind,
-    pub operator_id: String,
+    /// The id the table's `flink.operator-id` carries for this committer.
+    pub operator_id: Option<String>,
+    /// The operator holding the state (FlinkSink: the same; sink v2: the `Committer` operator).
+    pub state_operator_id: String,
     pub job_id: Option<String>,
     pub pending_checkpoints: Vec<PendingCheckpoint>,
 }
@@ -69,7 +72,7 @@ pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, 
         .filter_map(|(i, v)| {
             let r = reads.get(*i)?;
             let m = &r.metadata;
-            let matching = r.committers.iter().find(|c| Some(&c.operator_id) == v.operator_id.as_ref()).or(r.committers.first());
+            let matching = r.committers.iter().find(|c| c.table_operator_id() == v.operator_id.as_deref()).or(r.committers.first());
             Some(Row {
                 savepoint: SavepointJson {
                     path: r.path.clone(),
@@ -91,7 +94,8 @@ pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, 
                 },
                 committer: matching.map(|c| CommitterJson {
                     sink: c.sink,
-                    operator_id: c.operator_id.clone(),
+                    operator_id: c.table_operator_id().map(str::to_string),
+                    state_operator_id: c.operator_id.clone(),
                     job_id: c.job_id.clone(),
                     pending_checkpoints: c.pending_checkpoints.clone(),
                 }),

@@ -41,7 +41,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
         safe_alternative: None,
         rollback_target_snapshot_id: None,
         statement: None,
-        committer_operator_ids: read.committers.iter().map(|c| c.operator_id.clone()).collect(),
+        committer_operator_ids: read.committers.iter().map(|c| c.table_operator_id().unwrap_or(&c.operator_id).to_string()).collect(),
         table_operator_ids: Vec::new(),
         operators_without_uid: if meta.format_version >= 5 {
             meta.operators.iter().filter(|o| o.uid.is_none()).map(|o| o.operator_id.clone()).collect()
@@ -53,7 +53,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
         v.unknown_why = Some(UnknownWhy::NoTable);
         if let [c] = read.committers.as_slice() {
             v.job_id = c.job_id.clone();
-            v.operator_id = Some(c.operator_id.clone());
+            v.operator_id = c.table_operator_id().map(str::to_string);
         }
         return v;
     };
@@ -61,13 +61,14 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     v.table_operator_ids = table_ops.iter().cloned().collect();
     let has_flink = history.snapshots.iter().any(|s| s.flink.is_some());
     // The committer whose operator id the table's commits carry (any, when they carry none).
-    let matching: Vec<&CommitterState> = read.committers.iter().filter(|c| table_ops.is_empty() || table_ops.contains(&c.operator_id)).collect();
+    let matching: Vec<&CommitterState> =
+        read.committers.iter().filter(|c| table_ops.is_empty() || c.table_operator_id().is_some_and(|o| table_ops.contains(o))).collect();
     let committer = match matching.as_slice() {
         [c] => *c,
         _ if !has_flink && read.committers.len() == 1 => {
             v.unknown_why = Some(UnknownWhy::NoFlinkCommits);
             v.job_id = read.committers[0].job_id.clone();
-            v.operator_id = Some(read.committers[0].operator_id.clone());
+            v.operator_id = read.committers[0].table_operator_id().map(str::to_string);
             return v;
         }
         _ => {
@@ -75,7 +76,8 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
             return v;
         }
     };
-    v.operator_id = Some(committer.operator_id.clone());
+    let op = committer.table_operator_id().unwrap_or(&committer.operator_id).to_string();
+    v.operator_id = Some(op.clone());
     v.job_id = committer.job_id.clone();
     let Some(job) = committer.job_id.as_deref() else {
         v.unknown_why = Some(UnknownWhy::NoJobId);
@@ -85,10 +87,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     let ancestry = ancestry(history);
     // What the restored committer finds: the newest ancestor by this job and operator with a checkpoint id.
     let restore = ancestry.iter().rev().copied().find(|&i| {
-        history.snapshots[i]
-            .flink
-            .as_ref()
-            .is_some_and(|f| &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == committer.operator_id) && f.checkpoint_id.is_some())
+        history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == op) && f.checkpoint_id.is_some())
     });
     let Some(restore) = restore else {
         let expired =
@@ -116,7 +115,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     let mut index_of: HashMap<String, usize> = HashMap::new();
     for &i in ancestry.iter().skip(start) {
         let Some(f) = history.snapshots[i].flink.as_ref() else { continue };
-        if f.operator_id.as_deref().is_some_and(|o| o != committer.operator_id) {
+        if f.operator_id.as_deref().is_some_and(|o| o != op) {
             continue;
         }
         let Some(id) = f.checkpoint_id.filter(|&k| k > c) else { continue };
@@ -170,9 +169,10 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     // Roll back to the savepoint's last commit: the newest ancestor by its job and operator at or
     // below its checkpoint id; every commit after that one goes.
     let last_of_savepoint = ancestry.iter().rev().copied().find(|&i| {
-        history.snapshots[i].flink.as_ref().is_some_and(|f| {
-            &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == committer.operator_id) && f.checkpoint_id.is_some_and(|k| k <= c)
-        })
+        history.snapshots[i]
+            .flink
+            .as_ref()
+            .is_some_and(|f| &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == op) && f.checkpoint_id.is_some_and(|k| k <= c))
     });
     if let Some(i) = last_of_savepoint {
         let id = history.snapshots[i].snapshot.snapshot_id;

@@ -24,8 +24,10 @@ const COLLECTOR_MAGIC: u32 = 0xb91f_252c;
 pub enum SinkKind {
     /// `FlinkSink` and its `IcebergFilesCommitter`.
     FlinkSink,
-    /// `IcebergSink` (and the dynamic sink) through Flink's sink-v2 `CommitterOperator`.
+    /// `IcebergSink` through Flink's sink-v2 `CommitterOperator`.
     SinkV2,
+    /// `DynamicIcebergSink`: the same operator, committables that name their table.
+    DynamicSink,
 }
 
 /// A committer found in a savepoint: which operator, which sink.
@@ -56,6 +58,19 @@ pub struct PendingCheckpoint {
     pub operator_id: Option<String>,
     /// The temporary manifests the committer would commit (their paths).
     pub manifests: Vec<String>,
+}
+
+impl CommitterState {
+    /// The operator id the table's commits carry as `flink.operator-id`: FlinkSink's committer
+    /// writes its own; the sink-v2 committables carry the pre-commit aggregator's (read in the lab:
+    /// IcebergSink's committer operator holds the state, its commits name the aggregator). None
+    /// when a sink-v2 state holds no committable to say.
+    pub fn table_operator_id(&self) -> Option<&str> {
+        match self.sink {
+            SinkKind::FlinkSink => Some(&self.operator_id),
+            SinkKind::SinkV2 | SinkKind::DynamicSink => self.pending_checkpoints.iter().find_map(|p| p.operator_id.as_deref()),
+        }
+    }
 }
 
 /// Operators holding an Iceberg committer's state, by state name.
@@ -126,9 +141,9 @@ pub fn decode_committer(
                         st.pending_checkpoints.extend(map);
                     }
                 }
-                (SinkKind::SinkV2, SINK_V2_COMMITTER_STATE) => {
+                (SinkKind::SinkV2 | SinkKind::DynamicSink, SINK_V2_COMMITTER_STATE) => {
                     for raw in elements(&stream_file, stream, state, |r| r.byte_array("value"))? {
-                        st.pending_checkpoints.extend(collector(&stream_file, state, &raw)?);
+                        st.pending_checkpoints.extend(collector(&stream_file, state, &raw, &mut st.sink)?);
                     }
                 }
                 _ => {}
@@ -205,7 +220,7 @@ fn encoded_manifest_path(m: &[u8]) -> Option<String> {
 /// One `CommittableCollector` (Flink's `CommittableCollectorSerializer`, version 2): magic, then
 /// checkpoints → subtasks → commit requests, each a `SimpleVersionedSerialization` list, the
 /// request holding the sink's committable.
-fn collector(file: &str, state: &NamedState, raw: &[u8]) -> Result<Vec<PendingCheckpoint>, DecodeError> {
+fn collector(file: &str, state: &NamedState, raw: &[u8], sink: &mut SinkKind) -> Result<Vec<PendingCheckpoint>, DecodeError> {
     let mut r = Input::new(file, raw).at(state.name.clone());
     let version = r.i32("version")?;
     let len = r.count("length", 1)?;
@@ -229,21 +244,60 @@ fn collector(file: &str, state: &NamedState, raw: &[u8]) -> Result<Vec<PendingCh
             s.i32("subtask_id")?;
             for req in versioned_list(&mut s, "requests")? {
                 let mut q = Input::new(file, req).at(format!("{}.checkpoints.subtasks.requests", state.name));
-                let _v = q.i32("committable_version")?;
+                let version = q.i32("committable_version")?;
                 let body = q.bytes_i32("committable_length")?;
                 let mut k = Input::new(file, body).at(format!("{}.committable", state.name));
-                p.job_id = Some(k.utf("job_id")?);
-                p.operator_id = Some(k.utf("operator_id")?);
-                let cid = k.i64("checkpoint_id")?;
-                if cid != checkpoint_id {
-                    return Err(k.err("checkpoint_id", format!("is {cid} inside checkpoint {checkpoint_id}'s requests")));
+                let c = committable(&mut k, version)?;
+                if c.checkpoint_id != checkpoint_id {
+                    return Err(k.err("checkpoint_id", format!("is {} inside checkpoint {checkpoint_id}'s requests", c.checkpoint_id)));
                 }
-                p.manifests.extend(delta_manifests(k.bytes_i32("manifest")?));
+                if c.table.is_some() {
+                    *sink = SinkKind::DynamicSink;
+                }
+                p.job_id = Some(c.job_id);
+                p.operator_id = Some(c.operator_id);
+                p.manifests.extend(c.manifests);
             }
         }
         out.push(p);
     }
     Ok(out)
+}
+
+struct Committable {
+    table: Option<String>,
+    job_id: String,
+    operator_id: String,
+    checkpoint_id: i64,
+    manifests: Vec<String>,
+}
+
+/// `IcebergCommittable` (version 1: job id, operator id, checkpoint id, one manifest) or the
+/// dynamic sink's `DynamicCommittable` (its table and branch first; version 2 carries several
+/// manifests). Both version 1s begin with a `writeUTF`: a Flink job id is 32 hex digits, a table
+/// name is not.
+fn committable(k: &mut Input<'_>, version: i32) -> Result<Committable, DecodeError> {
+    let first = k.utf("job_id_or_table")?;
+    let is_job_id = first.len() == 32 && first.bytes().all(|b| b.is_ascii_hexdigit());
+    if version == 1 && is_job_id {
+        let operator_id = k.utf("operator_id")?;
+        let checkpoint_id = k.i64("checkpoint_id")?;
+        let manifests = delta_manifests(k.bytes_i32("manifest")?);
+        return Ok(Committable { table: None, job_id: first, operator_id, checkpoint_id, manifests });
+    }
+    if version != 1 && version != 2 {
+        return Err(k.err("committable_version", format!("committable version {version} is not one icescope reads (1, 2)")));
+    }
+    let _branch = k.utf("branch")?;
+    let job_id = k.utf("job_id")?;
+    let operator_id = k.utf("operator_id")?;
+    let checkpoint_id = k.i64("checkpoint_id")?;
+    let mut manifests = Vec::new();
+    let n = if version == 2 { k.count("manifests", 4)? } else { 1 };
+    for _ in 0..n {
+        manifests.extend(delta_manifests(k.bytes_i32("manifest")?));
+    }
+    Ok(Committable { table: Some(first), job_id, operator_id, checkpoint_id, manifests })
 }
 
 /// `SimpleVersionedSerialization.writeVersionAndSerializeList`: version, count, then each item's length and bytes.
