@@ -357,3 +357,40 @@ fn sink_v2_and_dynamic_committables_equal_flinks_records() {
         }
     }
 }
+
+/// Flink's own reader (its savepoint loader and the State Processor API, run by the lab:
+/// `flink-reader.json`) and icescope's decoder agree on every kept savepoint: checkpoint id, every
+/// operator's id, name, uid, parallelism, max parallelism and state names, the committer's job id.
+#[test]
+fn equal_to_flinks_own_reader() {
+    let mut checked = 0;
+    for scenario in ["savepoint-resume", "savepoint-sinks"] {
+        let dir = root().join("tests/savepoints").join(scenario);
+        let flink = json(&dir.join("flink-reader.json"));
+        for s in flink["savepoints"].as_array().unwrap() {
+            let label = s["path"].as_str().unwrap();
+            let r = read(label, &std::fs::read(dir.join(label).join("_metadata")).unwrap(), &mut no_files).unwrap();
+            assert_eq!(r.metadata.checkpoint_id, s["checkpoint_id"].as_i64().unwrap(), "{scenario}/{label}");
+            let theirs = s["operators"].as_array().unwrap();
+            assert_eq!(r.metadata.operators.len(), theirs.len(), "{scenario}/{label}");
+            for t in theirs {
+                let id = t["operator_id"].as_str().unwrap();
+                let o = r.metadata.operators.iter().find(|o| o.operator_id == id).unwrap_or_else(|| panic!("{scenario}/{label}: operator {id}"));
+                assert_eq!(o.name.as_deref(), t["name"].as_str(), "{scenario}/{label} {id}");
+                assert_eq!(o.uid.as_deref(), t["uid"].as_str(), "{scenario}/{label} {id}");
+                assert_eq!(i64::from(o.parallelism), t["parallelism"].as_i64().unwrap());
+                assert_eq!(i64::from(o.max_parallelism), t["max_parallelism"].as_i64().unwrap());
+                let mut names = o.state_names();
+                names.sort();
+                let want: Vec<&str> = t["state_names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+                assert_eq!(names, want, "{scenario}/{label} {id}");
+            }
+            if let Some(ids) = s["committer_job_ids"].as_array() {
+                let ids: Vec<&str> = ids.iter().map(|i| i.as_str().unwrap()).collect();
+                assert_eq!(ids, vec![r.committers[0].job_id.as_deref().unwrap()], "{scenario}/{label}: iceberg-flink-job-id");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7);
+}

@@ -820,7 +820,8 @@ def savepoint_resume():
                                                        "job_labels": s.facts["job_labels"],
                                                        "vertices": {j["job_id"]: j.get("vertices") for j in s.facts["jobs"]}},
                                                       indent=1, default=str) + "\n")
-    s.finish(CAPTIONS.get("savepoint-resume", lambda f: "Savepoint S1 resumed twice; S2's restore point expired."))
+    flink_reader(flink_out)
+    s.finish(CAPTIONS["savepoint-resume"])
 
 
 def savepoint_sinks():
@@ -849,6 +850,24 @@ def savepoint_sinks():
         record["sinks"].append({"sink": sink, "table": s.ident, "job_id": job, "kept": kept, "vertices": vertices(job),
                                 "commits": flink_commits(s.t)})
     (out / "flink.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    flink_reader(out)
+
+
+def flink_reader(folder: Path):
+    """Flink's own reading of every kept `_metadata` below `folder` (lab.SavepointFacts: Flink's
+    metadata loader and the State Processor API), written to folder/flink-reader.json: the
+    independent reader tests/savepoint.rs checks icescope's decoder against."""
+    paths = sorted(str(p.parent) for p in folder.glob("*/_metadata"))
+    r = K.subprocess.run(["java", *K.JAVA_OPENS, "-Dlog4j.configurationFile=file:" + str(K.JAVA / "src" / "main" / "resources" / "log4j2-lab.properties"),
+                          "-cp", K.CLASSPATH, "lab.SavepointFacts", *paths], capture_output=True, text=True)
+    lines = [json.loads(ln[4:]) for ln in r.stdout.splitlines() if ln.startswith("LAB ")]
+    if r.returncode != 0 or len(lines) != len(paths):
+        raise RuntimeError(f"SavepointFacts failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}")
+    for ln in lines:
+        ln["path"] = str(Path(ln["path"]).relative_to(folder))
+    (folder / "flink-reader.json").write_text(json.dumps({"reader": "lab.SavepointFacts (Flink SavepointLoader, State Processor API)",
+                                                          "savepoints": lines}, indent=1) + "\n")
+    log(f"Flink's reader read {len(lines)} savepoints in {folder}")
 
 
 def merge_append_long():
@@ -1052,6 +1071,11 @@ TM: dict = {}
 def main(argv: list[str]) -> int:
     import captions
     CAPTIONS.update(captions.CAPTIONS)
+    if argv[:1] == ["--read-savepoints"]:  # Flink's own reader over the kept savepoints; no servers
+        for d in sorted((K.REPO / "tests" / "savepoints").iterdir()):
+            if d.is_dir():
+                flink_reader(d)
+        return 0
     if argv[:1] == ["--captions"]:  # rewrite caption.md from the facts.json already there; no engines
         for n in argv[1:] or list(SCENARIOS):
             d = K.FIXTURES / n
