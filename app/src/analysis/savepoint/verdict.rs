@@ -111,11 +111,23 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     let first_after_savepoint_by_job =
         ancestry.iter().position(|&i| history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job && f.checkpoint_id.is_some_and(|k| k > c)));
     let start = first_after_savepoint_by_job.map_or(pos + 1, |p| p.min(pos + 1));
+    let first_checkpoint_of = |job_id: &str| -> Option<i64> {
+        ancestry
+            .iter()
+            .filter_map(|&i| history.snapshots[i].flink.as_ref())
+            .filter(|f| &*f.job_id == job_id)
+            .filter_map(|f| f.checkpoint_id)
+            .filter(|&k| k != END_OF_INPUT_CHECKPOINT)
+            .min()
+    };
     let mut by_job: Vec<ReplayedJob> = Vec::new();
     let mut index_of: HashMap<String, usize> = HashMap::new();
     for &i in ancestry.iter().skip(start) {
         let Some(f) = history.snapshots[i].flink.as_ref() else { continue };
-        if f.operator_id.as_deref().is_some_and(|o| o != op) {
+        // Another operator's commits count only from a job that restored this savepoint's
+        // checkpoint counter (its first checkpoint is c + 1): the same pipeline with a new uid,
+        // forced past the committer's state with --allowNonRestoredState. Any other is another writer.
+        if f.operator_id.as_deref().is_some_and(|o| o != op) && first_checkpoint_of(&f.job_id) != Some(c + 1) {
             continue;
         }
         let Some(id) = f.checkpoint_id.filter(|&k| k > c) else { continue };
@@ -150,8 +162,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     for r in &mut by_job {
         // Flink continues a restored checkpoint counter: a job restored from checkpoint c commits
         // c + 1 first (or only its end-of-input commit, when it finished before its first checkpoint).
-        let mine = ancestry.iter().filter_map(|&i| history.snapshots[i].flink.as_ref()).filter(|f| *f.job_id == *r.job_id);
-        let first_ever = mine.filter_map(|f| f.checkpoint_id).filter(|&k| k != END_OF_INPUT_CHECKPOINT).min();
+        let first_ever = first_checkpoint_of(&r.job_id);
         r.resumed_from_it = !r.took_the_savepoint && (first_ever == Some(c + 1) || (first_ever.is_none() && r.end_of_input));
         // A job of another lineage (resumed from an earlier savepoint) counts checkpoints that are
         // not this savepoint's positions in the source: its rows above c are an estimate.

@@ -23,7 +23,7 @@ import org.apache.flink.util.CloseableIterator;
  * What Flink itself reads from a savepoint or retained checkpoint: its own metadata loader for the
  * checkpoint id, the operators (id, name, uid, parallelism, max parallelism, operator-state names),
  * and the State Processor API for FlinkSink's committer job id (list state iceberg-flink-job-id of
- * the operator with uid lab-iceberg-sink-committer). One "LAB {json}" line per path argument.
+ * the operator holding it, by its id: a job without uids has no uid to name it by). One "LAB {json}" line per path argument.
  */
 public final class SavepointFacts {
   public static void main(String[] args) throws Exception {
@@ -36,7 +36,7 @@ public final class SavepointFacts {
       out.put("path", path);
       out.put("checkpoint_id", m.getCheckpointId());
       List<Map<String, Object>> ops = new ArrayList<>();
-      boolean flinkSink = false;
+      String committerHash = null;
       for (OperatorState op : m.getOperatorStates()) {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("operator_id", op.getOperatorID().toHexString());
@@ -55,17 +55,17 @@ public final class SavepointFacts {
         }
         o.put("state_names", new ArrayList<>(names));
         if (names.contains("iceberg-flink-job-id")) {
-          flinkSink = true;
+          committerHash = op.getOperatorID().toHexString();
         }
         ops.add(o);
       }
       out.put("operators", ops);
-      if (flinkSink) {
+      if (committerHash != null) {
         SavepointReader reader = SavepointReader.read(env, path, new HashMapStateBackend());
         List<String> ids = new ArrayList<>();
         try (CloseableIterator<String> it =
             reader
-                .readListState(OperatorIdentifier.forUid("lab-iceberg-sink-committer"), "iceberg-flink-job-id", Types.STRING)
+                .readListState(OperatorIdentifier.forUidHash(committerHash), "iceberg-flink-job-id", Types.STRING)
                 .executeAndCollect()) {
           it.forEachRemaining(ids::add);
         }
