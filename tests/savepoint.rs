@@ -120,6 +120,18 @@ fn verdicts_predict_the_resumes() {
     let a = facts["job_labels"]["A"].as_str().unwrap();
     let a_last = facts["commits_before_expire"].as_array().unwrap().iter().rfind(|c| c["flink_job_id"] == a).unwrap()["snapshot_id"].as_i64().unwrap();
     assert_eq!(v["rollback_target_snapshot_id"].as_i64(), Some(a_last));
+    // The folder at the same moment: S2 is the one to resume from, B's retained checkpoint 10
+    // replays B's own checkpoint 11 (B ran on past it), and both others name S2 as the safe one.
+    let all = verdicts_at("tests/savepoints/savepoint-resume", resumes[1]["table_before"]["metadata_file"].as_str());
+    assert_eq!(row(&all, "S2/_metadata")["verdict"]["kind"], "safe");
+    let chk = &row(&all, "chk-10/_metadata")["verdict"];
+    assert_eq!(chk["kind"], "replays");
+    let b11 = facts["commits_before_expire"].as_array().unwrap().iter().find(|c| c["flink_job_id"] == b && c["max_committed_checkpoint_id"] == 11).unwrap();
+    assert_eq!(chk["rows_replayed"], b11["added_records"]);
+    assert_eq!(chk["replayed"][0]["took_the_savepoint"], true);
+    for r in ["chk-10/_metadata", "S1/_metadata"] {
+        assert!(row(&all, r)["verdict"]["safe_alternative"].as_str().unwrap().ends_with("S2/_metadata"), "{r}");
+    }
     // After the expiry: S2's job has no snapshot left.
     let now = verdicts_at("tests/savepoints/savepoint-resume", None);
     let v = &row(&now, "S2/_metadata")["verdict"];
