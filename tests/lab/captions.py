@@ -301,6 +301,20 @@ def flink_maintenance(f):
             f"data and {gone['metadata']} metadata objects from the store while the job ran.")
 
 
+def savepoint_resume(f):
+    lab = f["job_labels"]
+    kept = {k["label"]: k for k in f["kept"]}
+    chk = next(k for k in f["kept"] if k["label"].startswith("chk-"))
+    b_rows = sum(c["added_records"] for c in f["commits_before_expire"] if c["flink_job_id"] == lab["B"])
+    return (f"A bounded FlinkSink job of {_n(f['bounded_rows'])} rows ({f['rows_per_second']} rows/s, {f['checkpoint_ms'] // 1000} s checkpoints), "
+            f"job A {lab['A'][:8]}…, was stopped with savepoint S1 (checkpoint {kept['S1']['checkpoint_id']}). Job B {lab['B'][:8]}… "
+            f"resumed from S1 and was stopped with savepoint S2 (checkpoint {kept['S2']['checkpoint_id']}; its retained checkpoint "
+            f"{chk['checkpoint_id']} was copied just before). Job C {lab['C'][:8]}… resumed from S1 AGAIN and finished: the table then held "
+            f"{_n(f['after_c']['rows'])} rows for {_n(f['after_c']['distinct_ids'])} ids ({_n(f['after_c']['duplicates'])} duplicates, "
+            f"the {_n(b_rows)} rows B had added). Then expire_snapshots kept only the newest snapshot, so S1's and S2's jobs have no "
+            f"snapshot left. The savepoint folders, as Flink wrote them, are in tests/savepoints/savepoint-resume/.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -313,6 +327,7 @@ CAPTIONS = {
     "v3-deletion-vectors": v3_deletion_vectors,
     "savepoint-no-stop": savepoint_no_stop,
     "older-savepoint": older_savepoint,
+    "savepoint-resume": savepoint_resume,
     "merge-append-long": merge_append_long,
     "icebergsink-v2": icebergsink_v2,
     "dynamic-sink": dynamic_sink,

@@ -25,6 +25,7 @@ TITLES = {
     "icebergsink-v2": "IcebergSink (sink v2), bounded",
     "dynamic-sink": "DynamicIcebergSink, bounded",
     "flink-maintenance": "Flink in-job table maintenance",
+    "savepoint-resume": "Savepoint resumed twice, its folders kept",
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -727,6 +728,187 @@ def older_savepoint():
     s.finish(CAPTIONS["older-savepoint"])
 
 
+def metadata_now(t: str) -> str:
+    """The table's current metadata file (its basename): what a reader opened the table from at this moment."""
+    rows = K.sql(f"SELECT file FROM {t}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
+    return rows[0]["file"].rsplit("/", 1)[-1]
+
+
+def checkpoint_record(job: str, cid: int) -> dict:
+    """Flink's REST record of one checkpoint (id, trigger time, path, savepoint or not)."""
+    for h in K.rest("GET", f"/jobs/{job}/checkpoints").get("history", []):
+        if h["id"] == cid:
+            return {"job_id": job, "checkpoint_id": h["id"], "trigger_timestamp_ms": h.get("trigger_timestamp"),
+                    "external_path": h.get("external_path"), "is_savepoint": h.get("is_savepoint"),
+                    "status": h.get("status")}
+    return {"job_id": job, "checkpoint_id": cid}
+
+
+def vertices(job: str) -> list[dict]:
+    """The job's vertices from REST (operator chaining is off, so each vertex id is its one operator's id)."""
+    return [{"id": v["id"], "name": v["name"], "parallelism": v["parallelism"]}
+            for v in K.rest("GET", f"/jobs/{job}")["vertices"]]
+
+
+def savepoint_resume():
+    """Keeps what Flink wrote: job A stopped with savepoint S1; B resumed from S1 and stopped with S2 (its
+    last retained checkpoint copied just before); C resumed from S1 AGAIN (the replay) and finished; then the
+    snapshots are expired down to the newest, so S2's restore point is gone from the table. The savepoint
+    folders and the copied checkpoint go to tests/savepoints/savepoint-resume/, beside the table's fixture."""
+    s = Scenario("savepoint-resume")
+    rows = int(os.environ.get("LAB_SPR_ROWS", "12000"))
+    rate = int(os.environ.get("LAB_SPR_RATE", "200"))
+    cp_ms = 3000
+    kw = dict(rows=rows, rate=rate, checkpoint_ms=cp_ms, base_day_ms=today_ms())
+    s.facts["bounded_rows"], s.facts["rows_per_second"], s.facts["checkpoint_ms"] = rows, rate, cp_ms
+    flink_out = K.REPO / "tests" / "savepoints" / "savepoint-resume"
+    if flink_out.exists():
+        shutil.rmtree(flink_out)
+    flink_out.mkdir(parents=True)
+    kept = []
+
+    def keep(label: str, path: str, record: dict):
+        src = Path(path.split("file:", 1)[-1])
+        shutil.copytree(src, flink_out / label)
+        kept.append({"label": label, "folder": label, "flink_path": path, **record})
+
+    a = s.submit(name="savepoint-resume A", **kw)
+    K.wait_running(a)
+    wait_checkpoints(a, 5)
+    s1 = {"label": "S1", "job_id": a, **K.stop_with_savepoint(a)}
+    s.mark("stop-with-savepoint S1", **s1)
+    s.job(a, stopped_by="stop-with-savepoint S1", restored_from=None, vertices=vertices(a))
+    keep("S1", s1["savepoint_path"], checkpoint_record(a, s1["checkpoint_id"]))
+    before_b = {"metadata_file": metadata_now(s.t), "snapshot_id": K.current_snapshot(s.t)}
+
+    b = s.submit(name="savepoint-resume B (resume from S1)", restore=s1["savepoint_path"], **kw)
+    K.wait_running(b)
+    wait_checkpoints(b, 4)
+    latest = K.rest("GET", f"/jobs/{b}/checkpoints")["latest"]["completed"]
+    keep(f"chk-{latest['id']}", latest["external_path"], checkpoint_record(b, latest["id"]))
+    s2 = {"label": "S2", "job_id": b, **K.stop_with_savepoint(b)}
+    s.mark("stop-with-savepoint S2", **s2)
+    s.job(b, stopped_by="stop-with-savepoint S2", restored_from="S1", vertices=vertices(b))
+    keep("S2", s2["savepoint_path"], checkpoint_record(b, s2["checkpoint_id"]))
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    before_c = {"metadata_file": metadata_now(s.t), "snapshot_id": K.current_snapshot(s.t),
+                "rows": r["n"], "distinct_ids": r["k"]}
+
+    c = s.submit(name="savepoint-resume C (resume from S1 AGAIN)", restore=s1["savepoint_path"], **kw)
+    K.wait_job(c, ("FINISHED",), timeout=600)
+    s.job(c, restored_from="S1", vertices=vertices(c))
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["after_c"] = {"metadata_file": metadata_now(s.t), "snapshot_id": K.current_snapshot(s.t),
+                          "rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
+    s.facts["rows_by_writer"] = rows_by_writer(s.t)
+    s.facts["commits_before_expire"] = flink_commits(s.t)
+    s.facts["resumes"] = [{"job_id": b, "from": "S1", "table_before": before_b},
+                          {"job_id": c, "from": "S1", "table_before": before_c}]
+    s.facts["job_labels"] = {"A": a, "B": b, "C": c}
+    # S2's restore point expires: every snapshot but the newest goes
+    prefix = s.location.split(f"s3://{K.BUCKET}/", 1)[1].rstrip("/") + "/"
+    keys_b = {o["key"] for o in K.list_objects(prefix)}
+    args = f"table => '{s.ident}', older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1"
+    res, attempts = call_recorded("expire_snapshots", args)
+    keys_a = {o["key"] for o in K.list_objects(prefix)}
+    s.facts["maintenance"] = [{"call": f"CALL lab.system.expire_snapshots({args})", "result": res, "attempts": attempts,
+                               "deleted_objects": sorted(k[len(prefix):] for k in keys_b - keys_a)}]
+    s.facts["commits"] = flink_commits(s.t)
+    s.facts["after_expire"] = {"metadata_file": metadata_now(s.t), "snapshot_id": K.current_snapshot(s.t)}
+    s.facts["kept"] = kept
+    (flink_out / "flink.json").write_text(json.dumps({"scenario": s.name, "kept": kept,
+                                                       "job_labels": s.facts["job_labels"],
+                                                       "vertices": {j["job_id"]: j.get("vertices") for j in s.facts["jobs"]}},
+                                                      indent=1, default=str) + "\n")
+    flink_reader(flink_out)
+    s.finish(CAPTIONS["savepoint-resume"])
+
+
+def savepoint_sinks():
+    """The sink-v2 committers' state as Flink writes it: an IcebergSink job and a DynamicIcebergSink
+    job, each savepointed WITHOUT stopping (its committables still pending in the committer's state)
+    and then stopped with a savepoint. Only the savepoint folders and Flink's and the table's records
+    are kept (tests/savepoints/savepoint-sinks/), no table fixture."""
+    out = K.REPO / "tests" / "savepoints" / "savepoint-sinks"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    record: dict = {"scenario": "savepoint-sinks", "generated_by": "tests/lab/run_lab.sh", "sinks": []}
+    for sink in ("icebergsink", "dynamic"):
+        s = Scenario(f"savepoint-sinks-{sink}")
+        kw = dict(rows=6000, rate=200, checkpoint_ms=2000, base_day_ms=today_ms(), sink=sink)
+        job = s.submit(**kw)
+        K.wait_running(job)
+        wait_checkpoints(job, 3)
+        kept = []
+        for label, take in ((f"{sink}-no-stop", K.trigger_savepoint), (f"{sink}-stop", K.stop_with_savepoint)):
+            if take is K.stop_with_savepoint:
+                wait_checkpoints(job, K.checkpoint_counts(job)["completed"] + 2)
+            sp = take(job)
+            shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), out / label)
+            kept.append({"label": label, "folder": label, **sp, **checkpoint_record(job, sp["checkpoint_id"])})
+        record["sinks"].append({"sink": sink, "table": s.ident, "job_id": job, "kept": kept, "vertices": vertices(job),
+                                "commits": flink_commits(s.t)})
+    (out / "flink.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    flink_reader(out)
+
+
+def savepoint_uids():
+    """The second seed's upgrade: a job written without uids is stopped with a savepoint; the same
+    job with uids is refused that savepoint (its operator ids are now the uids' hashes); started
+    without its state (what forcing with --allowNonRestoredState restores) it writes every row again. Kept in
+    tests/savepoints/savepoint-uids/ with the table's commits; no table fixture."""
+    out = K.REPO / "tests" / "savepoints" / "savepoint-uids"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    s = Scenario("savepoint-uids")
+    kw = dict(rows=4000, rate=200, checkpoint_ms=2000, base_day_ms=today_ms())
+    a = s.submit(name="savepoint-uids A (no uids)", uids="false", **kw)
+    K.wait_running(a)
+    wait_checkpoints(a, 3)
+    sp = K.stop_with_savepoint(a)
+    shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), out / "S")
+    kept = [{"label": "S", "folder": "S", **sp, **checkpoint_record(a, sp["checkpoint_id"])}]
+    try:
+        b = s.submit(name="savepoint-uids B (uids added, restore refused)", restore=sp["savepoint_path"], **kw)
+        b_state = K.wait_job(b, ("FAILED", "FINISHED", "CANCELED"), timeout=120)
+        exc = K.rest("GET", f"/jobs/{b}/exceptions?maxExceptions=5")
+        root = (exc.get("rootException") or "")
+    except RuntimeError as e:  # refused at submission: the client's error is the record
+        b, b_state, root = None, "SUBMISSION_FAILED", str(e)
+    b_error = next((ln.strip() for ln in root.splitlines() if "Failed to rollback" in ln or "Cannot map" in ln or "allowNonRestoredState" in ln), root[:400])
+    # Forcing B's restore (--allowNonRestoredState) would restore nothing, every operator id having
+    # changed: C is that start without state. (Set through the lab's remote environment, in the
+    # configuration or on the stream graph, Flink 2.1.1 still refused the savepoint.)
+    c = s.submit(name="savepoint-uids C (uids, no state: what forcing B restores)", **kw)
+    K.wait_job(c, ("FINISHED",), timeout=300)
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    record = {"scenario": "savepoint-uids", "generated_by": "tests/lab/run_lab.sh", "table": s.ident, "kept": kept,
+              "job_labels": {"A": a, "B": b, "C": c}, "b_state": b_state, "b_error": b_error,
+              "vertices": {a: vertices(a), c: vertices(c)},
+              "commits": flink_commits(s.t), "at_end": {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}}
+    (out / "flink.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    flink_reader(out)
+
+
+def flink_reader(folder: Path):
+    """Flink's own reading of every kept `_metadata` below `folder` (lab.SavepointFacts: Flink's
+    metadata loader and the State Processor API), written to folder/flink-reader.json: the
+    independent reader tests/savepoint.rs checks icescope's decoder against."""
+    paths = sorted(str(p.parent) for p in folder.glob("*/_metadata"))
+    r = K.subprocess.run(["java", *K.JAVA_OPENS, "-Dlog4j.configurationFile=file:" + str(K.JAVA / "src" / "main" / "resources" / "log4j2-lab.properties"),
+                          "-cp", K.CLASSPATH, "lab.SavepointFacts", *paths], capture_output=True, text=True)
+    lines = [json.loads(ln[4:]) for ln in r.stdout.splitlines() if ln.startswith("LAB ")]
+    if r.returncode != 0 or len(lines) != len(paths):
+        raise RuntimeError(f"SavepointFacts failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}")
+    for ln in lines:
+        ln["path"] = str(Path(ln["path"]).relative_to(folder))
+    (folder / "flink-reader.json").write_text(json.dumps({"reader": "lab.SavepointFacts (Flink SavepointLoader, State Processor API)",
+                                                          "savepoints": lines}, indent=1) + "\n")
+    log(f"Flink's reader read {len(lines)} savepoints in {folder}")
+
+
 def merge_append_long():
     # metadata.json grows by a snapshot per commit: old versions are deleted after commit (10 kept)
     # so that the fixture stays small; unpartitioned, so each commit adds one data file.
@@ -916,6 +1098,9 @@ SCENARIOS = {
     "icebergsink-v2": icebergsink_v2,
     "dynamic-sink": dynamic_sink,
     "flink-maintenance": flink_maintenance,
+    "savepoint-resume": savepoint_resume,
+    "savepoint-sinks": savepoint_sinks,
+    "savepoint-uids": savepoint_uids,
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}
@@ -926,6 +1111,11 @@ TM: dict = {}
 def main(argv: list[str]) -> int:
     import captions
     CAPTIONS.update(captions.CAPTIONS)
+    if argv[:1] == ["--read-savepoints"]:  # Flink's own reader over the kept savepoints; no servers
+        for d in sorted((K.REPO / "tests" / "savepoints").iterdir()):
+            if d.is_dir():
+                flink_reader(d)
+        return 0
     if argv[:1] == ["--captions"]:  # rewrite caption.md from the facts.json already there; no engines
         for n in argv[1:] or list(SCENARIOS):
             d = K.FIXTURES / n

@@ -15,6 +15,7 @@ pub mod orphans;
 pub mod partitions;
 pub mod projection;
 pub mod properties;
+pub mod savepoint;
 pub mod shape;
 pub mod spark_export;
 pub mod sql;

@@ -8,6 +8,7 @@ mod avro_datum;
 mod avro_header;
 pub mod deletion_vector;
 mod error;
+pub mod flink_savepoint;
 pub mod job;
 pub mod key_types;
 pub mod manifest;

@@ -13,4 +13,5 @@ pub mod inspect_text;
 pub mod load;
 pub mod markdown;
 pub mod projection;
+pub mod savepoint;
 pub mod text;

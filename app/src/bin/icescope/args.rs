@@ -38,6 +38,9 @@ pub enum Command {
     Duplicates(Duplicates),
     /// One chart as a picture for a ticket (SVG or PNG, 800 px wide, text 12 px or more), drawn as the app draws it
     Chart(Chart),
+    /// Before you resume: what resuming from a Flink savepoint or retained checkpoint will do to the
+    /// table (safe, replays, restore_point_expired, committer_mismatch), with the committer's state
+    Savepoint(Savepoint),
 }
 
 // One paragraph: clap wraps it to the terminal.
@@ -160,6 +163,20 @@ pub struct Duplicates {
     /// Keys counted exactly before the sketch takes over
     #[arg(long, value_name = "N", help_heading = "Keys")]
     pub key_budget: Option<usize>,
+    /// json, text or markdown
+    #[arg(long, value_enum, default_value = "json", help_heading = "Output")]
+    pub format: ReportFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Savepoint {
+    /// A savepoint folder, its _metadata, or a folder of savepoints and checkpoints (chk-*)
+    #[arg(value_name = "SAVEPOINT")]
+    pub savepoints: String,
+    /// The table: TABLE as other commands take it, or --table FOLDER (without --catalog); with
+    /// --metadata NAME, the table as it stood at that metadata file
+    #[command(flatten)]
+    pub table: NamedTable,
     /// json, text or markdown
     #[arg(long, value_enum, default_value = "json", help_heading = "Output")]
     pub format: ReportFormat,

@@ -9,7 +9,7 @@ use icescope::model::TableHistory;
 use icescope::source::rest_catalog::CatalogAuth;
 
 /// How a table is found and how much of it is read.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
     /// A table folder, a metadata.json, an https:// or s3:// metadata URL, or an export folder or prefix
     #[arg(value_name = "TABLE")]
@@ -56,7 +56,7 @@ pub struct Naming {
     pub table_name: Option<String>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CatalogArgs {
     /// An Iceberg REST catalog's URI
     #[arg(long, value_name = "URI", help_heading = "Catalog")]
@@ -87,7 +87,7 @@ pub struct CatalogArgs {
     pub signing_name: Option<String>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct StorageArgs {
     /// The object store (for AWS https://s3.<region>.amazonaws.com): requests go nowhere else
     #[arg(long, value_name = "URL", help_heading = "Storage")]

@@ -47,7 +47,7 @@ import org.apache.iceberg.types.Types;
  *   create table=ns.t kind=append|upsert [partition=day|none] [prop.K=V ...]
  *       creates the namespace and the table through the REST catalog (Iceberg Java API)
  *   submit table=ns.t kind=append|upsert|late rows=N rate=R checkpoint-ms=5000 keys=1000
- *          base-day-ms=... name=... [restore=file:///savepoint]
+ *          base-day-ms=... name=... [restore=file:///savepoint] [uids=false]
  *          [sink=flinksink|icebergsink|dynamic] [maintenance=rewrite,expire] [wopt.K=V ...]
  *       submits one streaming job to the standalone Flink cluster (REST on flink.port) and prints
  *       its job id; the job keeps running in the cluster after this program exits.
@@ -177,8 +177,10 @@ public final class LabJob {
     };
     DataGeneratorSource<RowData> source = new DataGeneratorSource<>(
         gen, rows, RateLimiterStrategy.perSecond(rate), InternalTypeInfo.of(rowType));
-    DataStream<RowData> stream = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
-        .uid("lab-generator").name("generator");
+    // uids=false: the job as first written without uids (Flink hashes the job graph instead)
+    boolean uids = !"false".equals(a.get("uids"));
+    DataStream<RowData> stream = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator").name("generator");
+    if (uids) stream = ((org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator<RowData>) stream).uid("lab-generator");
 
     String sink = a.getOrDefault("sink", "flinksink");
     Map<String, String> wopts = new HashMap<>();
@@ -193,8 +195,8 @@ public final class LabJob {
         FlinkSink.Builder b = FlinkSink.forRowData(stream)
             .tableLoader(TableLoader.fromCatalog(loader, id))
             .writeParallelism(1)
-            .setAll(wopts)
-            .uidPrefix("lab-iceberg-sink");
+            .setAll(wopts);
+        if (uids) b = b.uidPrefix("lab-iceberg-sink");
         if ("upsert".equals(kind)) b = b.upsert(true).equalityFieldColumns(new ArrayList<>(List.of("id")));
         b.append();
       }

@@ -1,0 +1,115 @@
+//! `icescope savepoint`: a savepoint folder, a `_metadata` file, or a folder of savepoints and
+//! retained checkpoints (`savepoint-*/_metadata`, `chk-*/_metadata`, `<job>/chk-*/_metadata`),
+//! each read with the state files of its own folder only, and judged against the table if one is named.
+
+use std::path::{Path, PathBuf};
+
+use icescope::analysis::savepoint::{self, SavepointRead};
+use icescope::decode::flink_savepoint::state_file::{file_in_folder, MAX_STATE_FILE_BYTES};
+use icescope::decode::flink_savepoint::{StreamHandle, MAX_METADATA_BYTES};
+use icescope::decode::DecodeError;
+use icescope::report::savepoint::{markdown, report, text_report, Unreadable};
+
+use crate::args::{ReportFormat, Savepoint};
+use crate::failure::{print, print_json, Failure};
+
+/// Savepoints beyond this many in one folder are not read (a checkpoint directory keeps a few).
+const MAX_SAVEPOINTS: usize = 1000;
+
+pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
+    let found = metadata_files(Path::new(&c.savepoints))?;
+    let mut reads = Vec::new();
+    let mut unreadable = Vec::new();
+    for f in &found {
+        match read_one(f) {
+            Ok(r) => reads.push(r),
+            Err(e) if found.len() == 1 => return Err(Failure::Unreadable(e.to_string())),
+            Err(e) => unreadable.push(Unreadable { path: f.display().to_string(), error: e.to_string() }),
+        }
+    }
+    let mut t = c.table.table.clone();
+    // `--table FOLDER` names a table source here, not a catalog's table, unless a catalog is named.
+    if t.catalog.catalog.is_none() && t.target.is_none() {
+        t.target = t.table.take();
+    }
+    let loaded = if t.target.is_some() || t.catalog.catalog.is_some() { Some(crate::open::history_selecting(&t, &|_| Ok(Vec::new()))?.0) } else { None };
+    let table = loaded.as_ref().map(|l| {
+        let mut r = icescope::analysis::findings::TableRef::guess(&l.history, c.table.naming.spark_catalog.as_deref());
+        if let Some(n) = &c.table.naming.table_name {
+            r.table = n.clone();
+        }
+        (&l.history, r)
+    });
+    let verdicts = savepoint::verdicts(&reads, table.as_ref().map(|(h, r)| (*h, r)));
+    let out = report(table.as_ref().map(|(h, _)| h.metadata_file.as_str()), &reads, &verdicts, unreadable);
+    match c.format {
+        ReportFormat::Json => print_json(&out),
+        ReportFormat::Text => print(&text_report(&out)),
+        ReportFormat::Markdown => print(&markdown(&out)),
+    }
+}
+
+/// The `_metadata` files `target` names, bounded in number and depth.
+fn metadata_files(target: &Path) -> Result<Vec<PathBuf>, Failure> {
+    if target.is_file() {
+        return Ok(vec![target.to_path_buf()]);
+    }
+    if !target.is_dir() {
+        return Err(Failure::Unreadable(format!("{}: no such file or folder", target.display())));
+    }
+    let mut out = Vec::new();
+    walk(target, 0, &mut out)?;
+    if out.is_empty() {
+        return Err(Failure::Unreadable(format!("{}: no _metadata file here or in its savepoint-*/chk-* folders", target.display())));
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let own = dir.join("_metadata");
+    if own.is_file() {
+        out.push(own);
+        return Ok(());
+    }
+    if depth >= 2 {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| Failure::Unreadable(format!("{}: {e}", dir.display())))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        // symbolic links are not followed: a savepoint folder holds plain folders
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            walk(&p, depth + 1, out)?;
+            if out.len() > MAX_SAVEPOINTS {
+                return Err(Failure::Unreadable(format!("{}: more than {MAX_SAVEPOINTS} savepoints; name one folder", dir.display())));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_one(file: &Path) -> Result<SavepointRead, DecodeError> {
+    let shown = file.display().to_string();
+    let size = std::fs::metadata(file).map_err(|e| DecodeError::new(&shown, "", e.to_string()))?.len();
+    if size > MAX_METADATA_BYTES {
+        return Err(DecodeError::new(&shown, "", format!("is {size} bytes, above the {MAX_METADATA_BYTES} icescope reads as a _metadata")));
+    }
+    let bytes = std::fs::read(file).map_err(|e| DecodeError::new(&shown, "", e.to_string()))?;
+    let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let folder_name = std::fs::canonicalize(&folder).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_default();
+    let mut read_file = |h: &StreamHandle| -> Result<Vec<u8>, DecodeError> {
+        let name = file_in_folder(&folder_name, h).map_err(|m| DecodeError::new(&shown, "state_file", m))?;
+        let p = folder.join(&name);
+        let shown_p = p.display().to_string();
+        let meta = std::fs::symlink_metadata(&p).map_err(|e| DecodeError::new(&shown_p, "", e.to_string()))?;
+        if !meta.is_file() {
+            return Err(DecodeError::new(&shown_p, "", "is not a plain file: not read"));
+        }
+        if meta.len() > MAX_STATE_FILE_BYTES {
+            return Err(DecodeError::new(&shown_p, "", format!("is {} bytes, above the {MAX_STATE_FILE_BYTES} icescope reads as a state file", meta.len())));
+        }
+        std::fs::read(&p).map_err(|e| DecodeError::new(&shown_p, "", e.to_string()))
+    };
+    savepoint::read(&shown, &bytes, &mut read_file)
+}

@@ -1,0 +1,307 @@
+//! *Before you resume*: each savepoint's verdict as a sentence, what to do instead, and the rows
+//! for JSON, the terminal and the ticket's Markdown. One function words each verdict; the surfaces
+//! only differ in how text from the files (paths, ids) is escaped.
+
+use serde::Serialize;
+
+use super::text::{code, count, sql_block, text, thousands, visible};
+use crate::analysis::savepoint::{SavepointRead, UnknownWhy, Verdict, VerdictKind};
+use crate::decode::flink_savepoint::committer::{PendingCheckpoint, SinkKind};
+use crate::model::flink::END_OF_INPUT_CHECKPOINT;
+
+/// The JSON contract: one row per savepoint, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct SavepointReport {
+    /// The table the verdicts were taken against (its metadata file), when one was given.
+    pub table: Option<String>,
+    pub savepoints: Vec<Row>,
+    /// Savepoints that could not be read, with the error naming file and field.
+    pub unreadable: Vec<Unreadable>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    pub path: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub savepoint: SavepointJson,
+    pub committer: Option<CommitterJson>,
+    pub verdict: Verdict,
+    /// The verdict in one sentence, and what to do.
+    pub summary: String,
+    pub advice: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SavepointJson {
+    pub path: String,
+    pub checkpoint_id: i64,
+    pub format_version: u32,
+    pub operators: Vec<OperatorJson>,
+    pub gaps: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OperatorJson {
+    pub operator_id: String,
+    pub uid: Option<String>,
+    pub name: Option<String>,
+    pub parallelism: i32,
+    pub max_parallelism: i32,
+    pub state_names: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitterJson {
+    pub sink: SinkKind,
+    /// The id the table's `flink.operator-id` carries for this committer.
+    pub operator_id: Option<String>,
+    /// The operator holding the state (FlinkSink: the same; sink v2: the `Committer` operator).
+    pub state_operator_id: String,
+    pub job_id: Option<String>,
+    pub pending_checkpoints: Vec<PendingCheckpoint>,
+}
+
+/// The rows, in the order the verdicts come (newest first).
+pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, Verdict)], unreadable: Vec<Unreadable>) -> SavepointReport {
+    let savepoints = verdicts
+        .iter()
+        .filter_map(|(i, v)| {
+            let r = reads.get(*i)?;
+            let m = &r.metadata;
+            let matching = r.committers.iter().find(|c| c.table_operator_id() == v.operator_id.as_deref()).or(r.committers.first());
+            Some(Row {
+                savepoint: SavepointJson {
+                    path: r.path.clone(),
+                    checkpoint_id: m.checkpoint_id,
+                    format_version: m.format_version,
+                    operators: m
+                        .operators
+                        .iter()
+                        .map(|o| OperatorJson {
+                            operator_id: o.operator_id.clone(),
+                            uid: o.uid.clone(),
+                            name: o.name.clone(),
+                            parallelism: o.parallelism,
+                            max_parallelism: o.max_parallelism,
+                            state_names: o.state_names(),
+                        })
+                        .collect(),
+                    gaps: m.gaps.clone(),
+                },
+                committer: matching.map(|c| CommitterJson {
+                    sink: c.sink,
+                    operator_id: c.table_operator_id().map(str::to_string),
+                    state_operator_id: c.operator_id.clone(),
+                    job_id: c.job_id.clone(),
+                    pending_checkpoints: c.pending_checkpoints.clone(),
+                }),
+                summary: summary(v, &|s| s.to_string()),
+                advice: advice(v, &|s| s.to_string()),
+                verdict: v.clone(),
+            })
+        })
+        .collect();
+    SavepointReport { table: table.map(str::to_string), savepoints, unreadable }
+}
+
+fn short(job: &str) -> String {
+    format!("{}…", job.chars().take(8).collect::<String>())
+}
+
+fn checkpoints(first: Option<i64>, last: Option<i64>, end: bool) -> String {
+    let range = match (first, last) {
+        (Some(a), Some(b)) if a == b => format!("checkpoint {a}"),
+        (Some(a), Some(b)) => format!("checkpoints {a}–{b}"),
+        _ => String::new(),
+    };
+    match (range.is_empty(), end) {
+        (true, true) => "its end-of-input commit".into(),
+        (false, true) => format!("{range} and its end-of-input commit"),
+        _ => range,
+    }
+}
+
+fn commits(n: usize) -> String {
+    if n == 1 {
+        "1 commit".into()
+    } else {
+        format!("{} commits", thousands(n as u64))
+    }
+}
+
+fn list(ids: &[i64]) -> String {
+    ids.iter().map(|&c| if c == END_OF_INPUT_CHECKPOINT { "end of input".to_string() } else { c.to_string() }).collect::<Vec<_>>().join(", ")
+}
+
+/// What resuming from the savepoint does, in one or two sentences. `esc` shows text from the files.
+pub fn summary(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
+    let job = v.job_id.as_deref().map(|j| esc(&short(j))).unwrap_or_else(|| "?".into());
+    match v.kind {
+        VerdictKind::Safe => {
+            let rp = v.restore_point.as_ref();
+            format!(
+                "Safe: nothing reached the table after checkpoint {} of job {job}; the restored committer finds that job's last commit (checkpoint {}, snapshot {}) and commits only what follows.",
+                v.checkpoint_id,
+                rp.map_or("?".into(), |r| r.checkpoint_id.to_string()),
+                rp.map_or("?".into(), |r| r.snapshot_id.to_string()),
+            )
+        }
+        VerdictKind::Replays => {
+            let parts: Vec<String> = v
+                .replayed
+                .iter()
+                .map(|r| {
+                    let who = if r.took_the_savepoint {
+                        format!("job {} itself ran on", esc(&short(&r.job_id)))
+                    } else if r.resumed_from_it {
+                        format!("job {} (resumed from it: its first checkpoint is {})", esc(&short(&r.job_id)), v.checkpoint_id + 1)
+                    } else {
+                        format!("job {}", esc(&short(&r.job_id)))
+                    };
+                    format!(
+                        "{who}: {}{} rows in {} ({})",
+                        if r.estimated { "about " } else { "" },
+                        count(r.rows),
+                        checkpoints(r.first_checkpoint, r.last_checkpoint, r.end_of_input),
+                        commits(r.commits)
+                    )
+                })
+                .collect();
+            format!(
+                "Replays {}{} rows: the table already holds commits made after this savepoint's checkpoint {} — {}. Resuming from it writes those rows again.",
+                if v.rows_estimated { "about " } else { "" },
+                count(v.rows_replayed),
+                v.checkpoint_id,
+                parts.join("; ")
+            )
+        }
+        VerdictKind::RestorePointExpired => format!(
+            "Restore point expired: no snapshot of job {job} is left in the table's history, so Iceberg's committer takes -1 as that job's last committed checkpoint and commits again every checkpoint the savepoint carries ({}). Their temporary manifests were deleted after their first commit: the restore fails on a missing file, or, where one is still there, commits its rows twice.",
+            if v.recommitted_checkpoints.is_empty() { "none".into() } else { list(&v.recommitted_checkpoints) }
+        ),
+        VerdictKind::CommitterMismatch => {
+            let ours = if v.committer_operator_ids.is_empty() { "no operator holds an Iceberg committer's state".to_string() } else {
+                format!("its Iceberg committers are operators {}", v.committer_operator_ids.iter().map(|o| esc(o)).collect::<Vec<_>>().join(", "))
+            };
+            format!(
+                "Committer mismatch: {ours}, and the table's commits name operator {}: resuming would restore no committer state for this table, or the wrong one.",
+                if v.table_operator_ids.is_empty() { "none".into() } else { v.table_operator_ids.iter().map(|o| esc(o)).collect::<Vec<_>>().join(", ") }
+            )
+        }
+        VerdictKind::Unknown => match v.unknown_why {
+            Some(UnknownWhy::NoTable) => format!("Unknown: no table was given; the savepoint's committer restores job {job} at checkpoint {}.", v.checkpoint_id),
+            Some(UnknownWhy::NoFlinkCommits) => "Unknown: the table holds no commit by a Flink job.".into(),
+            Some(UnknownWhy::NoJobId) => "Unknown: the committer's state names no job id.".into(),
+            Some(UnknownWhy::JobNeverCommitted) | None => format!(
+                "Unknown: the table never held a commit by job {job} and shows no expired snapshots; the restored committer commits the checkpoints the savepoint carries ({}) as new.",
+                if v.recommitted_checkpoints.is_empty() { "none".into() } else { list(&v.recommitted_checkpoints) }
+            ),
+        },
+    }
+}
+
+/// What to do instead, when the verdict is not `safe`.
+pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
+    let alt = v.safe_alternative.as_deref().map(|p| format!("Resume from {} instead (safe). ", esc(p))).unwrap_or_default();
+    let uid = if v.operators_without_uid.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " {} operators carry no uid ({}): a job that adds uids cannot restore their state, and --allowNonRestoredState drops it.",
+            thousands(v.operators_without_uid.len() as u64),
+            v.operators_without_uid.iter().take(4).map(|o| esc(o)).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let body = match v.kind {
+        VerdictKind::Safe => String::new(),
+        VerdictKind::Replays => format!(
+            "{alt}{}",
+            v.rollback_target_snapshot_id.map_or("Never resume from this savepoint again.".to_string(), |id| format!(
+                "{}oll back to snapshot {id}, this savepoint's last commit, then resume: the rollback removes every later commit's rows.",
+                if alt.is_empty() { "R" } else { "Or r" }
+            ))
+        ),
+        VerdictKind::RestorePointExpired => format!(
+            "{alt}{}esume with the committer's state dropped (a new uid for the committer and --allowNonRestoredState): its source then restarts from the savepoint's position and the committer commits only new checkpoints.",
+            if alt.is_empty() { "R" } else { "Or r" }
+        ),
+        VerdictKind::CommitterMismatch => format!("{alt}Check the sink's uid (FlinkSink uidPrefix, IcebergSink uidSuffix) against the job that wrote the table."),
+        VerdictKind::Unknown => alt,
+    };
+    format!("{body}{uid}").trim().to_string()
+}
+
+fn kind(v: &Verdict) -> &'static str {
+    match v.kind {
+        VerdictKind::Safe => "safe",
+        VerdictKind::Replays => "replays",
+        VerdictKind::RestorePointExpired => "restore_point_expired",
+        VerdictKind::CommitterMismatch => "committer_mismatch",
+        VerdictKind::Unknown => "unknown",
+    }
+}
+
+/// For a terminal: one block per savepoint, newest first.
+pub fn text_report(r: &SavepointReport) -> String {
+    let mut out = String::new();
+    if let Some(t) = &r.table {
+        out.push_str(&format!("Table: {}\n\n", visible(t)));
+    }
+    for row in &r.savepoints {
+        let v = &row.verdict;
+        out.push_str(&format!("{}  checkpoint {}  {}\n", kind(v).to_uppercase(), v.checkpoint_id, visible(&row.savepoint.path)));
+        out.push_str(&format!("  {}\n", summary(v, &|s| visible(s))));
+        let a = advice(v, &|s| visible(s));
+        if !a.is_empty() {
+            out.push_str(&format!("  {a}\n"));
+        }
+        if let Some(s) = &v.statement {
+            out.push_str(&format!("  {}\n", s.sql()));
+        }
+        out.push('\n');
+    }
+    for u in &r.unreadable {
+        out.push_str(&format!("UNREADABLE  {}\n  {}\n\n", visible(&u.path), visible(&u.error)));
+    }
+    out
+}
+
+/// For the ticket: a table of the savepoints, then each verdict with its statement.
+pub fn markdown(r: &SavepointReport) -> String {
+    let mut out = String::from("## Before you resume\n\n");
+    if let Some(t) = &r.table {
+        out.push_str(&format!("Against the table read from {}.\n\n", code(t)));
+    }
+    out.push_str("| savepoint | checkpoint | job | verdict | rows replayed |\n|---|---:|---|---|---:|\n");
+    for row in &r.savepoints {
+        let v = &row.verdict;
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            text(&row.savepoint.path),
+            v.checkpoint_id,
+            v.job_id.as_deref().map(|j| text(&short(j))).unwrap_or_default(),
+            kind(v),
+            if v.kind == crate::analysis::savepoint::VerdictKind::Replays { count(v.rows_replayed) } else { String::new() }
+        ));
+    }
+    for row in &r.savepoints {
+        let v = &row.verdict;
+        out.push_str(&format!("\n### {} (checkpoint {})\n\n{}\n", text(&row.savepoint.path), v.checkpoint_id, summary(v, &|s| text(s))));
+        let a = advice(v, &|s| text(s));
+        if !a.is_empty() {
+            out.push_str(&format!("\n{a}\n"));
+        }
+        if let Some(s) = &v.statement {
+            out.push('\n');
+            out.push_str(&sql_block(&s.sql()));
+        }
+    }
+    for u in &r.unreadable {
+        out.push_str(&format!("\n### {} could not be read\n\n{}\n", text(&u.path), text(&u.error)));
+    }
+    out
+}
