@@ -6,6 +6,8 @@ use std::time::Duration;
 use super::http::{too_large, HttpError, HttpErrorKind, Request, Response, MAX_BODY};
 
 /// Blocking requests: the CLI reads one file at a time, so the async wrapper never waits on another.
+/// A clone shares the agent's connection pool (`icescope serve`'s threads use one).
+#[derive(Clone)]
 pub struct Ureq {
     agent: ureq::Agent,
 }

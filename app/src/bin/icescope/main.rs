@@ -13,6 +13,8 @@ mod failure;
 mod open;
 #[cfg(not(target_arch = "wasm32"))]
 mod options;
+#[cfg(not(target_arch = "wasm32"))]
+mod serve;
 
 #[cfg(not(target_arch = "wasm32"))]
 use args::{Command, ReportFormat};
@@ -74,6 +76,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Footers(c) => data::footers(&c),
         Command::Duplicates(c) => data::duplicates(&c),
         Command::Chart(c) => chart::chart(&c),
+        Command::Serve(c) => serve::serve(&c),
     }
 }
 
