@@ -47,11 +47,12 @@ pub struct Opened {
     pub vended: Vec<(String, String, String)>,
 }
 
-/// A relay error's body: the message and, where the catalog or store answered one, its status.
+/// A relay error's body: the message and, where a request to the catalog or a store failed, that
+/// error as the CLI saw it (so that a missing manifest is a gap of the same kind in the page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failed {
     pub message: String,
-    pub upstream_status: Option<u16>,
+    pub error: Option<super::http::HttpError>,
 }
 
 /// `/relay/open?table=…`

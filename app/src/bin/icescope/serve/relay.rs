@@ -165,17 +165,13 @@ fn json<T: serde::Serialize>(v: &T) -> Served {
     Served { status: 200, content_type: "application/json", body: serde_json::to_vec(v).unwrap_or_default(), content_range: None }
 }
 
-fn failed(status: u16, message: &str, upstream_status: Option<u16>) -> Served {
-    let body = serde_json::to_vec(&Failed { message: message.to_string(), upstream_status }).unwrap_or_default();
+fn failed(status: u16, message: &str, error: Option<HttpError>) -> Served {
+    let body = serde_json::to_vec(&Failed { message: message.to_string(), error }).unwrap_or_default();
     Served { status, content_type: "application/json", body, content_range: None }
 }
 
 fn upstream(e: &HttpError) -> Served {
-    let status = match e.kind {
-        HttpErrorKind::Status(s) => Some(s),
-        _ => None,
-    };
-    failed(502, &e.to_string(), status)
+    failed(502, &e.to_string(), Some(e.clone()))
 }
 
 fn source_failed(e: &SourceError) -> Served {
