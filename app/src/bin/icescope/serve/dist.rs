@@ -48,7 +48,7 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     if file.is_file() {
         return Some(file);
     }
-    (rel.extension().is_none()).then(|| root.join("index.html")).filter(|f| f.is_file())
+    rel.extension().is_none().then(|| root.join("index.html")).filter(|f| f.is_file())
 }
 
 /// `bytes=a-b`, `bytes=a-` (to the end) or `bytes=-n`: one range, as the app asks.

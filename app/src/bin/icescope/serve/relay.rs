@@ -89,18 +89,27 @@ impl Relay {
         Ok(s)
     }
 
+    /// `call` with the session; once more with a fresh one when the catalog says the token expired
+    /// (a run lasts longer than an OAuth token).
+    fn with_session<T>(&self, call: impl Fn(&Session) -> Result<T, HttpError>) -> Result<T, HttpError> {
+        match call(&self.session()?) {
+            Err(e) if matches!(e.kind, HttpErrorKind::Status(401 | 419)) => {
+                *self.session.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                call(&self.session()?)
+            }
+            other => other,
+        }
+    }
+
     fn listing(&self) -> Result<Listing, HttpError> {
-        let listed = block_on(remote::list(&self.transport, &self.session()?))?;
+        let listed = self.with_session(|s| block_on(remote::list(&self.transport, s)))?;
         Ok(Listing { namespaces: listed.namespaces, incomplete: listed.incomplete })
     }
 
     fn open(&self, ident: &str) -> Served {
         let Some((namespace, table)) = split_identifier(ident) else { return failed(400, &format!("`{ident}`: expected NAMESPACE.TABLE"), None) };
-        let session = match self.session() {
-            Ok(s) => s,
-            Err(e) => return upstream(&e),
-        };
-        let loaded = match block_on(remote::load_table(&self.transport, &session, &namespace, &table)) {
+        let loaded = self.with_session(|s| Ok((s.clone(), block_on(remote::load_table(&self.transport, s, &namespace, &table))?)));
+        let (session, loaded) = match loaded {
             Ok(l) => l,
             Err(e) => return upstream(&e),
         };
