@@ -107,7 +107,8 @@ impl Serve {
         let stderr = collect(child.stderr.take().unwrap());
         let t0 = Instant::now();
         let url = loop {
-            if let Some(u) = stdout.lock().unwrap().split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")) {
+            // The whole line: a read may end mid-address.
+            if let Some(u) = stdout.lock().unwrap().lines().find(|l| l.starts_with("open http://127.0.0.1:") && l.len() > 70).and_then(|l| l.strip_prefix("open ")) {
                 break u.to_string();
             }
             assert!(t0.elapsed() < Duration::from_secs(20), "icescope serve printed no address:\n{}", stderr.lock().unwrap());
