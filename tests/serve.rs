@@ -108,7 +108,9 @@ impl Serve {
         let t0 = Instant::now();
         let url = loop {
             // The whole line: a read may end mid-address.
-            if let Some(u) = stdout.lock().unwrap().lines().find(|l| l.starts_with("open http://127.0.0.1:") && l.len() > 70).and_then(|l| l.strip_prefix("open ")) {
+            if let Some(u) =
+                stdout.lock().unwrap().lines().find(|l| l.starts_with("open http://127.0.0.1:") && l.len() > 70).and_then(|l| l.strip_prefix("open "))
+            {
                 break u.to_string();
             }
             assert!(t0.elapsed() < Duration::from_secs(20), "icescope serve printed no address:\n{}", stderr.lock().unwrap());
@@ -318,7 +320,7 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
     assert_eq!(refused(&[ok_host.clone(), ok_token.clone(), ("Origin", "http://evil.example".into())]), 403, "another site's page");
     assert_eq!(refused(&[ok_host.clone(), ok_token.clone(), ("Origin", "null".into())]), 403, "a sandboxed page");
     assert_eq!(refused(&[ok_host.clone(), ok_token.clone(), ("Sec-Fetch-Site", "cross-site".into())]), 403);
-    assert_eq!(refused(&[ok_host.clone()]), 403, "no token");
+    assert_eq!(refused(std::slice::from_ref(&ok_host)), 403, "no token");
     assert_eq!(refused(&[ok_host.clone(), (TOKEN_HEADER, "0".repeat(64))]), 403, "a wrong token");
     assert_eq!(get(port, &format!("{path}&token={}", serve.token), std::slice::from_ref(&ok_host)).status, 403, "a token in the URL is no token");
     assert_eq!(get(port, "/", std::slice::from_ref(&ok_host)).status, 200, "the app itself needs no token");

@@ -26,14 +26,9 @@ pub fn serve(a: &Serve) -> Result<(), Failure> {
         None => None,
     };
     let token = guard::new_token().map_err(Failure::Unreadable)?;
-    let server = tiny_http::Server::http(("127.0.0.1", a.port))
-        .map_err(|e| Failure::Unreadable(format!("cannot listen on 127.0.0.1:{}: {e}", a.port)))?;
+    let server = tiny_http::Server::http(("127.0.0.1", a.port)).map_err(|e| Failure::Unreadable(format!("cannot listen on 127.0.0.1:{}: {e}", a.port)))?;
     let port = server.server_addr().to_ip().map(|a| a.port()).ok_or_else(|| Failure::Unreadable("no TCP address to listen on".into()))?;
-    let state = Arc::new(State {
-        dist,
-        guard: guard::Guard::new(port, token.clone()),
-        relay: relay::Relay::new(catalog, s3),
-    });
+    let state = Arc::new(State { dist, guard: guard::Guard::new(port, token.clone()), relay: relay::Relay::new(catalog, s3) });
     let what = match &a.catalog.catalog {
         Some(uri) => format!("the app, relaying to {uri}"),
         None => "the app (no --catalog: nothing to relay)".to_string(),

@@ -113,7 +113,9 @@ impl Relay {
             Ok(l) => l,
             Err(e) => return upstream(&e),
         };
-        let Some(metadata_location) = loaded.metadata_location.clone() else { return failed(502, &format!("{ident}: the catalog returned no metadata-location"), None) };
+        let Some(metadata_location) = loaded.metadata_location.clone() else {
+            return failed(502, &format!("{ident}: the catalog returned no metadata-location"), None);
+        };
         let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
         for cred in &loaded.storage_credentials {
             vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
