@@ -3,6 +3,7 @@
 //! `source::browser::fetch`.
 
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -104,10 +105,47 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         return Err(too_large(&req.url, declared));
     }
     let mut body = Vec::new();
-    // One byte past the bound tells a body at the bound from one that goes on.
-    response.into_body().into_reader().take(MAX_BODY + 1).read_to_end(&mut body).map_err(|e| err(HttpErrorKind::Other, &e))?;
-    if body.len() as u64 > MAX_BODY {
-        return Err(too_large(&req.url, None));
+    let mut reader = response.into_body().into_reader();
+    let mut held = Held(0);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = reader.read(&mut chunk).map_err(|e| err(HttpErrorKind::Other, &e))?;
+        if n == 0 {
+            break;
+        }
+        // One byte past the bound tells a body at the bound from one that goes on.
+        if body.len() as u64 + n as u64 > MAX_BODY {
+            return Err(too_large(&req.url, None));
+        }
+        if !held.add(n as u64) {
+            let message = format!("the bodies being received at once passed {} MiB; icescope reads at most that much at a time", IN_FLIGHT_BYTES >> 20);
+            return Err(HttpError { url: req.url.clone(), kind: HttpErrorKind::Other, message });
+        }
+        body.extend_from_slice(&chunk[..n]);
     }
     Ok(Response { status, body, content_range })
+}
+
+/// Bytes of all bodies being received at once: with `IN_FLIGHT` requests, each bounded by
+/// `MAX_BODY`, hostile servers answering together could otherwise fill 16 × 512 MiB before any
+/// one passed its bound. Table files are kilobytes to megabytes; one read at the bound still fits.
+const IN_FLIGHT_BYTES: u64 = 2 * MAX_BODY;
+
+static RECEIVING: AtomicU64 = AtomicU64::new(0);
+
+/// This body's share of `RECEIVING`, given back when it is handed over or dropped.
+struct Held(u64);
+
+impl Held {
+    fn add(&mut self, n: u64) -> bool {
+        let before = RECEIVING.fetch_add(n, Ordering::SeqCst);
+        self.0 += n;
+        before + n <= IN_FLIGHT_BYTES
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        RECEIVING.fetch_sub(self.0, Ordering::SeqCst);
+    }
 }
