@@ -289,6 +289,17 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
     let events = read_matches_pyiceberg(&serve, "scope_ns.events", &f["tables"]["scope_ns.events"]);
     read_matches_pyiceberg(&serve, "scope_ns.orders", &f["tables"]["scope_ns.orders"]);
 
+    // Many requests at once, as the browser's six connections and a second tab make them: each
+    // answered whole, none waiting on another's thread for good.
+    let whole = serve.relay(&file_path(events.id, &events.metadata_location), &[]).body;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..24).map(|_| scope.spawn(|| serve.relay(&file_path(events.id, &events.metadata_location), &[]))).collect();
+        for h in handles {
+            let a = h.join().unwrap();
+            assert_eq!((a.status, a.body.len()), (200, whole.len()));
+        }
+    });
+
     // A deleted manifest is the same gap through the relay as in the CLI: S3's 404, passed on.
     let damaged = &f["damaged"];
     let opened: Opened = serve.json(&open_path(damaged["table"].as_str().unwrap()));

@@ -82,7 +82,10 @@ test('a catalog without CORS opens through icescope serve: PyIceberg\'s counts, 
 
     const table = 'scope_ns.events';
     await page.locator(`[data-testid="catalog-table"][data-table="${table}"]`).click();
-    await waitReady(page, errors);
+    await waitReady(page, errors).catch((e) => {
+      e.message += `\nicescope serve said:\n${serve.output().replaceAll(catalog.facts.secret, '<secret>')}`;
+      throw e;
+    });
     const view = await readTableView(page);
     const t = facts.tables[table];
     assert.equal(view.count, String(t.snapshots.length));
