@@ -300,6 +300,14 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
         }
     });
 
+    // Ranged reads (footers, key columns): the bytes asked for and the object's size, checked by
+    // `range::from_http` as any server's answer.
+    let files = ViaRelay { serve: &serve, id: events.id };
+    for range in [ByteRange::Tail { len: 8 }, ByteRange::At { offset: 3, len: 10 }] {
+        let r = futures::executor::block_on(files.fetch_range(&events.metadata_location, range)).unwrap();
+        assert_eq!((r.bytes, r.object_size), (range.cut(&whole), Some(whole.len() as u64)), "{range:?}");
+    }
+
     // A deleted manifest is the same gap through the relay as in the CLI: S3's 404, passed on.
     let damaged = &f["damaged"];
     let opened: Opened = serve.json(&open_path(damaged["table"].as_str().unwrap()));
