@@ -107,6 +107,12 @@ test('a catalog without CORS opens through icescope serve: PyIceberg\'s counts, 
     const csp = await page.locator('meta[data-testid="narrowed-csp"]').getAttribute('content');
     assert.equal(csp, "connect-src 'self'");
 
+    // A reload keeps the relay (the token in this tab's sessionStorage) and the link reopens the table.
+    assert.ok(page.url().includes(`table=${table}`), `the link names the table: ${page.url()}`);
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page, errors);
+    assert.equal((await readTableView(page)).count, String(t.snapshots.length), 'the table reopened from the link');
+
     const dump = await page.evaluate(() => document.documentElement.outerHTML + location.href + JSON.stringify(sessionStorage) + JSON.stringify(localStorage));
     assert.ok(!dump.includes(facts.secret), 'the secret reached the page');
     assert.ok(!serve.output().includes(facts.secret), 'the secret in icescope serve\'s output');
