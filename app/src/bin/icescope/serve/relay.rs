@@ -33,7 +33,9 @@ struct OpenTable {
     session: Session,
     namespace: Vec<String>,
     table: String,
-    loaded: LoadTableResult,
+    /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
+    /// expire), so that the next read starts with the fresh ones.
+    loaded: Mutex<LoadTableResult>,
 }
 
 impl Relay {
@@ -124,7 +126,7 @@ impl Relay {
         if tables.len() >= MAX_TABLES {
             return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
         }
-        tables.push(Arc::new(OpenTable { session, namespace, table, loaded }));
+        tables.push(Arc::new(OpenTable { session, namespace, table, loaded: Mutex::new(loaded) }));
         json(&Opened { id: (tables.len() - 1) as u32, metadata_location, vended })
     }
 
@@ -134,25 +136,27 @@ impl Relay {
         let Some(open) = self.tables.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned() else {
             return failed(404, "no table opened with that id in this run", None);
         };
-        let files = RemoteFiles::from_catalog(
-            self.transport.clone(),
-            self.user_s3.clone(),
-            open.session.clone(),
-            open.namespace.clone(),
-            open.table.clone(),
-            &open.loaded,
-        );
-        let Some(range) = range else {
-            return match block_on(files.fetch(reference)) {
+        let loaded = open.loaded.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let files =
+            RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), open.session.clone(), open.namespace.clone(), open.table.clone(), &loaded);
+        let served = match range {
+            None => match block_on(files.fetch(reference)) {
                 Ok(body) => Served { status: 200, content_type: "application/octet-stream", body, content_range: None },
                 Err(e) => source_failed(&e),
-            };
+            },
+            Some(range) => match parse_range(range) {
+                None => failed(400, "unreadable Range header", None),
+                Some(range) => match block_on(files.fetch_range(reference, range)) {
+                    Ok(r) => ranged(range, r.bytes, r.object_size),
+                    Err(e) => source_failed(&e),
+                },
+            },
         };
-        let Some(range) = parse_range(range) else { return failed(400, "unreadable Range header", None) };
-        match block_on(files.fetch_range(reference, range)) {
-            Ok(r) => ranged(range, r.bytes, r.object_size),
-            Err(e) => source_failed(&e),
+        let storage = files.access().storage.clone();
+        if !storage.is_empty() {
+            open.loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
         }
+        served
     }
 }
 
