@@ -191,8 +191,108 @@ fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
     let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
     loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
     loader.history.plan(ReadMode::All);
-    block_on(loader.run(&folder, 8));
+    block_on(loader.run(&folder, &Wire { checked: true }, 8));
     assert_eq!(loader.history.metadata, h.metadata);
     assert_eq!(loader.history.snapshots.len(), h.snapshots.len());
     assert!(icescope::analysis::GrowthSeries::of(&loader.history) == icescope::analysis::GrowthSeries::of(&h), "the growth series differ");
+}
+
+/// Every Avro file under a `metadata/` folder of the lab's fixtures and the shared corpus: the
+/// manifest lists and manifests real engines wrote.
+fn avro_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
+    while let Some(dir) = walk.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk.push(p);
+            } else if p.extension().is_some_and(|x| x == "avro") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn manifest_lists_and_manifests_through_the_worker_protocol_equal_inline_decoding() {
+    use icescope::decode::manifest_digest::digest_manifest;
+    use icescope::decode::{Manifest, ManifestList};
+    let (mut lists, mut manifests, mut kept_entries) = (0, 0, 0);
+    for f in avro_files() {
+        let bytes = std::fs::read(&f).unwrap();
+        let name = f.to_string_lossy().to_string();
+        let wire = |job| block_on(Wire { checked: true }.decode(job));
+        if let Ok(inline) = ManifestList::from_bytes(&name, &bytes) {
+            match wire(Job::ManifestList { path: name.clone(), bytes: bytes.clone() }) {
+                Ok(Decoded::List(l)) => assert_eq!(l, inline.manifests, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+            lists += 1;
+            continue;
+        }
+        let Ok(whole) = Manifest::from_bytes(&name, &bytes) else { continue };
+        for keep in [0, 1, usize::MAX] {
+            let inline = digest_manifest(&name, &bytes, Some(42), keep);
+            let Ok(Decoded::Manifest(through)) = wire(Job::Manifest { path: name.clone(), bytes: bytes.clone(), inherited: Some(42), keep_at_most: keep })
+            else {
+                panic!("{name}: not a manifest's answer")
+            };
+            assert_eq!(*through, inline, "{name} keeping {keep}");
+            let d = through.result.as_ref().unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert_eq!(d.entries, whole.entries.len(), "{name}");
+            // Kept whole or not at all; the paths of what is not kept come back instead.
+            let live: Vec<&str> = whole.entries.iter().filter(|e| e.status.is_live()).map(|e| &*e.data_file.file_path).collect();
+            if keep >= whole.entries.len() && keep > 0 {
+                assert_eq!(d.kept.as_ref(), Some(&whole), "{name}");
+                assert!(through.live_paths.is_empty(), "{name}");
+                kept_entries += whole.entries.len();
+            } else {
+                assert_eq!(d.kept, None, "{name}");
+                assert_eq!(through.live_paths.iter().map(|p| &**p).collect::<Vec<_>>(), live, "{name}");
+            }
+        }
+        manifests += 1;
+    }
+    // The lab's fixtures alone hold hundreds of each (their index says how many; the corpus adds more).
+    assert!(lists > 100 && manifests > 100 && kept_entries > 1000, "{lists} lists, {manifests} manifests, {kept_entries} entries");
+}
+
+#[test]
+fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/fixtures"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("metadata").is_dir())
+        .collect();
+    assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
+    for dir in dirs {
+        let (folder, inline) = open(&dir);
+        let path = newest_metadata(&folder).unwrap();
+        let mut loader = block_on(icescope::load::Loader::open_with(&folder, &Wire { checked: true }, &path, false)).unwrap();
+        let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+        loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
+        loader.history.plan(ReadMode::All);
+        block_on(loader.run(&folder, &Wire { checked: true }, 8));
+        let h = &loader.history;
+        let name = dir.display();
+        for i in 0..h.snapshots.len() {
+            assert_eq!(h.counts(i), inline.counts(i), "{name}: snapshot {i}'s counts");
+            assert_eq!(h.totals(i), inline.totals(i), "{name}: snapshot {i}'s totals");
+        }
+        let c = h.current_index();
+        if let Some(c) = c {
+            let files = |h: &TableHistory| h.live_files(c).iter().map(|f| format!("{:?}", f)).collect::<Vec<_>>();
+            assert_eq!(files(h), files(&inline), "{name}: the current snapshot's files");
+        }
+        let referenced = |h: &TableHistory| h.referenced_files().map(str::to_string).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(referenced(h), referenced(&inline), "{name}: referenced files");
+        assert_eq!(h.written_field_ids(), inline.written_field_ids(), "{name}: columns written");
+        assert_eq!(h.gaps(), inline.gaps(), "{name}: gaps");
+        assert_eq!(h.disagreements(), inline.disagreements(), "{name}: disagreements");
+    }
 }

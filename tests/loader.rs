@@ -208,7 +208,7 @@ fn asking_for_the_full_history_later_reads_only_what_is_missing() {
     let first = l.stats.paths.clone().unwrap();
     let sampled: HashSet<usize> = (0..l.history.snapshots.len()).filter(|&i| l.history.read_reason(i) == Some(ReadReason::Sample)).collect();
     l.history.plan(ReadMode::All);
-    futures::executor::block_on(l.run(&f, 1));
+    futures::executor::block_on(l.run(&f, &icescope::load::decoder::Inline, 1));
     let all = l.stats.paths.clone().unwrap();
     let again: Vec<&String> = all[first.len()..].iter().filter(|p| first.contains(p)).collect();
     assert!(again.iter().all(|p| p.contains("/snap-")), "only manifest lists are read again: {again:?}");

@@ -47,7 +47,7 @@ fn run(s: &mut TableSession<LocalFolder>, requests: Vec<Request>) -> TableView {
     }
     let files = s.files.clone();
     block_on(async {
-        let mut pump = Pump::new(&*files, 8);
+        let mut pump = Pump::new(&*files, &icescope::load::decoder::Inline, 8);
         while pump.next(&mut s.loader).await {}
     });
     s.answer(0)

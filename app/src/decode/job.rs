@@ -14,10 +14,11 @@ use arrow_array::{Array, ArrayRef};
 use serde::{Deserialize, Serialize};
 
 use super::key_types::canonical_key;
+use super::manifest_digest::{digest_manifest, DigestedManifest};
 use super::parquet_columns::{chunk_ranges, encode_key, leaf_indices, read_columns, SparseFile};
 use super::parquet_footer::{decode_footer_metadata, Footer};
 use super::puffin::{FooterSpan, PuffinFooter};
-use super::{DecodeError, TableMetadata, Type};
+use super::{DecodeError, ManifestFile, ManifestList, TableMetadata, Type};
 
 /// What to decode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,13 +34,23 @@ pub enum Job {
     Columns(ColumnsJob),
     /// A table metadata file (JSON, or gzip-compressed JSON).
     TableMetadata { path: String, bytes: Vec<u8> },
+    /// A manifest list's rows.
+    ManifestList { path: String, bytes: Vec<u8> },
+    /// A manifest, streamed into its digest; its entries kept if there are no more than
+    /// `keep_at_most` (0: none). `inherited`: the snapshot its list says added it.
+    Manifest { path: String, bytes: Vec<u8>, inherited: Option<i64>, keep_at_most: usize },
 }
 
 impl Job {
     /// The file the job decodes, for the message when its decoder stops.
     pub fn path(&self) -> &str {
         match self {
-            Job::ParquetFooter { path, .. } | Job::PuffinFooter { path, .. } | Job::DeletionVector { path, .. } | Job::TableMetadata { path, .. } => path,
+            Job::ParquetFooter { path, .. }
+            | Job::PuffinFooter { path, .. }
+            | Job::DeletionVector { path, .. }
+            | Job::TableMetadata { path, .. }
+            | Job::ManifestList { path, .. }
+            | Job::Manifest { path, .. } => path,
             Job::Columns(c) => &c.path,
         }
     }
@@ -47,9 +58,12 @@ impl Job {
     /// Bytes the job carries: what its time allowance scales with.
     pub fn byte_len(&self) -> usize {
         match self {
-            Job::ParquetFooter { bytes, .. } | Job::PuffinFooter { bytes, .. } | Job::DeletionVector { bytes, .. } | Job::TableMetadata { bytes, .. } => {
-                bytes.len()
-            }
+            Job::ParquetFooter { bytes, .. }
+            | Job::PuffinFooter { bytes, .. }
+            | Job::DeletionVector { bytes, .. }
+            | Job::TableMetadata { bytes, .. }
+            | Job::ManifestList { bytes, .. }
+            | Job::Manifest { bytes, .. } => bytes.len(),
             Job::Columns(c) => c.footer.len() + c.ranges.iter().map(|(_, b)| b.len()).sum::<usize>(),
         }
     }
@@ -144,6 +158,8 @@ pub enum Decoded {
     Keys(KeyRows),
     Rows(Rows),
     Metadata(Box<TableMetadata>),
+    List(Vec<ManifestFile>),
+    Manifest(Box<DigestedManifest>),
 }
 
 /// Runs one job.
@@ -166,6 +182,10 @@ pub fn run(job: Job) -> Result<Decoded, DecodeError> {
         }
         Job::Columns(c) => columns(c),
         Job::TableMetadata { path, bytes } => TableMetadata::from_bytes(&path, &bytes).map(|m| Decoded::Metadata(Box::new(m))),
+        Job::ManifestList { path, bytes } => ManifestList::from_bytes(&path, &bytes).map(|l| Decoded::List(l.manifests)),
+        Job::Manifest { path, bytes, inherited, keep_at_most } => {
+            Ok(Decoded::Manifest(Box::new(digest_manifest(&path, &bytes, inherited, keep_at_most))))
+        }
     }
 }
 

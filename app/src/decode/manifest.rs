@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::avro::{read_container, Rec};
 use super::avro_datum::Datum;
 use super::DecodeError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ManifestStatus {
     Existing,
@@ -22,7 +22,7 @@ impl ManifestStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DataContent {
     Data,
@@ -34,8 +34,10 @@ pub enum DataContent {
 }
 
 /// A partition value as stored: the transform's result, not the source column's value.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+/// In JSON (the exports) the bare value; between the page and its decoder worker (postcard, which
+/// cannot read an untagged value back) tagged: the derived form, the inherent `serialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum PartitionValue {
     Null,
     Bool(bool),
@@ -43,6 +45,28 @@ pub enum PartitionValue {
     Float(f64),
     Text(Box<str>),
     Bytes(Box<[u8]>),
+}
+
+impl Serialize for PartitionValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return PartitionValue::serialize(self, s);
+        }
+        match self {
+            PartitionValue::Null => s.serialize_unit(),
+            PartitionValue::Bool(b) => b.serialize(s),
+            PartitionValue::Int(i) => i.serialize(s),
+            PartitionValue::Float(x) => x.serialize(s),
+            PartitionValue::Text(t) => t.serialize(s),
+            PartitionValue::Bytes(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PartitionValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        PartitionValue::deserialize(d)
+    }
 }
 
 impl std::fmt::Display for PartitionValue {
@@ -97,13 +121,19 @@ impl std::fmt::Display for FileFormat {
 }
 
 impl Serialize for FileFormat {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
 
+impl<'de> Deserialize<'de> for FileFormat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|s| FileFormat::parse(&s))
+    }
+}
+
 /// What format v3 adds to a data file: row lineage, and where a deletion vector sits.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct V3Fields {
     pub referenced_data_file: Option<String>,
     pub first_row_id: Option<i64>,
@@ -111,7 +141,7 @@ pub struct V3Fields {
     pub content_size_in_bytes: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DataFile {
     pub content: DataContent,
     pub file_path: Box<str>,
@@ -140,7 +170,7 @@ impl DataFile {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     pub status: ManifestStatus,
     /// None where the writer left it to be inherited from the manifest list (v2+).
@@ -150,7 +180,7 @@ pub struct ManifestEntry {
     pub data_file: DataFile,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     /// From the Avro header: `data` or `deletes`, when the writer recorded it.
     pub content: Option<String>,

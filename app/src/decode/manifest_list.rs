@@ -1,11 +1,11 @@
 //! Manifest lists (`snap-*.avro`): one row per manifest that a snapshot's table state is made of.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::avro::{read_container, Rec};
 use super::DecodeError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ManifestContent {
     Data,
@@ -14,7 +14,7 @@ pub enum ManifestContent {
     Unknown(i64),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ManifestFile {
     pub manifest_path: String,
     pub manifest_length: i64,
@@ -32,7 +32,7 @@ pub struct ManifestFile {
     pub first_row_id: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ManifestList {
     pub manifests: Vec<ManifestFile>,
 }

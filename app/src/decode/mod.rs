@@ -11,6 +11,7 @@ mod error;
 pub mod job;
 pub mod key_types;
 pub mod manifest;
+pub mod manifest_digest;
 pub mod manifest_list;
 pub mod parquet_columns;
 pub mod parquet_footer;

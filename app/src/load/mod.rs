@@ -7,7 +7,9 @@ use std::fmt;
 use crate::decode::DecodeError;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
-use crate::model::{Fault, GapKind, Need, TableHistory};
+use crate::decode::manifest_digest::{DigestFault, DigestedManifest};
+use crate::decode::ManifestFile;
+use crate::model::{Fault, GapKind, ManifestAsk, Need, TableHistory};
 use futures::stream::{self, StreamExt};
 
 use crate::source::{Fetch, SourceError};
@@ -82,6 +84,46 @@ fn anchor(metadata_path: &str, location: &str) -> Option<(String, String)> {
     let root = if dir == "metadata" { "" } else { dir.strip_suffix("/metadata")? };
     let location = location.trim_end_matches('/');
     (!location.is_empty()).then(|| (format!("{location}/"), if root.is_empty() { String::new() } else { format!("{root}/") }))
+}
+
+/// A read that has arrived: what was needed, what its decode was asked, and what it decoded to
+/// (or why it could not be read).
+pub struct Arrival {
+    need: Need,
+    ask: ManifestAsk,
+    decoded: Result<Arrived, SourceError>,
+}
+
+struct Arrived {
+    /// The file's size, read.
+    bytes: u64,
+    what: What,
+}
+
+enum What {
+    List(Result<Vec<ManifestFile>, DecodeError>),
+    Manifest(Result<DigestedManifest, DecodeError>),
+}
+
+/// Decodes a list or a manifest that has arrived, with the loader's decoder.
+async fn decode_arrival<D: Decoder>(dec: &D, need: &Need, ask: ManifestAsk, bytes: Vec<u8>) -> Arrived {
+    let len = bytes.len() as u64;
+    let what = match need {
+        Need::ManifestList { path } => What::List(match dec.decode(Job::ManifestList { path: path.clone(), bytes }).await {
+            Ok(Decoded::List(l)) => Ok(l),
+            Ok(_) => Err(DecodeError::new(path, "", decoder::unexpected(path, "a manifest list"))),
+            Err(e) => Err(e),
+        }),
+        Need::Manifest { path, .. } => {
+            let job = Job::Manifest { path: path.clone(), bytes, inherited: ask.inherited, keep_at_most: ask.keep_at_most };
+            What::Manifest(match dec.decode(job).await {
+                Ok(Decoded::Manifest(m)) => Ok(*m),
+                Ok(_) => Err(DecodeError::new(path, "", decoder::unexpected(path, "a manifest"))),
+                Err(e) => Err(e),
+            })
+        }
+    };
+    Arrived { bytes: len, what }
 }
 
 /// Older metadata files tried after the newest fails to read: each is read whole, and a folder
@@ -179,65 +221,79 @@ impl Loader {
         }
     }
 
-    fn deliver(&mut self, need: &Need, bytes: Result<Vec<u8>, SourceError>) {
-        match &bytes {
-            Ok(b) => {
+    fn deliver(&mut self, arrival: Arrival) {
+        let Arrival { need, ask, decoded } = arrival;
+        match &decoded {
+            Ok(d) => {
                 self.stats.files += 1;
-                self.stats.bytes = self.stats.bytes.saturating_add(b.len() as u64);
+                self.stats.bytes = self.stats.bytes.saturating_add(d.bytes);
                 let kind = match need {
                     Need::ManifestList { .. } => &mut self.stats.list_bytes,
                     Need::Manifest { .. } => &mut self.stats.manifest_bytes,
                 };
-                *kind = kind.saturating_add(b.len() as u64);
+                *kind = kind.saturating_add(d.bytes);
                 if let Some(p) = &mut self.stats.paths {
                     p.push(need.path().to_string());
                 }
             }
             Err(_) => self.stats.failed += 1,
         }
-        let bytes = bytes.map_err(|e| Fault::new(fault_kind(&e), e.to_string())).and_then(|b| match need {
-            Need::Manifest { path, expected_bytes: Some(want), expected_entries } if b.len() as u64 != *want => {
-                self.length_differs(path, b, *want, *expected_entries)
-            }
-            _ => Ok(b),
-        });
+        let fault = |e: SourceError| Fault::new(fault_kind(&e), e.to_string());
+        let stopped = |e: DecodeError| Fault::new(GapKind::Decode, e.to_string());
         match need {
-            Need::ManifestList { path } => self.history.deliver_list(path, bytes),
-            Need::Manifest { path, .. } => self.history.deliver_manifest(path, bytes),
+            Need::ManifestList { path } => {
+                let list = decoded.map_err(fault).and_then(|d| match d.what {
+                    What::List(l) => l.map(|l| (d.bytes, l)).map_err(stopped),
+                    What::Manifest(_) => Err(stopped(DecodeError::new(&path, "", decoder::unexpected(&path, "a manifest list")))),
+                });
+                self.history.absorb_list(&path, list)
+            }
+            Need::Manifest { path, expected_bytes, expected_entries } => {
+                let digested = decoded.map_err(fault).and_then(|d| match d.what {
+                    What::Manifest(m) => {
+                        let m = m.map_err(stopped)?;
+                        match expected_bytes {
+                            Some(want) if d.bytes != want => self.length_differs(&path, m, d.bytes, want, expected_entries),
+                            _ => Ok(m),
+                        }
+                    }
+                    What::List(_) => Err(stopped(DecodeError::new(&path, "", decoder::unexpected(&path, "a manifest")))),
+                });
+                self.history.absorb_manifest(&path, ask, digested)
+            }
         }
     }
 
     /// A manifest cut at a block boundary decodes cleanly to fewer entries, so a manifest of another
     /// length than its list states is read only when it holds every entry the list counts; then
     /// the disagreement is kept and said. Otherwise it is not the file the list names.
-    fn length_differs(&mut self, path: &str, b: Vec<u8>, want: u64, entries: Option<u64>) -> Result<Vec<u8>, Fault> {
-        let mut found = 0u64;
-        let decoded = crate::decode::Manifest::stream(path, &b, 0, |_| {
-            found += 1;
-            false
-        });
-        let why = match (decoded, entries) {
-            (Ok(_), Some(e)) if e == found => {
-                let m = crate::model::LengthMismatch { file: path.to_string(), bytes: b.len() as u64, stated: want, entries: found };
-                self.history.note_length_mismatch(m);
-                return Ok(b);
+    fn length_differs(&mut self, path: &str, m: DigestedManifest, bytes: u64, want: u64, entries: Option<u64>) -> Result<DigestedManifest, Fault> {
+        let found = match &m.result {
+            Ok(d) => Ok(d.entries as u64),
+            Err(DigestFault::Inconsistent(_)) => Err(None),
+            Err(DigestFault::Decode(e)) => Err(Some(e.to_string())),
+        };
+        let why = match (found, entries) {
+            (Ok(found), Some(e)) if e == found => {
+                let mismatch = crate::model::LengthMismatch { file: path.to_string(), bytes, stated: want, entries: found };
+                self.history.note_length_mismatch(mismatch);
+                return Ok(m);
             }
-            (Ok(_), Some(e)) => format!("; it holds {found} entries where the list counts {e}"),
+            // It decoded, but its counts are no good: that is said of it as of any other manifest.
+            (Err(None), _) => return Ok(m),
+            (Ok(found), Some(e)) => format!("; it holds {found} entries where the list counts {e}"),
             (Ok(_), None) => "; the list states no file counts to check it against".into(),
-            (Err(e), _) => format!("; {e}"),
+            (Err(Some(e)), _) => format!("; {e}"),
         };
         Err(Fault::new(
             GapKind::Inconsistent,
-            format!(
-                "{path}: the file is {} bytes but its manifest list's manifest_length says {want}{why}: cut short, or not the file the list names",
-                b.len()
-            ),
+            format!("{path}: the file is {bytes} bytes but its manifest list's manifest_length says {want}{why}: cut short, or not the file the list names"),
         ))
     }
 
     /// Reads until the plan is complete, `parallel` reads in flight.
-    pub async fn run<F: Fetch>(&mut self, files: &F, parallel: usize) {
-        let mut pump = Pump::new(files, parallel);
+    pub async fn run<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D, parallel: usize) {
+        let mut pump = Pump::new(files, dec, parallel);
         while pump.next(self).await {}
     }
 }
@@ -324,7 +380,7 @@ fn load_opened<F: Fetch>(files: &F, mut loader: Loader, mode: ReadMode) -> Loade
         // (`transport::IN_FLIGHT` at once); a folder's reads block, so for it the count changes only
         // how often a batch settles: settling re-derives delete kinds over every snapshot, and per
         // 4 files that was quadratic.
-        loader.run(files, 64).await;
+        loader.run(files, &decoder::Inline, 64).await;
         loader
     })
 }

@@ -6,24 +6,27 @@ use std::pin::Pin;
 
 use futures::stream::{FuturesUnordered, StreamExt};
 
-use super::Loader;
+use super::decoder::Decoder;
+use super::{Arrival, Loader};
 use crate::model::Need;
-use crate::source::{Fetch, SourceError};
+use crate::source::Fetch;
 
-type Arrival<'f> = Pin<Box<dyn Future<Output = (Need, Result<Vec<u8>, SourceError>)> + 'f>>;
+type InFlight<'f> = Pin<Box<dyn Future<Output = Arrival> + 'f>>;
 
-/// Up to `parallel` reads in flight; each arrival is decoded as it comes, and the plan is asked
-/// for more at once, so the source never waits for the page between batches.
-pub struct Pump<'f, F: Fetch> {
+/// Up to `parallel` reads in flight; each is decoded as it arrives (by the decoder, off the page in
+/// the browser) and absorbed, and the plan is asked for more at once, so the source never waits
+/// for the page between batches.
+pub struct Pump<'f, F: Fetch, D: Decoder> {
     files: &'f F,
+    dec: &'f D,
     parallel: usize,
-    inflight: FuturesUnordered<Arrival<'f>>,
+    inflight: FuturesUnordered<InFlight<'f>>,
     since_settle: usize,
 }
 
-impl<'f, F: Fetch> Pump<'f, F> {
-    pub fn new(files: &'f F, parallel: usize) -> Self {
-        Pump { files, parallel: parallel.max(1), inflight: FuturesUnordered::new(), since_settle: 0 }
+impl<'f, F: Fetch, D: Decoder> Pump<'f, F, D> {
+    pub fn new(files: &'f F, dec: &'f D, parallel: usize) -> Self {
+        Pump { files, dec, parallel: parallel.max(1), inflight: FuturesUnordered::new(), since_settle: 0 }
     }
 
     /// Reads in flight now.
@@ -36,8 +39,8 @@ impl<'f, F: Fetch> Pump<'f, F> {
     pub async fn next(&mut self, loader: &mut Loader) -> bool {
         self.fill(loader);
         match self.inflight.next().await {
-            Some((need, bytes)) => {
-                loader.deliver(&need, bytes);
+            Some(arrival) => {
+                loader.deliver(arrival);
                 self.since_settle += 1;
                 // Settling re-derives delete kinds over every snapshot: once per batch, not per file.
                 if self.since_settle >= self.parallel * 4 {
@@ -62,10 +65,17 @@ impl<'f, F: Fetch> Pump<'f, F> {
         }
         for need in loader.history.next_needs(room) {
             let path = loader.own_path(self.files, need.path());
-            let files = self.files;
+            let ask = match &need {
+                Need::Manifest { path, .. } => loader.history.manifest_ask(path),
+                Need::ManifestList { .. } => Default::default(),
+            };
+            let (files, dec) = (self.files, self.dec);
             self.inflight.push(Box::pin(async move {
-                let bytes = files.fetch(&path).await;
-                (need, bytes)
+                let decoded = match files.fetch(&path).await {
+                    Ok(bytes) => Ok(super::decode_arrival(dec, &need, ask, bytes).await),
+                    Err(e) => Err(e),
+                };
+                Arrival { need, ask, decoded }
             }));
         }
     }

@@ -1,24 +1,31 @@
-//! Bytes delivered to the history: a manifest list's rows checked and its manifests queued, a
-//! manifest streamed into its digest (its entries kept while a snapshot shown in detail needs
-//! them), and a snapshot counted once every manifest it names is in.
+//! Decoded files absorbed into the history: a manifest list's rows checked and its manifests
+//! queued, a manifest's digest kept (its entries too while a snapshot shown in detail needs them),
+//! and a snapshot counted once every manifest it names is in. Decoding happens before, wherever
+//! the loader's decoder runs (`decode::manifest_digest`).
 
 use std::sync::Arc;
 
-use crate::decode::{Manifest, ManifestFile, ManifestList};
+use crate::decode::manifest_digest::{DigestFault, DigestedManifest};
+use crate::decode::{Manifest, ManifestFile};
 
-use super::digest::DigestBuilder;
 use super::history::{Fault, Gap, GapKind, ListSlot, ManifestSlot, TableHistory, Want};
 use super::list_counts::{count_list, list_totals, row_disagreements, NoCount};
 use super::reading::{same_object, Need, ReadReason, MAX_KEPT_ENTRIES, SPARE_KEPT_ENTRIES};
 
+/// What a manifest's decode is asked for (`TableHistory::manifest_ask`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ManifestAsk {
+    pub inherited: Option<i64>,
+    pub keep_at_most: usize,
+}
+
 impl TableHistory {
-    /// Hands over a list's bytes (or why they could not be had); decoding happens here.
-    pub fn deliver_list(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
-        let decoded = bytes.and_then(|b| {
-            let l = ManifestList::from_bytes(path, &b).map(|l| l.manifests).map_err(|e| Fault::new(GapKind::Decode, e.to_string()))?;
-            self.reading.list_bytes_read = self.reading.list_bytes_read.saturating_add(b.len() as u64);
+    /// Hands over a list's rows (and its size in bytes), or why they could not be had.
+    pub fn absorb_list(&mut self, path: &str, decoded: Result<(u64, Vec<ManifestFile>), Fault>) {
+        let decoded = decoded.map(|(bytes, l)| {
+            self.reading.list_bytes_read = self.reading.list_bytes_read.saturating_add(bytes);
             self.reading.list_rows_read = self.reading.list_rows_read.saturating_add(l.len() as u64);
-            Ok(l)
+            l
         });
         self.reading.files_done += 1;
         self.deliver_list_decoded(path, decoded);
@@ -132,52 +139,62 @@ impl TableHistory {
         }
     }
 
-    /// Hands over a manifest's bytes; its digest is kept, and its entries if a detail snapshot needs them.
-    pub fn deliver_manifest(&mut self, path: &str, bytes: Result<Vec<u8>, Fault>) {
+    /// What to ask of a manifest's decode, as its read starts: the snapshot that added it, and
+    /// how many of its entries may be kept (none unless a snapshot shown in detail needs them).
+    pub fn manifest_ask(&self, path: &str) -> ManifestAsk {
+        let keep = if self.reading.refetch.contains(path) { Some(true) } else { self.needed_in_detail(path) };
+        let keep_at_most = keep.map_or(0, |essential| self.room(essential));
+        ManifestAsk { inherited: self.reading.adders.get(path).copied(), keep_at_most }
+    }
+
+    /// Entries that may still be kept: the current and selected snapshots' up to
+    /// `MAX_KEPT_ENTRIES`, the others' up to `SPARE_KEPT_ENTRIES`.
+    fn room(&self, essential: bool) -> usize {
+        let limit = if essential { MAX_KEPT_ENTRIES } else { SPARE_KEPT_ENTRIES };
+        limit.saturating_sub(self.reading.kept_entries)
+    }
+
+    /// Hands over a manifest's digest (decoded as `ask` said), or why it could not be had; its
+    /// entries are kept if a snapshot shown in detail still needs them and they fit.
+    pub fn absorb_manifest(&mut self, path: &str, ask: ManifestAsk, decoded: Result<DigestedManifest, Fault>) {
         self.reading.files_done += 1;
-        let inherited = self.reading.adders.remove(path);
-        let keep = if self.reading.refetch.remove(path) { Some(true) } else { self.needed_in_detail(path) };
-        let mut builder = DigestBuilder::new(inherited);
-        let limit = if keep == Some(true) { MAX_KEPT_ENTRIES } else { SPARE_KEPT_ENTRIES };
-        let room = limit.saturating_sub(self.reading.kept_entries);
-        let keep = keep.is_some();
-        let mut seen = 0usize;
-        // The files a kept manifest names are read from it (`referenced_files`): only those of a
-        // manifest not kept are copied out. One that stops being a candidate part-way (too many
-        // entries, or a decode error) is streamed again for its paths: rare, and no copy meanwhile.
-        let referenced = &mut self.referenced;
-        let note = |referenced: &mut std::collections::HashSet<Box<str>>, e: &crate::decode::ManifestEntry| {
-            if e.status.is_live() && !referenced.contains(&*e.data_file.file_path) {
-                referenced.insert(e.data_file.file_path.clone());
-            }
+        self.reading.adders.remove(path);
+        let refetched = self.reading.refetch.remove(path);
+        let keep = if refetched { Some(true) } else { self.needed_in_detail(path) };
+        let (result, live_paths) = match decoded {
+            Ok(d) => (d.result.map_err(|f| match f {
+                DigestFault::Decode(e) => Fault::new(GapKind::Decode, e.to_string()),
+                DigestFault::Inconsistent(m) => Fault::new(GapKind::Inconsistent, m),
+            }), d.live_paths),
+            Err(f) => (Err(f), Vec::new()),
         };
-        let decoded = bytes.and_then(|b| {
-            let m = Manifest::stream(path, &b, if keep { room } else { 0 }, |e| {
-                builder.add(e);
-                seen += 1;
-                let kept = keep && seen <= room;
-                if !kept {
-                    note(referenced, e);
-                }
-                kept
-            });
-            if keep && !(m.is_ok() && seen <= room) {
-                let _ = Manifest::stream(path, &b, 0, |e| {
-                    note(referenced, e);
-                    false
-                });
+        for p in live_paths {
+            if !self.referenced.contains(&p) {
+                self.referenced.insert(p);
             }
-            m.map_err(|e| Fault::new(GapKind::Decode, e.to_string()))
-        });
-        let slot = match decoded.and_then(|m| builder.finish().map(|d| (m, d)).map_err(|e| Fault::new(GapKind::Inconsistent, format!("{path}: {e}")))) {
-            Ok((m, (digest, written))) => {
-                self.written.merge(written);
-                // A manifest is kept whole or not at all: half its files would pass for all of them.
-                let kept = keep && seen <= room;
-                if kept {
-                    self.reading.kept_entries += seen;
-                }
-                ManifestSlot::Loaded { digest: Arc::new(digest), manifest: kept.then(|| Arc::new(m)) }
+        }
+        let mut again = false;
+        let slot = match result {
+            Ok(d) => {
+                self.written.merge(d.written);
+                let fits = keep.is_some_and(|essential| d.entries <= self.room(essential));
+                let kept = match d.kept {
+                    Some(m) if fits => {
+                        self.reading.kept_entries += d.entries;
+                        Some(Arc::new(m))
+                    }
+                    Some(m) => {
+                        // Asked for, but others were kept meanwhile: its files are still referenced.
+                        self.note_live(&m);
+                        None
+                    }
+                    None => {
+                        // A snapshot was selected while it was read: read it again for its files.
+                        again = fits && ask.keep_at_most == 0;
+                        None
+                    }
+                };
+                ManifestSlot::Loaded { digest: Arc::new(d.digest), manifest: kept }
             }
             Err(Fault { kind, message }) => {
                 let users = self.reading.waiting.get(path).cloned().unwrap_or_default();
@@ -185,6 +202,13 @@ impl TableHistory {
             }
         };
         self.manifests.insert(path.to_string(), slot);
+        if again && self.reading.refetch.insert(path.to_string()) {
+            if let Some(id) = ask.inherited {
+                self.reading.adders.insert(path.to_string(), id);
+            }
+            self.reading.queued.remove(&format!("1\u{0}{path}"));
+            self.enqueue(Need::Manifest { path: path.to_string(), expected_bytes: None, expected_entries: None }, true);
+        }
         for list in self.reading.waiting.remove(path).unwrap_or_default() {
             let Some(left) = self.reading.open.get_mut(&list) else { continue };
             *left = left.saturating_sub(1);
@@ -193,6 +217,14 @@ impl TableHistory {
                 if let Some(ListSlot::Loaded(l)) = self.lists.get(&list).cloned() {
                     self.count(&list, &l);
                 }
+            }
+        }
+    }
+
+    fn note_live(&mut self, m: &Manifest) {
+        for e in m.entries.iter().filter(|e| e.status.is_live()) {
+            if !self.referenced.contains(&*e.data_file.file_path) {
+                self.referenced.insert(e.data_file.file_path.clone());
             }
         }
     }

@@ -16,6 +16,7 @@ pub mod time;
 pub mod totals;
 pub mod writer;
 
+pub use delivery::ManifestAsk;
 pub use digest::{LiveCounts, ManifestCounts};
 pub use flink::FlinkCommit;
 pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveFile, MetadataSize, SnapshotState, TableHistory, Want};

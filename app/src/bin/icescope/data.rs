@@ -31,7 +31,7 @@ fn snapshot(asked: Option<&str>, files: &Files, loader: &mut Loader) -> Result<u
     };
     if !loader.history.has_files(index) {
         loader.history.select(index);
-        block_on(loader.run(files, 64));
+        block_on(loader.run(files, &icescope::load::decoder::Inline, 64));
     }
     if !loader.history.has_files(index) {
         let gaps: Vec<String> = loader.history.gaps().iter().map(|g| g.message.clone()).collect();

@@ -91,7 +91,7 @@ fn load_files<F: Fetch>(
         for i in wanted {
             loader.history.select(i);
         }
-        block_on(loader.run(files, 64));
+        block_on(loader.run(files, &icescope::load::decoder::Inline, 64));
     }
     Ok(loader)
 }

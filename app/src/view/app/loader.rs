@@ -209,7 +209,7 @@ async fn drive(state: AppState, first: bool) {
     // A picked file is read by the browser process, not over a connection: more reads in flight
     // keep it busy while the page decodes what has arrived.
     let parallel = if matches!(*files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
-    let mut pump = Pump::new(&*files, parallel);
+    let mut pump = Pump::new(&*files, &WorkerDecoder, parallel);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
     if first {
