@@ -13,7 +13,9 @@ run() { local name="$1"; shift; step "$name"; "$@" || failed+=("$name"); }
 
 run "format and lints (cargo fmt --check, clippy -D warnings, native and wasm)" bash -c \
   'cargo fmt --check && cargo clippy --quiet --all-targets -- -D warnings && cargo clippy --quiet --target wasm32-unknown-unknown --bin icescope-web --bin icescope-decoder -- -D warnings'
+# tests/serve.rs starts SeaweedFS and the Iceberg REST reference server itself (serve_for_e2e.py).
 run "native tests (cargo test)" cargo test --quiet
+# Also the binary e2e/serve.test.mjs starts as `icescope serve`.
 run "CLI build for the reader comparisons" cargo build --quiet --bin icescope
 run "independent readers (pytest)" tests/.venv/bin/python -m pytest -q tests/py
 run "wasm in headless Chromium (wasm-bindgen-test)" env \

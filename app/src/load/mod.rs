@@ -376,8 +376,10 @@ fn load_opened<F: Fetch>(files: &F, mut loader: Loader, mode: ReadMode) -> Loade
         let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
         loader.history.record_metadata_sizes(current, |r| files.size_hint(r));
         loader.history.plan(mode);
-        // Native reads block, so in-flight count changes nothing but how often a batch settles:
-        // settling re-derives delete kinds over every snapshot, and per 4 files that was quadratic.
+        // 64 asked for: a network source sends them on its transport's threads
+        // (`transport::IN_FLIGHT` at once); a folder's reads block, so for it the count changes only
+        // how often a batch settles: settling re-derives delete kinds over every snapshot, and per
+        // 4 files that was quadratic.
         loader.run(files, &decoder::Inline, 64).await;
         loader
     })

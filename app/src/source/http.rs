@@ -49,7 +49,7 @@ pub struct Response {
     pub content_range: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HttpErrorKind {
     /// Nothing listens there, or the name does not resolve.
     Unreachable,
@@ -64,7 +64,7 @@ pub enum HttpErrorKind {
     Other,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HttpError {
     pub url: String,
     pub kind: HttpErrorKind,

@@ -13,6 +13,7 @@ pub mod local;
 pub mod metadata_pick;
 pub mod object_read;
 pub mod range;
+pub mod relay;
 pub mod remote;
 pub mod resolve;
 pub mod rest_catalog;

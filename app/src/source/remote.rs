@@ -1,6 +1,6 @@
 //! Tables read over the network: a REST catalog session and the object store behind it, or a plain
 //! metadata URL. One implementation for the CLI and the browser: the HTTP transport is passed in
-//! (blocking ureq in the CLI, the browser's fetch in the app).
+//! (ureq on a pool of threads in the CLI and `icescope serve`, the browser's fetch in the app).
 
 use std::cell::RefCell;
 

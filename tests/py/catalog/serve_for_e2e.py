@@ -1,6 +1,6 @@
 """SeaweedFS (Iceberg REST catalog + S3) with the catalog test tables, for the browser tests.
 
-    tests/.venv/bin/python tests/py/catalog/serve_for_e2e.py OUT.json
+    tests/.venv/bin/python tests/py/catalog/serve_for_e2e.py OUT.json [--rest-fixture]
 
 Starts `weed mini` on free loopback ports (catalogkit.start_seaweed), writes the same tables as
 conftest.py's `catalog_tables` through PyIceberg, deletes one manifest of scope_damage.events_copy
@@ -14,6 +14,10 @@ polling for it never sees half a file) and prints `ready OUT.json` on stdout:
                            manifest_list, manifests, added_manifests}]}},
      damaged: {table, deleted_manifest, deleted_manifest_name, deleted_get_status,
                broken_snapshot_ids, intact_snapshot_ids}}
+
+With --rest-fixture it also starts Apache Iceberg's REST reference server on that SeaweedFS
+(restfixture.start_rest_fixture; it vends the S3 keys in LoadTable's `config`), writes
+conftest.py's `rest_fixture_tables` through it, and adds `rest_fixture: {catalog_uri, tables}`.
 
 Snapshot ids are written as decimal strings: they are 64-bit, and JavaScript's JSON.parse would
 round them. Every count is PyIceberg's (its snapshot summaries), never ours.
@@ -136,11 +140,21 @@ def build(sw) -> dict:
     }
 
 
+def with_rest_fixture(sw, root: Path, facts: dict) -> None:
+    """Apache Iceberg's REST reference server on `sw`, its tables written by PyIceberg."""
+    from restfixture import RF_NESTED_NS, RF_NS, start_rest_fixture
+    rf = start_rest_fixture(sw, root / "rest-fixture")
+    RUNNING.append(rf)
+    made, _, _ = build_tables(rf.catalog(), RF_NS, RF_NESTED_NS, damage_ns=None)
+    facts["rest_fixture"] = {"catalog_uri": rf.catalog_uri, "tables": {name: ids(f) for name, f in made.items()}}
+
+
 def main() -> int:
-    if len(sys.argv) != 2:
-        print(f"usage: {sys.argv[0]} OUT.json", file=sys.stderr)
+    args = [a for a in sys.argv[1:] if a != "--rest-fixture"]
+    if len(args) != 1:
+        print(f"usage: {sys.argv[0]} OUT.json [--rest-fixture]", file=sys.stderr)
         return 2
-    out = Path(sys.argv[1])
+    out = Path(args[0])
     weed = weed_binary()
     if not (weed.is_file() and os.access(weed, os.X_OK)):
         print(f"SeaweedFS `weed` not found at {weed}: install it with {INSTALL_HINT} "
@@ -156,6 +170,8 @@ def main() -> int:
         sw = start(root)
         RUNNING.append(sw)
         facts = build(sw)
+        if "--rest-fixture" in sys.argv[1:]:
+            with_rest_fixture(sw, root, facts)
         tmp = out.with_name(out.name + ".tmp")
         tmp.write_text(json.dumps(facts, indent=2) + "\n")
         tmp.replace(out)

@@ -41,6 +41,9 @@ pub enum Command {
     /// Before you resume: what resuming from a Flink savepoint or retained checkpoint will do to the
     /// table (safe, replays, restore_point_expired, committer_mismatch), with the committer's state
     Savepoint(Savepoint),
+    /// The app on 127.0.0.1, with a relay to the catalog and stores named here: no CORS needed,
+    /// no secret in the page; open the address it prints
+    Serve(Serve),
 }
 
 // One paragraph: clap wraps it to the terminal.
@@ -201,6 +204,20 @@ pub struct Chart {
     /// The table's name in the stamp (default: the identifier its location suggests)
     #[arg(long, value_name = "NAME", help_heading = "Output")]
     pub name: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Serve {
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    #[command(flatten)]
+    pub storage: StorageArgs,
+    /// The port on 127.0.0.1 (default: one the system picks, printed)
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Server")]
+    pub port: u16,
+    /// The built app: Trunk's dist folder (default: the checkout's dist/)
+    #[arg(long, value_name = "DIR", help_heading = "Server")]
+    pub dist: Option<std::path::PathBuf>,
 }
 
 // The choices below have no doc comments: with them clap would list each value on a line of its

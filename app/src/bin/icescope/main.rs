@@ -15,6 +15,7 @@ mod open;
 mod options;
 #[cfg(not(target_arch = "wasm32"))]
 mod savepoint;
+mod serve;
 
 #[cfg(not(target_arch = "wasm32"))]
 use args::{Command, ReportFormat};
@@ -77,6 +78,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Duplicates(c) => data::duplicates(&c),
         Command::Chart(c) => chart::chart(&c),
         Command::Savepoint(c) => savepoint::savepoint(&c),
+        Command::Serve(c) => serve::serve(&c),
     }
 }
 

@@ -209,7 +209,7 @@ fn source(a: &TableArgs, listed: Option<LocalFolder>) -> Result<(Files, String, 
     Ok((Files::Local(folder), metadata, pick))
 }
 
-fn options(c: &CatalogArgs, s3: &BTreeMap<String, String>, uri: &str) -> Result<CatalogOptions, Failure> {
+pub fn options(c: &CatalogArgs, s3: &BTreeMap<String, String>, uri: &str) -> Result<CatalogOptions, Failure> {
     Ok(CatalogOptions { uri: uri.to_string(), warehouse: c.warehouse.clone(), auth: c.auth(s3).map_err(Failure::Usage)? })
 }
 

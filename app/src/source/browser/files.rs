@@ -205,7 +205,7 @@ impl TableFiles {
                 .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
                 .unwrap_or((None, None)),
             TableFiles::Served(f) => (f.sizes.get(path).copied(), None),
-            TableFiles::Remote(_) => (None, None),
+            TableFiles::Remote(_) | TableFiles::Relay(_) => (None, None),
         }
     }
 }
@@ -245,6 +245,8 @@ pub enum TableFiles {
     Picked(PickedFiles),
     Served(ServedFiles),
     Remote(RemoteFiles<Browser>),
+    /// A catalog table read through `icescope serve`'s relay.
+    Relay(super::relay::RelayFiles),
 }
 
 impl Fetch for TableFiles {
@@ -253,13 +255,14 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.fetch(reference).await,
             TableFiles::Served(f) => f.fetch(reference).await,
             TableFiles::Remote(f) => f.fetch(reference).await,
+            TableFiles::Relay(f) => f.fetch(reference).await,
         }
     }
 
     async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
         match self {
             TableFiles::Picked(f) => f.fetch_reader(reference).await,
-            TableFiles::Served(_) | TableFiles::Remote(_) => Ok(None),
+            TableFiles::Served(_) | TableFiles::Remote(_) | TableFiles::Relay(_) => Ok(None),
         }
     }
 
@@ -268,6 +271,7 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.fetch_head(reference, n).await,
             TableFiles::Served(f) => f.fetch_head(reference, n).await,
             TableFiles::Remote(f) => f.fetch_head(reference, n).await,
+            TableFiles::Relay(f) => f.fetch_head(reference, n).await,
         }
     }
 
@@ -276,6 +280,7 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.fetch_range(reference, range).await,
             TableFiles::Served(f) => f.fetch_range(reference, range).await,
             TableFiles::Remote(f) => f.fetch_range(reference, range).await,
+            TableFiles::Relay(f) => f.fetch_range(reference, range).await,
         }
     }
 
@@ -284,6 +289,7 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.size_hint(reference),
             TableFiles::Served(f) => f.size_hint(reference),
             TableFiles::Remote(f) => f.size_hint(reference),
+            TableFiles::Relay(f) => f.size_hint(reference),
         }
     }
 
@@ -292,6 +298,7 @@ impl Fetch for TableFiles {
             TableFiles::Picked(f) => f.listing(),
             TableFiles::Served(f) => f.listing(),
             TableFiles::Remote(f) => f.listing(),
+            TableFiles::Relay(f) => f.listing(),
         }
     }
 

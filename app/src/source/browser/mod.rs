@@ -4,3 +4,4 @@
 
 pub mod fetch;
 pub mod files;
+pub mod relay;

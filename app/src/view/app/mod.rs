@@ -20,6 +20,7 @@ mod keys;
 mod loader;
 mod marks;
 mod permalink;
+mod relay_panel;
 mod shape_panel;
 mod snapshot_table;
 mod table_view;
@@ -91,6 +92,8 @@ impl AppState {
 
 #[component]
 pub fn App() -> impl IntoView {
+    // Before anything rewrites the fragment: `icescope serve`'s token is taken out of it.
+    crate::source::browser::relay::take_token();
     let state = AppState::new();
     provide_context(state);
     provide_context(theme::Comfort::new());
@@ -105,7 +108,7 @@ pub fn App() -> impl IntoView {
             <Errors/>
             {move || match state.shell.get() {
                 Some((name, generation)) => view! { <table_view::TableView name=name generation=generation/> }.into_any(),
-                None => view! { <catalog::CatalogPanel/><gallery::Gallery/> }.into_any(),
+                None => view! { <relay_panel::CatalogOrRelay/><gallery::Gallery/> }.into_any(),
             }}
         </main>
         <font_warmup::FontWarmup/>

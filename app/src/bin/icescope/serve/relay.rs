@@ -1,0 +1,197 @@
+//! The relay's operations, run with the CLI's own code: the catalog session (`remote::connect`,
+//! its OAuth token kept here), LoadTable, and each file read through `RemoteFiles`, whose
+//! `ObjectAccess` decides which host a reference may reach and signs S3 requests. The page gets
+//! bytes and non-secret facts; a credential — typed, a token, vended S3 keys — never leaves.
+
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use icescope::source::http::{HttpError, HttpErrorKind};
+use icescope::source::range::ByteRange;
+use icescope::source::relay::{self, Failed, Hello, Listing, Opened};
+use icescope::source::remote::{self, RemoteFiles};
+use icescope::source::rest_catalog::{masked, split_identifier, CatalogAuth, CatalogOptions, LoadTableResult, Session};
+use icescope::source::s3::Props;
+use icescope::source::transport::Ureq;
+use icescope::source::{Fetch, SourceError};
+
+use super::dist::{parse_range, Served};
+
+/// Tables opened in one run: each is a few kilobytes of settings; a page that opens without end
+/// is stopped here.
+const MAX_TABLES: usize = 10_000;
+
+pub struct Relay {
+    catalog: Option<CatalogOptions>,
+    user_s3: Props,
+    transport: Ureq,
+    session: Mutex<Option<Session>>,
+    tables: Mutex<Vec<Arc<OpenTable>>>,
+}
+
+struct OpenTable {
+    session: Session,
+    namespace: Vec<String>,
+    table: String,
+    /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
+    /// expire), so that the next read starts with the fresh ones.
+    loaded: Mutex<LoadTableResult>,
+}
+
+impl Relay {
+    pub fn new(catalog: Option<CatalogOptions>, user_s3: Props) -> Relay {
+        Relay { catalog, user_s3, transport: Ureq::default(), session: Mutex::new(None), tables: Mutex::new(Vec::new()) }
+    }
+
+    /// The answer to `/relay/<path>?query`, the token already checked.
+    pub fn answer(&self, path: &str, query: &str, range: Option<&str>) -> Served {
+        if query.len() > relay::MAX_QUERY {
+            return failed(414, "the query is too long", None);
+        }
+        let q = |k: &str| relay::query_value(query, k);
+        if self.catalog.is_none() && path != relay::HELLO {
+            return failed(400, "icescope serve was started without --catalog: nothing to relay", None);
+        }
+        match path {
+            relay::HELLO => json(&self.hello()),
+            relay::CATALOG => self.listing().map_or_else(|e| upstream(&e), |l| json(&l)),
+            relay::OPEN => match q("table") {
+                Some(t) => self.open(&t),
+                None => failed(400, "open needs ?table=NS.NAME", None),
+            },
+            relay::FILE => match (q("table").and_then(|t| t.parse::<usize>().ok()), q("ref")) {
+                (Some(id), Some(r)) => self.file(id, &r, range),
+                _ => failed(400, "file needs ?table=ID&ref=REFERENCE", None),
+            },
+            _ => failed(404, "no such relay operation", None),
+        }
+    }
+
+    fn hello(&self) -> Hello {
+        let auth = match self.catalog.as_ref().map(|c| &c.auth) {
+            None | Some(CatalogAuth::None) => "none",
+            Some(CatalogAuth::Bearer(_)) => "token",
+            Some(CatalogAuth::OAuth2 { .. }) => "oauth2",
+            Some(CatalogAuth::SigV4 { .. }) => "sigv4",
+        };
+        Hello { catalog: self.catalog.as_ref().map(|c| c.base()), warehouse: self.catalog.as_ref().and_then(|c| c.warehouse.clone()), auth: auth.into() }
+    }
+
+    /// The catalog's session, connected once and kept (with its token) for the run.
+    fn session(&self) -> Result<Session, HttpError> {
+        let Some(opts) = &self.catalog else {
+            return Err(HttpError { url: "icescope serve".into(), kind: HttpErrorKind::Other, message: "started without --catalog".into() });
+        };
+        let mut held = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = held.as_ref() {
+            return Ok(s.clone());
+        }
+        let s = block_on(remote::connect(&self.transport, opts))?;
+        *held = Some(s.clone());
+        Ok(s)
+    }
+
+    /// `call` with the session; once more with a fresh one when the catalog says the token expired
+    /// (a run lasts longer than an OAuth token).
+    fn with_session<T>(&self, call: impl Fn(&Session) -> Result<T, HttpError>) -> Result<T, HttpError> {
+        match call(&self.session()?) {
+            Err(e) if matches!(e.kind, HttpErrorKind::Status(401 | 419)) => {
+                *self.session.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                call(&self.session()?)
+            }
+            other => other,
+        }
+    }
+
+    fn listing(&self) -> Result<Listing, HttpError> {
+        let listed = self.with_session(|s| block_on(remote::list(&self.transport, s)))?;
+        Ok(Listing { namespaces: listed.namespaces, incomplete: listed.incomplete })
+    }
+
+    fn open(&self, ident: &str) -> Served {
+        let Some((namespace, table)) = split_identifier(ident) else { return failed(400, &format!("`{ident}`: expected NAMESPACE.TABLE"), None) };
+        let loaded = self.with_session(|s| Ok((s.clone(), block_on(remote::load_table(&self.transport, s, &namespace, &table))?)));
+        let (session, loaded) = match loaded {
+            Ok(l) => l,
+            Err(e) => return upstream(&e),
+        };
+        let Some(metadata_location) = loaded.metadata_location.clone() else {
+            return failed(502, &format!("{ident}: the catalog returned no metadata-location"), None);
+        };
+        let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
+        for cred in &loaded.storage_credentials {
+            vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
+        }
+        let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
+        if tables.len() >= MAX_TABLES {
+            return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
+        }
+        tables.push(Arc::new(OpenTable { session, namespace, table, loaded: Mutex::new(loaded) }));
+        json(&Opened { id: (tables.len() - 1) as u32, metadata_location, vended })
+    }
+
+    /// One file the table names, whole or a range of it. A fresh `RemoteFiles` per read (its
+    /// planning is a few map lookups): reads run on many threads at once, none waits on another.
+    fn file(&self, id: usize, reference: &str, range: Option<&str>) -> Served {
+        let Some(open) = self.tables.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned() else {
+            return failed(404, "no table opened with that id in this run", None);
+        };
+        let loaded = open.loaded.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let files =
+            RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), open.session.clone(), open.namespace.clone(), open.table.clone(), &loaded);
+        let served = match range {
+            None => match block_on(files.fetch(reference)) {
+                Ok(body) => Served { status: 200, content_type: "application/octet-stream", body, content_range: None },
+                Err(e) => source_failed(&e),
+            },
+            Some(range) => match parse_range(range) {
+                None => failed(400, "unreadable Range header", None),
+                Some(range) => match block_on(files.fetch_range(reference, range)) {
+                    Ok(r) => ranged(range, r.bytes, r.object_size),
+                    Err(e) => source_failed(&e),
+                },
+            },
+        };
+        let storage = files.access().storage.clone();
+        if !storage.is_empty() {
+            open.loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
+        }
+        served
+    }
+}
+
+/// A ranged answer the browser's `range::from_http` checks as any server's.
+fn ranged(range: ByteRange, body: Vec<u8>, size: Option<u64>) -> Served {
+    let (status, content_range) = match (size, body.is_empty()) {
+        (Some(size), true) => (416, Some(format!("bytes */{size}"))),
+        (Some(size), false) => {
+            let start = match range {
+                ByteRange::At { offset, .. } => offset,
+                ByteRange::Tail { .. } => size.saturating_sub(body.len() as u64),
+            };
+            (206, Some(format!("bytes {start}-{}/{size}", start + body.len() as u64 - 1)))
+        }
+        (None, _) => (206, None),
+    };
+    Served { status, content_type: "application/octet-stream", body, content_range }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Served {
+    Served { status: 200, content_type: "application/json", body: serde_json::to_vec(v).unwrap_or_default(), content_range: None }
+}
+
+fn failed(status: u16, message: &str, error: Option<HttpError>) -> Served {
+    let body = serde_json::to_vec(&Failed { message: message.to_string(), error }).unwrap_or_default();
+    Served { status, content_type: "application/json", body, content_range: None }
+}
+
+fn upstream(e: &HttpError) -> Served {
+    failed(502, &e.to_string(), Some(e.clone()))
+}
+
+fn source_failed(e: &SourceError) -> Served {
+    match e {
+        SourceError::Http { error, .. } => upstream(error),
+        other => failed(502, &other.to_string(), None),
+    }
+}

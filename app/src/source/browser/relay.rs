@@ -1,0 +1,122 @@
+//! The page's side of `icescope serve`'s relay (`source::relay` is the protocol): the run's token,
+//! the catalog's listing, a table opened, and its files read by reference. Every request goes to
+//! the page's own origin; the relay decides where it goes from there and signs it.
+
+use std::cell::RefCell;
+
+use crate::source::files::SourceError;
+use crate::source::http::{HttpError, HttpErrorKind, Request, Response};
+use crate::source::range::{from_http, ByteRange, RangeRead};
+use crate::source::relay::{self, Failed, Hello, Listing, Opened, FRAGMENT_KEY, TOKEN_HEADER};
+use crate::source::Fetch;
+
+/// Where a reload of this tab finds the token again; per tab, gone when the tab closes.
+const SESSION_KEY: &str = "icescope.relay";
+
+thread_local! {
+    static TOKEN: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The run's token: taken from the address `icescope serve` printed (`#relay=…`) and removed from
+/// it at once, so that a link copied from the address bar never carries it. Call before anything
+/// rewrites the fragment.
+pub fn take_token() -> Option<String> {
+    if let Some(t) = TOKEN.with(|t| t.borrow().clone()) {
+        return Some(t);
+    }
+    let window = web_sys::window()?;
+    let session = window.session_storage().ok().flatten();
+    let hash = window.location().hash().ok().unwrap_or_default();
+    let params = web_sys::UrlSearchParams::new_with_str(hash.trim_start_matches('#')).ok()?;
+    let from_url = params.get(FRAGMENT_KEY).filter(|t| !t.is_empty() && t.len() <= 128 && t.chars().all(|c| c.is_ascii_hexdigit()));
+    if params.has(FRAGMENT_KEY) {
+        params.delete(FRAGMENT_KEY);
+        let rest = String::from(params.to_string());
+        let url = if rest.is_empty() { window.location().pathname().unwrap_or_default() } else { format!("#{rest}") };
+        if let Ok(h) = window.history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        }
+    }
+    let token = match from_url {
+        Some(t) => {
+            if let Some(s) = &session {
+                let _ = s.set_item(SESSION_KEY, &t);
+            }
+            Some(t)
+        }
+        None => session.and_then(|s| s.get_item(SESSION_KEY).ok().flatten()),
+    };
+    TOKEN.with(|t| t.borrow_mut().clone_from(&token));
+    token
+}
+
+fn get(path: &str, token: &str) -> Request {
+    Request::get(path).header(TOKEN_HEADER, token)
+}
+
+/// The relay's error as the CLI saw it, else its message.
+fn failure(path: &str, resp: &Response) -> HttpError {
+    match serde_json::from_slice::<Failed>(&resp.body) {
+        Ok(Failed { error: Some(e), .. }) => e,
+        Ok(Failed { message, .. }) => HttpError { url: path.to_string(), kind: HttpErrorKind::Other, message },
+        Err(_) => HttpError::status(path, resp.status, &resp.body),
+    }
+}
+
+async fn json<T: serde::de::DeserializeOwned>(path: &str, token: &str) -> Result<T, HttpError> {
+    let resp = super::fetch::send(&get(path, token)).await?;
+    if resp.status != 200 {
+        return Err(failure(path, &resp));
+    }
+    serde_json::from_slice(&resp.body).map_err(|e| HttpError { url: path.to_string(), kind: HttpErrorKind::Malformed, message: e.to_string() })
+}
+
+/// The relay, if this page was served by `icescope serve` and has its token.
+pub async fn detect() -> Option<(String, Hello)> {
+    let token = take_token()?;
+    let hello = json::<Hello>(relay::HELLO, &token).await.ok()?;
+    Some((token, hello))
+}
+
+pub async fn listing(token: &str) -> Result<Listing, HttpError> {
+    json(relay::CATALOG, token).await
+}
+
+pub async fn open(token: &str, table: &str) -> Result<(Opened, RelayFiles), HttpError> {
+    let opened: Opened = json(&relay::open_path(table), token).await?;
+    let files = RelayFiles { token: token.to_string(), id: opened.id };
+    Ok((opened, files))
+}
+
+/// A table's files through the relay, by the references its metadata names.
+pub struct RelayFiles {
+    token: String,
+    id: u32,
+}
+
+impl Fetch for RelayFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let path = relay::file_path(self.id, reference);
+        let io = |error: HttpError| SourceError::Http { path: reference.to_string(), error };
+        let resp = super::fetch::send(&get(&path, &self.token)).await.map_err(io)?;
+        match resp.status {
+            200 => Ok(resp.body),
+            _ => Err(io(failure(reference, &resp))),
+        }
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        let Some(value) = range.header() else { return Ok(RangeRead::default()) };
+        let path = relay::file_path(self.id, reference);
+        let io = |error: HttpError| SourceError::Http { path: reference.to_string(), error };
+        let resp = super::fetch::send(&get(&path, &self.token).header("Range", value)).await.map_err(io)?;
+        match resp.status {
+            200 | 206 | 416 => from_http(reference, range, resp.status, resp.content_range.as_deref(), resp.body),
+            _ => Err(io(failure(reference, &resp))),
+        }
+    }
+
+    fn size_hint(&self, _reference: &str) -> Option<u64> {
+        None
+    }
+}
