@@ -37,7 +37,7 @@ fn facts() -> serde_json::Value {
 async fn load(files: &MemoryFiles, metadata: &str) -> TableHistory {
     let mut loader = Loader::open(files, metadata, false).await.expect("table loads");
     loader.history.plan(ReadMode::All);
-    loader.run(files, 6).await;
+    loader.run(files, &icescope::load::decoder::Inline, 6).await;
     loader.history
 }
 

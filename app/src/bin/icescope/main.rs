@@ -15,6 +15,7 @@ mod open;
 mod options;
 #[cfg(not(target_arch = "wasm32"))]
 mod savepoint;
+#[cfg(not(target_arch = "wasm32"))]
 mod serve;
 
 #[cfg(not(target_arch = "wasm32"))]
