@@ -49,6 +49,18 @@ impl Decoder for Wire {
     }
 }
 
+/// The loader opened and run through the worker's protocol, as `load_table` runs it: the
+/// metadata log's sizes, then every snapshot.
+fn load_through_the_wire(folder: &LocalFolder) -> icescope::load::Loader {
+    let path = newest_metadata(folder).unwrap();
+    let mut loader = block_on(icescope::load::Loader::open_with(folder, &Wire { checked: true }, &path, false)).unwrap();
+    let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
+    loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(folder, r));
+    loader.history.plan(ReadMode::All);
+    block_on(loader.run(folder, &Wire { checked: true }, 8));
+    loader
+}
+
 fn scan<D: Decoder>(folder: &LocalFolder, h: &TableHistory, dec: &D, key: (i32, &str)) -> Result<(DuplicateReport, ScanResult), String> {
     let index = h.current_index().unwrap();
     let keys = vec![(key.0, key.1.to_string())];
@@ -185,13 +197,7 @@ fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
     assert!(read > 50);
     // The loader opened through it gives the same history.
     let (folder, h) = open(&repo().join("tests/fixtures/savepoint-twice"));
-    let path = newest_metadata(&folder).unwrap();
-    let mut loader = block_on(icescope::load::Loader::open_with(&folder, &Wire { checked: true }, &path, false)).unwrap();
-    // As `load_table` does: the metadata log's sizes, then every snapshot.
-    let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
-    loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
-    loader.history.plan(ReadMode::All);
-    block_on(loader.run(&folder, &Wire { checked: true }, 8));
+    let loader = load_through_the_wire(&folder);
     assert_eq!(loader.history.metadata, h.metadata);
     assert_eq!(loader.history.snapshots.len(), h.snapshots.len());
     assert!(icescope::analysis::GrowthSeries::of(&loader.history) == icescope::analysis::GrowthSeries::of(&h), "the growth series differ");
@@ -268,12 +274,7 @@ fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
     assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
     for dir in dirs {
         let (folder, inline) = open(&dir);
-        let path = newest_metadata(&folder).unwrap();
-        let mut loader = block_on(icescope::load::Loader::open_with(&folder, &Wire { checked: true }, &path, false)).unwrap();
-        let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
-        loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(&folder, r));
-        loader.history.plan(ReadMode::All);
-        block_on(loader.run(&folder, &Wire { checked: true }, 8));
+        let loader = load_through_the_wire(&folder);
         let h = &loader.history;
         let name = dir.display();
         for i in 0..h.snapshots.len() {
