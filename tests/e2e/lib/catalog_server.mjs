@@ -1,6 +1,6 @@
 // SeaweedFS (Iceberg REST catalog + S3) with the catalog test tables, from
-// tests/py/catalog/serve_for_e2e.py: its JSON holds PyIceberg's facts. catalog.test.mjs keeps its
-// own copy of this function; serve.test.mjs uses this one.
+// tests/py/catalog/serve_for_e2e.py: its JSON holds PyIceberg's facts (catalog.test.mjs and
+// serve.test.mjs).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
