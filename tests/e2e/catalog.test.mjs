@@ -14,7 +14,6 @@ import path from 'node:path';
 import { startServer, DEFAULT_DIST } from './serve.mjs';
 import { startCatalog } from './lib/catalog_server.mjs';
 import {
-  REPO,
   SCREENSHOT_DIR,
   TIMEOUT_MS,
   catalogSel as cs,
