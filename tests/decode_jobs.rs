@@ -165,19 +165,7 @@ fn which_known_pages_panic_the_crate() {
 fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
     // Every lab fixture's metadata files (v2 and v3, Flink's and Spark's summaries), and the
     // shared corpus of other writers' tables where it is there.
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
-    while let Some(dir) = walk.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk.push(p);
-            } else if p.to_string_lossy().ends_with(".metadata.json") || p.to_string_lossy().ends_with(".metadata.json.gz") {
-                files.push(p);
-            }
-        }
-    }
+    let files = table_files(|name| name.ends_with(".metadata.json") || name.ends_with(".metadata.json.gz"));
     assert!(files.len() > 50, "{} metadata files", files.len());
     let mut read = 0;
     for f in &files {
@@ -203,9 +191,9 @@ fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
     assert!(icescope::analysis::GrowthSeries::of(&loader.history) == icescope::analysis::GrowthSeries::of(&h), "the growth series differ");
 }
 
-/// Every Avro file under a `metadata/` folder of the lab's fixtures and the shared corpus: the
-/// manifest lists and manifests real engines wrote.
-fn avro_files() -> Vec<PathBuf> {
+/// The files of the lab's fixtures and the shared corpus (where it is there) whose name passes
+/// `wanted`, sorted: what real engines wrote.
+fn table_files(wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
     while let Some(dir) = walk.pop() {
@@ -214,7 +202,7 @@ fn avro_files() -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 walk.push(p);
-            } else if p.extension().is_some_and(|x| x == "avro") {
+            } else if wanted(&p.to_string_lossy()) {
                 files.push(p);
             }
         }
@@ -228,7 +216,8 @@ fn manifest_lists_and_manifests_through_the_worker_protocol_equal_inline_decodin
     use icescope::decode::manifest_digest::digest_manifest;
     use icescope::decode::{Manifest, ManifestList};
     let (mut lists, mut manifests, mut kept_entries) = (0, 0, 0);
-    for f in avro_files() {
+    // Manifest lists and manifests.
+    for f in table_files(|name| name.ends_with(".avro")) {
         let bytes = std::fs::read(&f).unwrap();
         let name = f.to_string_lossy().to_string();
         let wire = |job| block_on(Wire { checked: true }.decode(job));
