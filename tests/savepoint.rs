@@ -143,20 +143,6 @@ fn verdicts_predict_the_resumes() {
     assert_eq!(ids, sorted, "newest first");
 }
 
-/// One decode of each kept `_metadata` is milliseconds.
-#[test]
-fn decode_is_fast() {
-    let p = flink_dir().join("S1/_metadata");
-    let b = std::fs::read(&p).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 {
-        read("S1/_metadata", &b, &mut no_files).unwrap();
-    }
-    let per = t.elapsed() / 100;
-    eprintln!("decode of a {}-byte _metadata: {per:?}", b.len());
-    assert!(per.as_millis() < 50);
-}
-
 // ------------------------------------------------------------------ hostile savepoints
 
 fn s1() -> Vec<u8> {
