@@ -4,10 +4,10 @@
 use leptos::prelude::*;
 
 use super::loader::{request, LoadRequest};
-use super::{AppState, Opened};
+use super::AppState;
 
 #[component]
-pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
+pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let go = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -15,7 +15,8 @@ pub fn Compare(opened: Opened, from: RwSignal<String>, to: RwSignal<String>) -> 
         super::permalink::set(&[("from", Some(&a)), ("to", Some(&b))]);
         request(state, LoadRequest::Compare(a, b));
     };
-    let result = opened.diff.clone().map(|r| match &*r {
+    let diff = state.part(|o| o.diff.clone());
+    let result = move || diff.get().flatten().map(|r| match &*r {
         Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),
         Ok((d, md)) => {
             let t = &d.totals;

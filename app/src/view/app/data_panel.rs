@@ -25,9 +25,8 @@ struct Scan {
 #[component]
 pub fn DuplicatesPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let exported = move || {
-        state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport))
-    };
+    let exported = state.part(|o| o.report.load.as_ref().is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport));
+    let exported = move || exported.get() == Some(true);
     let keys = RwSignal::new(String::new());
     let scan = RwSignal::new(Scan::default());
     let cancel = RwSignal::new(false);

@@ -24,9 +24,8 @@ struct Check {
 #[component]
 pub fn FootersPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let exported = move || {
-        state.opened.with(|o| o.as_ref().and_then(|o| o.report.load.as_ref()).is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport))
-    };
+    let exported = state.part(|o| o.report.load.as_ref().is_some_and(|l| l.mode == crate::analysis::inspect::LoadMode::SparkExport));
+    let exported = move || exported.get() == Some(true);
     let check = RwSignal::new(Check::default());
     let cancel = RwSignal::new(false);
     let start = move |_| {
@@ -43,7 +42,8 @@ pub fn FootersPanel() -> impl IntoView {
             });
         });
     };
-    let report = move || state.opened.with(|o| o.as_ref().and_then(|o| o.footers.clone()));
+    let report = state.part(|o| o.footers.clone());
+    let report = move || report.get().flatten();
     view! {
         <details class="footers" data-testid="footers-panel">
             <summary>"Parquet and Puffin footers against the manifests"</summary>

@@ -65,6 +65,13 @@ impl AppState {
         self.errors.update(|e| e.push(message));
     }
 
+    /// What one part of a view shows of the open report, as a memo: the part redraws only when
+    /// that changes, not at every publish.
+    pub fn part<T: PartialEq + Send + Sync + 'static>(&self, f: fn(&Opened) -> T) -> Memo<Option<T>> {
+        let opened = self.opened;
+        Memo::new(move |_| opened.with(|o| o.as_ref().map(f)))
+    }
+
     fn new() -> Self {
         AppState {
             shell: RwSignal::new(None),

@@ -3,11 +3,22 @@
 
 use leptos::prelude::*;
 
-use super::Opened;
+use super::AppState;
 
 #[component]
-pub fn ShapePanel(opened: Opened) -> impl IntoView {
-    let s = opened.report.shape.clone();
+pub fn ShapePanel() -> impl IntoView {
+    let shape = expect_context::<AppState>().part(|o| o.report.shape.clone());
+    // The <details> stays as the person left it; only its contents follow the report.
+    let body = move || shape.get().map(|s| contents(&s));
+    view! {
+        <details class="walk" data-testid="shape">
+            <summary>"The table's shape: schemas, partition specs, sort orders, branches and tags, properties"</summary>
+            {body}
+        </details>
+    }
+}
+
+fn contents(s: &crate::analysis::shape::Shape) -> impl IntoView {
     let changes = |c: &Option<crate::analysis::diff::SchemaChange>| -> String {
         let Some(c) = c else { return String::new() };
         let same = |v: &str| v.to_string();
@@ -31,8 +42,6 @@ pub fn ShapePanel(opened: Opened) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <details class="walk" data-testid="shape">
-            <summary>"The table's shape: schemas, partition specs, sort orders, branches and tags, properties"</summary>
             <table class="snapshots"><thead><tr><th>"schema"</th><th>"fields"</th><th>"first used by"</th><th>"change from the schema before"</th></tr></thead>
                 <tbody>{schemas}</tbody></table>
             <p><strong>"Partition specs"</strong></p><ul>{listed(&s.partition_specs, "shape-spec")}</ul>
@@ -45,6 +54,5 @@ pub fn ShapePanel(opened: Opened) -> impl IntoView {
             <table class="kv walk-fields"><tbody>{s.properties.iter().map(|p| view! {
                 <tr data-testid="shape-property"><td class="mono">{p.key.clone()}</td><td class="mono">{p.value.clone()}</td><td class="hint">{p.not_read.clone().unwrap_or_else(|| p.meaning.unwrap_or("").to_string())}</td></tr>
             }).collect_view()}</tbody></table>
-        </details>
     }
 }

@@ -7,7 +7,7 @@ use super::charts::Charts;
 use super::findings_panel::FindingsPanel;
 use super::loader::{request, LoadRequest};
 use super::snapshot_table::SnapshotTable;
-use super::AppState;
+use super::{AppState, Opened};
 
 #[component]
 pub fn TableView(name: String, generation: u64) -> impl IntoView {
@@ -23,12 +23,15 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     if let (Some(a), Some(b)) = (link_from, link_to) {
         request(state, LoadRequest::Compare(a, b));
     }
-    let opened = move || state.opened.get();
     let progress = move || state.progress.get();
-    // Changes only when a report appears or goes: the snapshot table is built once and follows the signal.
-    let is_open = Memo::new(move |_| state.opened.with(Option::is_some));
-    // After the first chart (or once loading ends, should no chart be drawn).
-    let shown_below = move || state.charted.get() || !state.progress.with(|p| p.loading);
+    // Each part reads a memo of what it shows: a publish that leaves it unchanged leaves its nodes
+    // (an open <details>, a focused input, a scroll position) as they were.
+    let facts = state.part(Facts::of);
+    let gaps = state.part(|o| o.report.gaps.clone());
+    let disagreements = state.part(|o| o.report.disagreements.clone());
+    // After the first chart (or once loading ends, should no chart be drawn), and while a report
+    // is open: the panels below are built once and follow their memos.
+    let below = Memo::new(move |_| (state.charted.get() || !state.progress.with(|p| p.loading)) && state.opened.with(Option::is_some));
     // The control that opened the table (a gallery card, a picker) is gone from the page: focus
     // moves to the table's name, not to the body, so keyboard and screen-reader users stay here.
     let heading = NodeRef::<leptos::html::H2>::new();
@@ -43,24 +46,18 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             <div class="table-head">
                 <button class="link" data-testid="back" on:click=move |_| state.close()>"← examples"</button>
                 <h2 data-testid="table-name" tabindex="-1" node_ref=heading>{name}</h2>
-                {move || opened().map(|o| {
-                    let t = &o.report.table;
-                    let jobs = o.series.job_ids();
-                    view! {
-                        <dl class="facts">
-                            <div><dt>"snapshots"</dt><dd data-testid="snapshot-count">{o.report.snapshots.len()}</dd></div>
-                            <div><dt>"format"</dt><dd>{format!("v{}", t.format_version)}</dd></div>
-                            <div><dt>"Flink jobs"</dt><dd>{if jobs.is_empty() { "none (no flink.job-id in any summary)".to_string() } else { jobs.len().to_string() }}</dd></div>
-                            <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{t.location.clone()}</dd></div>
-                            <div class="wide"><dt>"metadata file"</dt><dd class="mono">{metadata_picker(state, &t.metadata_file, o.report.load.as_ref().and_then(|l| l.metadata_pick.as_ref()))}</dd></div>
-                        </dl>
-                    }
+                {move || facts.get().map(|f| view! {
+                    <dl class="facts">
+                        <div><dt>"snapshots"</dt><dd data-testid="snapshot-count">{f.snapshots}</dd></div>
+                        <div><dt>"format"</dt><dd>{format!("v{}", f.format_version)}</dd></div>
+                        <div><dt>"Flink jobs"</dt><dd>{if f.jobs == 0 { "none (no flink.job-id in any summary)".to_string() } else { f.jobs.to_string() }}</dd></div>
+                        <div class="wide"><dt>"location"</dt><dd class="mono" data-testid="table-location">{f.location}</dd></div>
+                        <div class="wide"><dt>"metadata file"</dt><dd class="mono">{metadata_picker(state, &f.metadata_file, f.pick.as_ref())}</dd></div>
+                    </dl>
                 })}
                 <ReadStatus/>
             </div>
-            {move || opened().map(|o| {
-                let gaps = o.report.gaps.clone();
-                (!gaps.is_empty()).then(|| view! {
+            {move || gaps.get().filter(|g| !g.is_empty()).map(|gaps| view! {
                     <details class="gaps" open>
                         <summary>{crate::report::load::gaps_heading(gaps.len())}</summary>
                         <ul>{gaps.into_iter().take(200).map(|g| {
@@ -71,18 +68,14 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                             view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{format!("needed by snapshot(s) {needed}")}</span></li> }
                         }).collect_view()}</ul>
                     </details>
-                })
             })}
-            {move || opened().map(|o| {
-                let d = o.report.disagreements.clone();
-                (!d.is_empty()).then(|| view! {
+            {move || disagreements.get().filter(|d| !d.is_empty()).map(|d| view! {
                     <details class="gaps" open data-testid="disagreements">
                         <summary>{crate::report::load::disagreements_heading(d.len())}</summary>
                         <ul>{d.into_iter().take(50).map(|x| view! {
                             <li class="mono">{format!("snapshot {}: {} — summary says {}, the {} say {}", x.snapshot_id, x.field, x.summary, x.counted_from.label(), x.counted)}</li>
                         }).collect_view()}</ul>
                     </details>
-                })
             })}
             {move || state.vended.get().map(|v| view! {
                 <details class="vended" data-testid="vended">
@@ -93,14 +86,41 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             })}
             <AlertStrip/>
             <Charts/>
-            {move || shown_below().then(opened).flatten().map(|o| view! { <FindingsPanel opened=o catalog=catalog/> })}
-            {move || shown_below().then(opened).flatten().map(|o| view! { <super::compare::Compare opened=o from=diff_from to=diff_to/> })}
-            {move || shown_below().then(opened).flatten().map(|o| view! { <super::walk::WalkPanel opened=o level=walk_level entry=walk_entry open=walk_open/> })}
-            {move || shown_below().then(opened).flatten().map(|o| view! { <super::shape_panel::ShapePanel opened=o/> })}
+            {move || below.get().then(|| view! {
+                <FindingsPanel catalog=catalog/>
+                <super::compare::Compare from=diff_from to=diff_to/>
+                <super::walk::WalkPanel level=walk_level entry=walk_entry open=walk_open/>
+                <super::shape_panel::ShapePanel/>
+            })}
             <super::data_panel::DuplicatesPanel/>
             <super::footers_panel::FootersPanel/>
-            {move || (shown_below() && is_open.get()).then(|| view! { <SnapshotTable shown=rows_shown/> })}
+            {move || below.get().then(|| view! { <SnapshotTable shown=rows_shown/> })}
         </section>
+    }
+}
+
+/// The head of the table view: changes when the snapshot count, job count or metadata file does.
+#[derive(Clone, PartialEq)]
+struct Facts {
+    snapshots: usize,
+    format_version: u8,
+    jobs: usize,
+    location: String,
+    metadata_file: String,
+    pick: Option<crate::source::metadata_pick::MetadataPick>,
+}
+
+impl Facts {
+    fn of(o: &Opened) -> Self {
+        let t = &o.report.table;
+        Facts {
+            snapshots: o.report.snapshots.len(),
+            format_version: t.format_version,
+            jobs: o.series.job_ids().len(),
+            location: t.location.clone(),
+            metadata_file: t.metadata_file.clone(),
+            pick: o.report.load.as_ref().and_then(|l| l.metadata_pick.clone()),
+        }
     }
 }
 

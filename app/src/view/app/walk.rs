@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::analysis::walk::Field;
+use crate::analysis::walk::{Field, Walk};
 
 use super::loader::{request, LoadRequest};
 use super::{AppState, Opened};
@@ -28,32 +28,34 @@ fn value<'a>(row: &'a [Field], name: &str) -> &'a str {
     row.iter().find(|f| f.name == name).map(|f| f.value.as_str()).unwrap_or("")
 }
 
-#[component]
-pub fn WalkPanel(opened: Opened, level: RwSignal<usize>, entry: RwSignal<usize>, open: RwSignal<bool>) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let w = opened.walk.clone();
-    let snapshot = w.snapshot_index;
-    let has_manifest = w.manifest.is_some();
-    let max_level = if has_manifest {
+/// The deepest level this walk can show: a file needs an open manifest, the list a read one.
+fn deepest(w: &Walk) -> usize {
+    if w.manifest.is_some() {
         4
     } else if w.manifests.is_some() {
         2
     } else {
         1
-    };
-    let choices: Vec<(usize, String)> = opened
-        .report
-        .snapshots
-        .iter()
-        .enumerate()
-        .rev()
-        .take(200)
-        .map(|(i, s)| (i, format!("{} · {} · {}", s.snapshot_id, s.committed_at, s.operation)))
-        .collect();
-    let body = {
-        let w = w.clone();
-        move || {
-            match level.get().min(max_level) {
+    }
+}
+
+/// The newest 200 snapshots, as the picker offers them: (index, label).
+fn choices(o: &Opened) -> Vec<(usize, String)> {
+    o.report.snapshots.iter().enumerate().rev().take(200).map(|(i, s)| (i, format!("{} · {} · {}", s.snapshot_id, s.committed_at, s.operation))).collect()
+}
+
+#[component]
+pub fn WalkPanel(level: RwSignal<usize>, entry: RwSignal<usize>, open: RwSignal<bool>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let walk = state.part(|o| o.walk.clone());
+    let choices = state.part(choices);
+    let snapshot = move || walk.with(|w| w.as_ref().map_or(0, |w| w.snapshot_index));
+    let max_level = move || walk.with(|w| w.as_ref().map_or(1, |w| deepest(w)));
+    let body = move || {
+        let Some(w) = walk.get() else { return view! { <p class="hint">"Nothing read yet."</p> }.into_any() };
+        let snapshot = w.snapshot_index;
+        {
+            match level.get().min(deepest(&w)) {
             0 => view! {
                 <p class="hint">{format!("The table's current state, in one JSON file ({}). Every snapshot below is listed in it.", w.metadata_file)}</p>
                 {fields(&w.metadata)}
@@ -127,15 +129,15 @@ pub fn WalkPanel(opened: Opened, level: RwSignal<usize>, entry: RwSignal<usize>,
                             request(state, LoadRequest::Walk(i, None));
                         }
                     }>
-                        {choices.into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=i == snapshot>{label}</option> }).collect_view()}
+                        {move || choices.get().unwrap_or_default().into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=i == snapshot()>{label}</option> }).collect_view()}
                     </select>
                 </label>
-                <button data-testid="walk-previous" on:click=move |_| level.update(|l| *l = (*l).min(max_level).saturating_sub(1))>"← previous"</button>
-                <button data-testid="walk-next" on:click=move |_| level.update(|l| *l = (*l + 1).min(max_level))>"next →"</button>
+                <button data-testid="walk-previous" on:click=move |_| level.update(|l| *l = (*l).min(max_level()).saturating_sub(1))>"← previous"</button>
+                <button data-testid="walk-next" on:click=move |_| level.update(|l| *l = (*l + 1).min(max_level()))>"next →"</button>
             </div>
-            <nav class="walk-crumbs" data-testid="walk-level" data-level=move || level.get().min(max_level).to_string()>
+            <nav class="walk-crumbs" data-testid="walk-level" data-level=move || level.get().min(max_level()).to_string()>
                 {LEVELS.iter().enumerate().map(|(i, name)| view! {
-                    <button class="link" class:here=move || level.get().min(max_level) == i prop:disabled=move || { i > max_level }
+                    <button class="link" class:here=move || level.get().min(max_level()) == i prop:disabled=move || i > max_level()
                         on:click=move |_| level.set(i)>{*name}</button>
                 }).collect_view()}
             </nav>
