@@ -3,13 +3,12 @@
 
 use std::collections::HashMap;
 
-use wasm_bindgen_futures::JsFuture;
-
 use crate::source::range::{from_http, ByteRange, RangeRead};
 use crate::source::remote::RemoteFiles;
 use crate::source::{Fetch, PathIndex, SourceError};
 
-use super::fetch::{js_message, Browser};
+use super::fetch::Browser;
+use super::picked_read;
 
 /// Files the user picked or dropped: nothing is read until the loader needs it.
 /// Each `File` sits at its path's position in the matching index: a folder of 90,000 files keeps
@@ -75,56 +74,25 @@ impl PickedFiles {
     }
 }
 
-/// A picked file read whole must fit the bound a file on disk or a response has.
-fn within_bound(path: &str, file: &web_sys::File) -> Result<(), SourceError> {
-    let size = file.size() as u64;
-    if size > crate::source::files::MAX_WHOLE_FILE {
-        return Err(crate::source::files::file_too_large(path, size));
-    }
-    Ok(())
-}
-
 impl Fetch for PickedFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
         let (path, file) = self.file(reference)?;
-        within_bound(path, file)?;
-        let buffer = JsFuture::from(file.array_buffer())
-            .await
-            .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        picked_read::whole(path, file).await
     }
 
     async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
         let (path, file) = self.file(reference)?;
-        within_bound(path, file)?;
-        let buffer = JsFuture::from(file.array_buffer())
-            .await
-            .map_err(|e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) })?;
-        let array = js_sys::Uint8Array::new(&buffer);
-        Ok(Some((array.length() as u64, Box::new(JsBytes { array, at: 0 }))))
+        picked_read::reader(path, file).await.map(Some)
     }
 
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
         let (path, file) = self.file(reference)?;
-        let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let head = file.slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
-        let buffer = JsFuture::from(head.array_buffer()).await.map_err(io)?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        picked_read::head(path, file, n).await
     }
 
-    /// `File.slice`: only the bytes asked for leave the disk.
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
         let (path, file) = self.file(reference)?;
-        let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let size = file.size() as u64;
-        let (start, end) = match range {
-            ByteRange::At { offset, len } => (offset.min(size), offset.saturating_add(len).min(size)),
-            ByteRange::Tail { len } => (size.saturating_sub(len), size),
-        };
-        let part = file.slice_with_f64_and_f64(start as f64, end as f64).map_err(io)?;
-        let buffer = JsFuture::from(part.array_buffer()).await.map_err(io)?;
-        let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-        Ok(RangeRead { transferred: bytes.len() as u64, bytes, object_size: Some(size) })
+        picked_read::range(path, file, range).await
     }
 
     /// Only metadata.json sizes (the growth chart's strip): asking a picked file for its size is a
@@ -205,7 +173,7 @@ impl TableFiles {
                 .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
                 .unwrap_or((None, None)),
             TableFiles::Served(f) => (f.sizes.get(path).copied(), None),
-            TableFiles::Remote(_) | TableFiles::Relay(_) => (None, None),
+            TableFiles::Remote(_) | TableFiles::Relay(_) | TableFiles::Handle(_) => (None, None),
         }
     }
 }
@@ -226,27 +194,14 @@ pub async fn fetch_range_of(url: &str, range: ByteRange) -> Result<RangeRead, So
     from_http(url, range, status, content_range.as_deref(), body)
 }
 
-/// A file's bytes where the browser holds them, read into the wasm heap a buffer at a time.
-struct JsBytes {
-    array: js_sys::Uint8Array,
-    at: u32,
-}
-
-impl std::io::Read for JsBytes {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.array.length().saturating_sub(self.at).min(u32::try_from(buf.len()).unwrap_or(u32::MAX));
-        self.array.subarray(self.at, self.at + n).copy_to(&mut buf[..n as usize]);
-        self.at += n;
-        Ok(n as usize)
-    }
-}
-
 pub enum TableFiles {
     Picked(PickedFiles),
     Served(ServedFiles),
     Remote(RemoteFiles<Browser>),
     /// A catalog table read through `icescope serve`'s relay.
     Relay(super::relay::RelayFiles),
+    /// A folder picked as a handle: files looked up by name as they are needed.
+    Handle(super::handle::HandleFiles),
 }
 
 impl Fetch for TableFiles {
@@ -256,12 +211,14 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.fetch(reference).await,
             TableFiles::Remote(f) => f.fetch(reference).await,
             TableFiles::Relay(f) => f.fetch(reference).await,
+            TableFiles::Handle(f) => f.fetch(reference).await,
         }
     }
 
     async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
         match self {
             TableFiles::Picked(f) => f.fetch_reader(reference).await,
+            TableFiles::Handle(f) => f.fetch_reader(reference).await,
             TableFiles::Served(_) | TableFiles::Remote(_) | TableFiles::Relay(_) => Ok(None),
         }
     }
@@ -272,6 +229,7 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.fetch_head(reference, n).await,
             TableFiles::Remote(f) => f.fetch_head(reference, n).await,
             TableFiles::Relay(f) => f.fetch_head(reference, n).await,
+            TableFiles::Handle(f) => f.fetch_head(reference, n).await,
         }
     }
 
@@ -281,6 +239,7 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.fetch_range(reference, range).await,
             TableFiles::Remote(f) => f.fetch_range(reference, range).await,
             TableFiles::Relay(f) => f.fetch_range(reference, range).await,
+            TableFiles::Handle(f) => f.fetch_range(reference, range).await,
         }
     }
 
@@ -290,6 +249,7 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.size_hint(reference),
             TableFiles::Remote(f) => f.size_hint(reference),
             TableFiles::Relay(f) => f.size_hint(reference),
+            TableFiles::Handle(f) => f.size_hint(reference),
         }
     }
 
@@ -299,11 +259,15 @@ impl Fetch for TableFiles {
             TableFiles::Served(f) => f.listing(),
             TableFiles::Remote(f) => f.listing(),
             TableFiles::Relay(f) => f.listing(),
+            TableFiles::Handle(f) => f.listing(),
         }
     }
 
-    /// A remote table is not listed from the browser: no census.
+    /// A remote table is not listed from the browser: no census; a folder handle once it listed itself.
     fn census(&self) -> Option<crate::source::Census<'_>> {
+        if let TableFiles::Handle(f) = self {
+            return f.census();
+        }
         Some((self.all_paths()?, Box::new(self.file_facts())))
     }
 }

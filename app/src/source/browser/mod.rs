@@ -4,4 +4,6 @@
 
 pub mod fetch;
 pub mod files;
+pub mod handle;
+mod picked_read;
 pub mod relay;

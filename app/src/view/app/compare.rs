@@ -16,7 +16,8 @@ pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
         request(state, LoadRequest::Compare(a, b));
     };
     let diff = state.part(|o| o.diff.clone());
-    let result = move || diff.get().flatten().map(|r| match &*r {
+    let result = move || {
+        diff.get().flatten().map(|r| match &*r {
         Err(e) => view! { <p class="error" data-testid="diff-error">{e.clone()}</p> }.into_any(),
         Ok((d, md)) => {
             let t = &d.totals;
@@ -44,7 +45,8 @@ pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
             }
             .into_any()
         }
-    });
+    })
+    };
     view! {
         <section class="compare" data-testid="compare">
             <h3>"Compare two snapshots"</h3>

@@ -91,7 +91,7 @@ pub fn DropZone() -> impl IntoView {
             on:drop=on_drop>
             <p><strong>"Drop a table folder here"</strong>" (the folder holding "<code>"metadata/"</code>"), or a "<code>"*.metadata.json"</code>"."</p>
             <p class="pickers">
-                <label class="button">"Choose folder…"
+                <label class="button" on:click=move |ev| super::folder_handle::on_click(state, &ev)>"Choose folder…"
                     <input type="file" data-testid="folder-input" node_ref=folder_input multiple on:change=on_pick/>
                 </label>
                 <label class="button">"Choose files…"
@@ -116,13 +116,13 @@ async fn open_set(state: AppState, mut set: PickedFiles) {
     let name = set
         .listing()
         .and_then(crate::source::metadata_pick::candidates)
-        .and_then(|(_, files)| files.first().map(|m| table_name(m)))
+        .and_then(|(_, files)| files.first().map(|m| table_name_of(m)))
         .unwrap_or_else(|| "dropped files".into());
     open_table(state, name, TableFiles::Picked(set), None).await;
 }
 
 /// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
-fn table_name(metadata_path: &str) -> String {
+pub(super) fn table_name_of(metadata_path: &str) -> String {
     let parts = crate::source::resolve::table_names(metadata_path);
     if parts.is_empty() {
         "table".to_string()

@@ -28,21 +28,27 @@ pub fn FindingsPanel(catalog: RwSignal<String>) -> impl IntoView {
         });
     };
     let cards = move || {
-        findings.get().unwrap_or_default().into_iter().enumerate().map(|(i, f)| {
-            let sev = crate::report::finding::severity_class(f.severity);
-            let statement = f.statement.clone();
-            let ids = f.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
-            view! {
-                <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind.as_str() data-severity=sev
-                    tabindex=if i == 0 { "0" } else { "-1" } aria-label=format!("{sev}: {}", f.title)>
-                    <h4><span class="badge">{sev}</span>{f.title.clone()}</h4>
-                    <p><strong>"What the table shows: "</strong>{f.evidence.clone()}</p>
-                    <p><strong>"What to do: "</strong>{f.action.clone()}</p>
-                    {statement.map(|s| view! { <pre class="statement" data-testid="statement">{move || s.sql_in(&typed())}</pre> })}
-                    {(!ids.is_empty()).then(|| view! { <p class="ids mono">"snapshots: "{ids}</p> })}
-                </article>
-            }
-        }).collect_view()
+        findings
+            .get()
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let sev = crate::report::finding::severity_class(f.severity);
+                let statement = f.statement.clone();
+                let ids = f.snapshot_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
+                view! {
+                    <article class=format!("finding {sev}") data-testid="finding" data-kind=f.kind.as_str() data-severity=sev
+                        tabindex=if i == 0 { "0" } else { "-1" } aria-label=format!("{sev}: {}", f.title)>
+                        <h4><span class="badge">{sev}</span>{f.title.clone()}</h4>
+                        <p><strong>"What the table shows: "</strong>{f.evidence.clone()}</p>
+                        <p><strong>"What to do: "</strong>{f.action.clone()}</p>
+                        {statement.map(|s| view! { <pre class="statement" data-testid="statement">{move || s.sql_in(&typed())}</pre> })}
+                        {(!ids.is_empty()).then(|| view! { <p class="ids mono">"snapshots: "{ids}</p> })}
+                    </article>
+                }
+            })
+            .collect_view()
     };
     view! {
         <section class="findings" id="findings" data-testid="findings" data-count=move || count().to_string()

@@ -83,6 +83,10 @@ fn report_progress(state: AppState, s: &TableSession<TableFiles, WorkerDecoder>,
 /// Sizes of the metadata log's files (the metadata.json strip under the growth chart), asked one
 /// at a time with the page served in between: a picked file's size can take milliseconds.
 async fn record_metadata_sizes(files: &TableFiles, loader: &mut Loader) {
+    if let TableFiles::Handle(h) = files {
+        let log: Vec<String> = loader.history.metadata.metadata_log.iter().map(|e| e.metadata_file.clone()).collect();
+        h.prepare_sizes(&log).await;
+    }
     let mut sizes = std::collections::HashMap::new();
     let mut last_yield = marks::now_ms();
     for e in &loader.history.metadata.metadata_log {
@@ -208,7 +212,7 @@ async fn drive(state: AppState, first: bool) {
     state.progress.update(|p| p.loading = true);
     // A picked file is read by the browser process, not over a connection: more reads in flight
     // keep it busy while the page decodes what has arrived.
-    let parallel = if matches!(*files, TableFiles::Picked(_)) { 4 * PARALLEL } else { PARALLEL };
+    let parallel = if matches!(*files, TableFiles::Picked(_) | TableFiles::Handle(_)) { 4 * PARALLEL } else { PARALLEL };
     let mut pump = Pump::new(&*files, &WorkerDecoder, parallel);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
@@ -279,6 +283,16 @@ async fn drive(state: AppState, first: bool) {
         record_metadata_sizes(&files, &mut s.loader).await;
     }
     s.loader.history.settle_batch();
+    // A folder picked as a handle is listed whole only now, for the orphan census, once every
+    // snapshot's files are known (as the folder input's census waits for them).
+    if let TableFiles::Handle(h) = &*files {
+        if s.loader.history.all_files_known().is_none() {
+            marks::mark("icescope:phase:census");
+            if let Err(e) = h.list_others().await {
+                state.error(format!("the folder was not listed for the orphan census: {e}"));
+            }
+        }
+    }
     publish(state, &mut s, 0);
     report_progress(state, &s, false, stopped, true);
     if state.cancelled.get_untracked() == generation {

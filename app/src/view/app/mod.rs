@@ -11,6 +11,7 @@ mod decoder;
 mod drop;
 mod export_buttons;
 mod findings_panel;
+mod folder_handle;
 mod font_warmup;
 mod footers_panel;
 mod gallery;
@@ -28,7 +29,7 @@ mod theme;
 mod walk;
 
 // The browser's sources live with the others (`source::browser`); the views name them as before.
-use crate::source::browser::{fetch, files};
+use crate::source::browser::{fetch, files, handle};
 
 use leptos::prelude::*;
 

@@ -1,0 +1,232 @@
+//! A table folder picked as a handle (the File System Access API's `showDirectoryPicker`): only
+//! `metadata/` is listed when it opens, and a file is looked up by name when the loader asks for
+//! it. `data/` is touched by the data-file features (footers, duplicates) and, once every
+//! snapshot's files are known, by the orphan census; the folder input lists everything first.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{File, FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemHandle, FileSystemHandleKind};
+
+use crate::source::listing::Listing;
+use crate::source::range::{ByteRange, RangeRead};
+use crate::source::{Census, Fetch, PathIndex, SourceError};
+
+use super::fetch::js_message;
+use super::picked_read;
+
+/// The folder the table's files live under: `metadata/` and, usually, `data/`.
+const METADATA: &str = "metadata";
+/// A folder picked for the orphan census is walked this deep and no further (Hive-style
+/// partitions nest a level per field): a link loop or a stranger's deep tree ends here.
+const MAX_DEPTH: usize = 12;
+/// And holds at most this many files: past it the census is not taken (it would be partial).
+const MAX_FILES: usize = 2_000_000;
+
+pub struct HandleFiles {
+    root: FileSystemDirectoryHandle,
+    root_name: String,
+    /// The root's own entries (`metadata`, `data`, …): a reference is placed under the root by
+    /// the first of its segments that names one of them.
+    children: Vec<String>,
+    /// `metadata/`'s files, as `<root>/metadata/<name>` (the folder input's paths).
+    index: PathIndex,
+    /// Folders already opened, by their path under the root.
+    folders: RefCell<HashMap<String, FileSystemDirectoryHandle>>,
+    /// Sizes of the files read or asked for (`prepare_sizes`): a handle has no size until its
+    /// `File` is taken.
+    sizes: RefCell<HashMap<String, u64>>,
+    /// The whole folder, once listed for the orphan census.
+    others: RefCell<Option<Listing>>,
+}
+
+fn io(path: &str) -> impl Fn(JsValue) -> SourceError + '_ {
+    move |e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) }
+}
+
+/// One `next()` of a directory's async iterator of handles; None at its end.
+async fn next_handle(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<FileSystemHandle>, SourceError> {
+    let step = JsFuture::from(it.next().map_err(io(path))?).await.map_err(io(path))?;
+    let step: js_sys::IteratorNext = step.unchecked_into();
+    if step.done() {
+        return Ok(None);
+    }
+    step.value().dyn_into::<FileSystemHandle>().map(Some).map_err(io(path))
+}
+
+/// The names under a folder, files and folders apart.
+async fn entries(dir: &FileSystemDirectoryHandle, path: &str) -> Result<(Vec<String>, Vec<(String, FileSystemDirectoryHandle)>), SourceError> {
+    let it = dir.values();
+    let (mut files, mut folders) = (Vec::new(), Vec::new());
+    while let Some(h) = next_handle(&it, path).await? {
+        match h.kind() {
+            FileSystemHandleKind::File => files.push(h.name()),
+            FileSystemHandleKind::Directory => folders.push((h.name(), h.unchecked_into())),
+            _ => {}
+        }
+    }
+    Ok((files, folders))
+}
+
+impl HandleFiles {
+    /// Lists the picked folder's own entries and `metadata/`'s files; nothing else.
+    pub async fn open(root: FileSystemDirectoryHandle) -> Result<HandleFiles, String> {
+        let root_name = root.name();
+        let (files, folders) = entries(&root, &root_name).await.map_err(|e| e.to_string())?;
+        let Some((_, metadata)) = folders.iter().find(|(n, _)| n == METADATA).cloned() else {
+            return Err(format!("`{root_name}` holds no metadata/ folder: choose the table's folder, the one that holds metadata/ (and data/)"));
+        };
+        let children = folders.iter().map(|(n, _)| n.clone()).chain(files).collect();
+        let (names, _) = entries(&metadata, &format!("{root_name}/{METADATA}")).await.map_err(|e| e.to_string())?;
+        let mut index = PathIndex::default();
+        for n in names {
+            index.insert(format!("{root_name}/{METADATA}/{n}"));
+        }
+        index.shrink_to_fit();
+        let folders = RefCell::new(HashMap::from([(METADATA.to_string(), metadata)]));
+        Ok(HandleFiles { root, root_name, children, index, folders, sizes: RefCell::default(), others: RefCell::new(None) })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Where a reference is under the picked folder: the segments after the root's own name
+    /// (followed by one of its entries), else from the first segment that names one of its
+    /// entries. `..` and `.` never name anything.
+    fn place<'a>(&self, reference: &'a str) -> Option<Vec<&'a str>> {
+        let segments: Vec<&str> = reference.split('/').filter(|s| !s.is_empty()).collect();
+        if segments.iter().any(|s| *s == "." || *s == "..") {
+            return None;
+        }
+        let child = |s: &str| self.children.iter().any(|c| c == s);
+        let after_root = (0..segments.len().saturating_sub(1)).rev().find(|&i| segments[i] == self.root_name && child(segments[i + 1])).map(|i| i + 1);
+        let start = after_root.or_else(|| segments.iter().position(|s| child(s)))?;
+        let placed = segments[start..].to_vec();
+        (placed.len() >= 2).then_some(placed)
+    }
+
+    async fn folder(&self, path: &[&str], shown: &str) -> Result<FileSystemDirectoryHandle, SourceError> {
+        let mut at = String::new();
+        let mut dir = self.root.clone();
+        for s in path {
+            if !at.is_empty() {
+                at.push('/');
+            }
+            at.push_str(s);
+            let cached = self.folders.borrow().get(&at).cloned();
+            dir = match cached {
+                Some(d) => d,
+                None => {
+                    let d: FileSystemDirectoryHandle =
+                        JsFuture::from(dir.get_directory_handle(s)).await.map_err(|_| SourceError::NotFound { reference: shown.to_string() })?.unchecked_into();
+                    self.folders.borrow_mut().insert(at.clone(), d.clone());
+                    d
+                }
+            };
+        }
+        Ok(dir)
+    }
+
+    /// The file a reference names, with the path it is shown by.
+    async fn file(&self, reference: &str) -> Result<(String, File), SourceError> {
+        let not_found = || SourceError::NotFound { reference: reference.to_string() };
+        let relative: Vec<String> = match self.index.resolve_at(reference) {
+            Some(i) => self.index.path(i).split('/').skip(1).map(str::to_string).collect(),
+            None => self.place(reference).ok_or_else(not_found)?.into_iter().map(str::to_string).collect(),
+        };
+        let (name, folders) = relative.split_last().ok_or_else(not_found)?;
+        let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
+        let path = format!("{}/{}", self.root_name, relative.join("/"));
+        let dir = self.folder(&folders, reference).await?;
+        let handle: FileSystemFileHandle = JsFuture::from(dir.get_file_handle(name)).await.map_err(|_| not_found())?.unchecked_into();
+        let file: File = JsFuture::from(handle.get_file()).await.map_err(io(&path))?.unchecked_into();
+        self.sizes.borrow_mut().insert(reference.to_string(), file.size() as u64);
+        Ok((path, file))
+    }
+
+    /// Takes the sizes of these files (the metadata log's, for the growth chart's strip): a
+    /// handle's size is a round trip, so they are asked for before the sizes are needed.
+    pub async fn prepare_sizes(&self, references: &[String]) {
+        for r in references {
+            if !self.sizes.borrow().contains_key(r) {
+                let _ = self.file(r).await;
+            }
+        }
+    }
+
+    /// Lists the whole folder (walked to `MAX_DEPTH`, at most `MAX_FILES` files) with each
+    /// file's size and modification time, for the orphan census. Once per table.
+    pub async fn list_others(&self) -> Result<(), SourceError> {
+        if self.others.borrow().is_some() {
+            return Ok(());
+        }
+        let mut listing = Listing::default();
+        let mut stack: Vec<(String, FileSystemDirectoryHandle, usize)> = vec![(self.root_name.clone(), self.root.clone(), 0)];
+        while let Some((path, dir, depth)) = stack.pop() {
+            let (files, folders) = entries(&dir, &path).await?;
+            for name in files {
+                let p = format!("{path}/{name}");
+                let handle: FileSystemFileHandle = JsFuture::from(dir.get_file_handle(&name)).await.map_err(io(&p))?.unchecked_into();
+                let file: File = JsFuture::from(handle.get_file()).await.map_err(io(&p))?.unchecked_into();
+                listing.push(&p, Some(file.size() as u64), Some(file.last_modified() as i64));
+                if listing.len() > MAX_FILES {
+                    return Err(SourceError::Io { path: self.root_name.clone(), message: format!("holds over {MAX_FILES} files: no orphan census") });
+                }
+            }
+            for (name, d) in folders {
+                if depth < MAX_DEPTH {
+                    stack.push((format!("{path}/{name}"), d, depth + 1));
+                }
+            }
+        }
+        listing.shrink_to_fit();
+        *self.others.borrow_mut() = Some(listing);
+        Ok(())
+    }
+}
+
+impl Fetch for HandleFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let (path, file) = self.file(reference).await?;
+        picked_read::whole(&path, &file).await
+    }
+
+    async fn fetch_reader(&self, reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
+        let (path, file) = self.file(reference).await?;
+        picked_read::reader(&path, &file).await.map(Some)
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        let (path, file) = self.file(reference).await?;
+        picked_read::head(&path, &file, n).await
+    }
+
+    async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {
+        let (path, file) = self.file(reference).await?;
+        picked_read::range(&path, &file, range).await
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        self.sizes.borrow().get(reference).copied()
+    }
+
+    fn listing(&self) -> Option<&PathIndex> {
+        Some(&self.index)
+    }
+
+    /// Once `list_others` has run; None before.
+    fn census(&self) -> Option<Census<'_>> {
+        let others = self.others.borrow();
+        let listing = others.as_ref()?;
+        let mut paths = Vec::with_capacity(listing.len());
+        let mut facts: HashMap<String, (Option<u64>, Option<i64>)> = HashMap::new();
+        for i in 0..listing.len() {
+            paths.push(listing.path(i).to_string());
+            facts.insert(listing.path(i).to_string(), (listing.size(i), listing.modified_ms(i)));
+        }
+        Some((paths, Box::new(move |p: &str| facts.get(p).copied().unwrap_or((None, None)))))
+    }
+}

@@ -1,0 +1,58 @@
+//! "Choose folder…" where the browser offers `showDirectoryPicker`: the table folder comes as a
+//! handle, only `metadata/` is listed, and the first chart does not wait for the browser to
+//! enumerate `data/` (15,101 files of a 3,000-commit table took 6.5 s through the input).
+
+use leptos::prelude::Set;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::files::TableFiles;
+use super::handle::HandleFiles;
+use super::loader::open_table;
+use super::{marks, AppState};
+
+/// `window.showDirectoryPicker`, where the browser has it (Chromium-based ones; not Firefox or
+/// Safari, which keep the folder input). Not in web-sys's stable bindings.
+fn picker() -> Option<(web_sys::Window, js_sys::Function)> {
+    let w = web_sys::window()?;
+    let f = js_sys::Reflect::get(&w, &JsValue::from_str("showDirectoryPicker")).ok()?;
+    f.dyn_into::<js_sys::Function>().ok().map(|f| (w, f))
+}
+
+/// Takes over the folder button's click where a handle can be had; the input stays the fallback.
+pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
+    let Some((window, show)) = picker() else { return };
+    ev.prevent_default();
+    marks::restart();
+    spawn_local(async move {
+        let options = js_sys::Object::new();
+        // The browser remembers where this id's last pick was; read access is all icescope asks.
+        let _ = js_sys::Reflect::set(&options, &"id".into(), &"icescope-table".into());
+        let _ = js_sys::Reflect::set(&options, &"mode".into(), &"read".into());
+        let picked = match show.call1(&window, &options) {
+            Ok(p) => JsFuture::from(js_sys::Promise::from(p)).await,
+            Err(e) => Err(e),
+        };
+        let root = match picked {
+            Ok(h) => h.unchecked_into::<web_sys::FileSystemDirectoryHandle>(),
+            // Closing the dialog is a choice, not an error.
+            Err(e) if js_sys::Reflect::get(&e, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError") => return,
+            Err(e) => return state.error(format!("the folder could not be opened: {}", super::fetch::js_message(&e))),
+        };
+        marks::mark("icescope:phase:picked");
+        match HandleFiles::open(root).await {
+            Ok(files) if files.is_empty() => state.error("the folder's metadata/ holds no files".into()),
+            Ok(files) => {
+                state.errors.set(Vec::new());
+                state.vended.set(None);
+                let name = crate::source::Fetch::listing(&files)
+                    .and_then(crate::source::metadata_pick::candidates)
+                    .and_then(|(_, found)| found.first().map(|m| super::drop::table_name_of(m)))
+                    .unwrap_or_else(|| "picked folder".into());
+                open_table(state, name, TableFiles::Handle(files), None).await;
+            }
+            Err(e) => state.error(e),
+        }
+    });
+}
