@@ -139,7 +139,27 @@ impl<T: Transport> RemoteFiles<T> {
     }
 }
 
+/// The schemes a location typed by a person (CLI argument, the app's location field) is read
+/// over the network by.
+const REMOTE_SCHEMES: [&str; 5] = ["s3://", "s3a://", "s3n://", "http://", "https://"];
+
+pub fn is_remote(location: &str) -> bool {
+    REMOTE_SCHEMES.iter().any(|p| location.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p)))
+}
+
+/// `s3://bucket/prefix/`: a folder, listed to find what it holds (a table's metadata files or a
+/// Spark export); any other remote location names one file.
+pub fn names_folder(location: &str) -> bool {
+    is_remote(location) && super::s3::parse_s3(location).is_some() && location.ends_with('/')
+}
+
 impl<T: Transport> RemoteFiles<T> {
+    /// These files with the listing of `prefix` (`list_prefix`), as a picked folder has one.
+    pub async fn listed(self, prefix: &str, page_size: usize) -> Result<super::fetch::Listed<Self>, HttpError> {
+        let objects = self.list_prefix(prefix, page_size).await?;
+        Ok(super::fetch::Listed::new(self, (0..objects.len()).map(|i| (objects.path(i).to_string(), objects.size(i)))))
+    }
+
     /// Every object under `prefix` (an `s3://bucket/key-prefix/` URL) with the same credentials
     /// its reads use: ListObjectsV2 pages of `page_size` keys, at most `MAX_PAGES` of them and
     /// `MAX_OBJECTS` objects. Paths are full `s3://bucket/key` URLs. Remote signing is not

@@ -121,10 +121,8 @@ fn open_selecting(a: &TableArgs, all: bool, record_paths: bool, select: Select) 
         listed = Some(folder);
     }
     // The same, on an object store: `s3://bucket/prefix/` is listed (ListObjectsV2) to find it.
-    if let Some(t) = a.target.as_deref().filter(|t| a.catalog.catalog.is_none() && t.starts_with("s3") && t.ends_with('/')) {
-        let remote = RemoteFiles::direct(Ureq::default(), a.s3(), t);
-        let objects = block_on(remote.list_prefix(t, a.s3_list_page_size)).map_err(Failure::unreadable)?;
-        let listed = icescope::source::fetch::Listed::new(remote, (0..objects.len()).map(|i| (objects.path(i).to_string(), objects.size(i))));
+    if let Some(t) = a.target.as_deref().filter(|t| a.catalog.catalog.is_none() && remote::names_folder(t)) {
+        let listed = block_on(RemoteFiles::direct(Ureq::default(), a.s3(), t).listed(t, a.s3_list_page_size)).map_err(Failure::unreadable)?;
         let layout = icescope::load::spark_export::detect(&listed.index).ok_or_else(|| {
             Failure::Unreadable(format!("{t}: no export of Spark's metadata tables here (`snapshots/*.parquet`); name a table's metadata.json to open a table"))
         })?;
@@ -201,7 +199,7 @@ fn source(a: &TableArgs, listed: Option<LocalFolder>) -> Result<(Files, String, 
         .target
         .as_deref()
         .ok_or_else(|| Failure::usage("which table? Give a table folder, a metadata.json or its URL, or --catalog URI --table NS.NAME (icescope --help)"))?;
-    if ["s3://", "s3a://", "s3n://", "http://", "https://"].iter().any(|p| target.starts_with(p)) {
+    if remote::is_remote(target) {
         let files = RemoteFiles::direct(Ureq::default(), a.s3(), target);
         return Ok((Files::Remote(Box::new(files)), target.to_string(), None));
     }

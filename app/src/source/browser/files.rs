@@ -173,7 +173,7 @@ impl TableFiles {
                 .map(|f| (Some(f.size() as u64), Some(f.last_modified() as i64)))
                 .unwrap_or((None, None)),
             TableFiles::Served(f) => (f.sizes.get(path).copied(), None),
-            TableFiles::Remote(_) | TableFiles::Relay(_) | TableFiles::Handle(_) => (None, None),
+            TableFiles::Remote(_) | TableFiles::Relay(_) | TableFiles::Handle(_) | TableFiles::Listed(_) => (None, None),
         }
     }
 }
@@ -202,6 +202,8 @@ pub enum TableFiles {
     Relay(super::relay::RelayFiles),
     /// A folder picked as a handle: files looked up by name as they are needed.
     Handle(super::handle::HandleFiles),
+    /// An `s3://bucket/prefix/` location typed in the app, listed (a table folder or a Spark export).
+    Listed(crate::source::fetch::Listed<RemoteFiles<Browser>>),
 }
 
 impl Fetch for TableFiles {
@@ -212,6 +214,7 @@ impl Fetch for TableFiles {
             TableFiles::Remote(f) => f.fetch(reference).await,
             TableFiles::Relay(f) => f.fetch(reference).await,
             TableFiles::Handle(f) => f.fetch(reference).await,
+            TableFiles::Listed(f) => f.fetch(reference).await,
         }
     }
 
@@ -219,7 +222,7 @@ impl Fetch for TableFiles {
         match self {
             TableFiles::Picked(f) => f.fetch_reader(reference).await,
             TableFiles::Handle(f) => f.fetch_reader(reference).await,
-            TableFiles::Served(_) | TableFiles::Remote(_) | TableFiles::Relay(_) => Ok(None),
+            TableFiles::Served(_) | TableFiles::Remote(_) | TableFiles::Relay(_) | TableFiles::Listed(_) => Ok(None),
         }
     }
 
@@ -230,6 +233,7 @@ impl Fetch for TableFiles {
             TableFiles::Remote(f) => f.fetch_head(reference, n).await,
             TableFiles::Relay(f) => f.fetch_head(reference, n).await,
             TableFiles::Handle(f) => f.fetch_head(reference, n).await,
+            TableFiles::Listed(f) => f.fetch_head(reference, n).await,
         }
     }
 
@@ -240,6 +244,7 @@ impl Fetch for TableFiles {
             TableFiles::Remote(f) => f.fetch_range(reference, range).await,
             TableFiles::Relay(f) => f.fetch_range(reference, range).await,
             TableFiles::Handle(f) => f.fetch_range(reference, range).await,
+            TableFiles::Listed(f) => f.fetch_range(reference, range).await,
         }
     }
 
@@ -250,6 +255,7 @@ impl Fetch for TableFiles {
             TableFiles::Remote(f) => f.size_hint(reference),
             TableFiles::Relay(f) => f.size_hint(reference),
             TableFiles::Handle(f) => f.size_hint(reference),
+            TableFiles::Listed(f) => f.size_hint(reference),
         }
     }
 
@@ -260,6 +266,7 @@ impl Fetch for TableFiles {
             TableFiles::Remote(f) => f.listing(),
             TableFiles::Relay(f) => f.listing(),
             TableFiles::Handle(f) => f.listing(),
+            TableFiles::Listed(f) => f.listing(),
         }
     }
 

@@ -104,8 +104,9 @@ fn storage() -> Option<web_sys::Storage> {
 /// the catalog needs of them is asked for.
 fn from_link(mut f: Form) -> Form {
     use super::permalink::get;
-    let Some(uri) = get("catalog") else { return f };
-    if uri != f.uri {
+    let location = get("url").is_some();
+    let Some(uri) = get("catalog").or_else(|| location.then(|| f.uri.clone())) else { return f };
+    if uri != f.uri && !location {
         f = Form { s3_region: "us-east-1".into(), ..Form::default() };
     }
     f.uri = uri;
@@ -178,7 +179,7 @@ async fn list(session: &Session) -> Result<CatalogListing, HttpError> {
 #[component]
 pub fn CatalogPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let linked = super::permalink::get("catalog");
+    let linked = super::permalink::get("catalog").or_else(|| super::permalink::get("url"));
     let form = RwSignal::new(from_link(remembered()));
     let connected = RwSignal::new(None::<Connected>);
     let busy = RwSignal::new(false);
@@ -238,7 +239,12 @@ pub fn CatalogPanel() -> impl IntoView {
     };
     view! {
         <details class="catalog-panel" data-testid="catalog-panel" open=linked.is_some()>
-            <summary>"Open from an Iceberg REST catalog"</summary>
+            <summary>"Open from an Iceberg REST catalog or a location (s3://, https://)"</summary>
+            {super::permalink::get("url").map(|u| view! {
+                <p class="hint" data-testid="link-hint">{format!(
+                    "This link opens {u}. A link never carries a secret: enter the object store's keys if it needs them, then Open."
+                )}</p>
+            })}
             {super::permalink::get("table").filter(|_| linked.is_some()).map(|t| view! {
                 <p class="hint" data-testid="link-hint">{format!(
                     "This link opens {t} from the catalog below. A link never carries a secret: check the catalog URI, enter what it needs, then Connect."
@@ -282,6 +288,7 @@ pub fn CatalogPanel() -> impl IntoView {
                     on:change=move |ev| form.update(|f| f.remember = event_target_checked(&ev))/>"remember these settings on this device (never the token or secrets)"</label>
                 <button type="submit" data-testid="catalog-connect" prop:disabled=move || busy.get()>{move || if busy.get() { "Connecting…" } else { "Connect" }}</button>
             </form>
+            <super::open_location::OpenLocation s3=Signal::derive(move || form.with(Form::s3_props))/>
             {move || connected.get().map(|c| view! { <Tables connected=c/> })}
         </details>
     }

@@ -20,6 +20,7 @@ mod heap_stats;
 mod keys;
 mod loader;
 mod marks;
+mod open_location;
 mod permalink;
 mod relay_panel;
 mod shape_panel;

@@ -1,13 +1,13 @@
-//! The view as a link: the URL's fragment names the source (a bundled example, or a catalog table
-//! with the catalog's non-secret settings) and the view (chart tab, compared snapshots). Never a
+//! The view as a link: the URL's fragment names the source (a bundled example, a location, or a
+//! catalog table with the catalog's non-secret settings) and the view (chart tab, compared snapshots). Never a
 //! credential: the fragment is built from an allow-list of keys, and a link that opens a catalog
 //! fills the form and asks for the secret. A fragment is not sent to any server.
 
 use web_sys::UrlSearchParams;
 
 /// Every key a link may carry. Secrets (token, client secret, S3 keys) are not among them.
-pub const KEYS: [&str; 14] =
-    ["example", "catalog", "warehouse", "table", "auth", "client_id", "scope", "token_uri", "s3_endpoint", "s3_region", "s3_path_style", "tab", "from", "to"];
+pub const KEYS: [&str; 15] =
+    ["example", "url", "catalog", "warehouse", "table", "auth", "client_id", "scope", "token_uri", "s3_endpoint", "s3_region", "s3_path_style", "tab", "from", "to"];
 
 fn params() -> Option<UrlSearchParams> {
     let hash = web_sys::window()?.location().hash().ok()?;
