@@ -656,3 +656,65 @@ test('bearer token: a token from the catalog lists the same tables and opens the
     await p.context.close();
   }
 });
+
+/** Open the app, fill the object store fields, type a location and press Open. */
+async function openLocation(page, errors, location, link = null) {
+  await page.goto(link ?? app.url, { waitUntil: 'load' });
+  await page.locator(cs.panel).waitFor({ state: 'attached' });
+  if (!(await page.locator(cs.panel).evaluate((d) => d.open))) await page.locator(cs.summary).click();
+  const f = form();
+  await page.locator(cs.s3Endpoint).fill(f.s3Endpoint);
+  await page.locator(cs.s3Region).fill(f.s3Region);
+  await page.locator(cs.s3AccessKeyId).fill(f.s3AccessKeyId);
+  await page.locator(cs.s3SecretAccessKey).fill(f.s3SecretAccessKey);
+  await page.locator(cs.s3PathStyle).setChecked(f.pathStyle);
+  if (location !== null) await page.locator('[data-testid="location"]').fill(location);
+  const typed = await page.locator('[data-testid="location"]').inputValue();
+  await page.locator('[data-testid="location-open"]').click();
+  await waitReady(page, errors);
+  return typed;
+}
+
+test('a location: s3:// metadata.json and the table folder (listed) open with PyIceberg\'s numbers; the link carries the location, no secret', { timeout: 180000 }, async () => {
+  const events = facts.tables['scope_ns.events'];
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-location', async () => {
+      await openLocation(page, errors, events.metadata_location);
+      assertMatchesPyIceberg(await readTableView(page), events);
+      assert.deepEqual(await page.locator(sel.loadError).allTextContents(), [], 'load-error');
+      const link = page.url();
+      const hash = Object.fromEntries(new URLSearchParams(new URL(link).hash.slice(1)));
+      assert.equal(hash.url, events.metadata_location);
+      assert.equal(hash.s3_endpoint, form().s3Endpoint);
+      assert.equal(hash.catalog, undefined, 'no catalog was used');
+      await assertNoSecrets(p, [facts.secret], ['s3-secret-access-key']);
+      // Only the S3 endpoint (and the page itself) may be reached from now on.
+      const policy = await page.locator('meta[data-testid="narrowed-csp"]').getAttribute('content');
+      assert.equal(policy, `connect-src 'self' ${new URL(form().s3Endpoint).origin}`);
+
+      // The table's folder: listed (ListObjectsV2), the newest metadata picked, as a dropped folder's.
+      const q = await freshPage();
+      try {
+        await openLocation(q.page, q.errors, `${events.location}/`);
+        assertMatchesPyIceberg(await readTableView(q.page), events);
+        assert.equal(await q.page.locator('[data-testid="metadata-file"], [data-testid="metadata-picker"]').first().evaluate((e) => e.value ?? e.textContent),
+          events.metadata_location, 'the newest metadata file, as the catalog names it');
+      } finally {
+        await q.context.close();
+      }
+
+      // The link in a fresh profile: the location and endpoint filled, the keys asked for.
+      const r = await freshPage();
+      try {
+        assert.equal(await openLocation(r.page, r.errors, null, link), events.metadata_location, 'the location filled from the link');
+        assertMatchesPyIceberg(await readTableView(r.page), events);
+      } finally {
+        await r.context.close();
+      }
+    });
+  } finally {
+    await p.context.close();
+  }
+});
