@@ -29,6 +29,12 @@
 // its result and the longest main-thread task meanwhile are reported (action_s,
 // action_longest_task_s): the Parquet decoding runs in the decoder worker, not on the page.
 //
+// --picker handle: the folder is opened through "Choose folder…" as a File System Access handle
+// (the app's path where showDirectoryPicker exists) instead of the folder input. The dialog cannot
+// be driven, so before the clock starts the table's metadata/ (only: the app never lists data/ to
+// open a table) is copied into the origin-private file system and showDirectoryPicker answers its
+// handle; times are then from just before the click (first_from_before_s, all_from_before_s).
+//
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
 import fs from 'node:fs';
@@ -63,7 +69,7 @@ const SEL = {
 const MARKS = { chosen: 'icescope:files-chosen', metadata: 'icescope:metadata-read', first: 'icescope:first-chart', all: 'icescope:all-charts' };
 
 function parseArgs(argv) {
-  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [], floorList: null, action: null };
+  const a = { runs: 5, timeoutMs: 120000, dist: path.join(REPO, 'dist'), url: null, tables: [], floorList: null, action: null, picker: 'input' };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--runs') a.runs = Number(argv[++i]);
@@ -72,6 +78,7 @@ function parseArgs(argv) {
     else if (v === '--url') a.url = argv[++i];
     else if (v === '--floor-list') a.floorList = path.resolve(argv[++i]);
     else if (v === '--action') a.action = argv[++i];
+    else if (v === '--picker') a.picker = argv[++i];
     else if (v === '-h' || v === '--help') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n'));
       process.exit(0);
@@ -198,7 +205,40 @@ async function runAction(page, action, timeoutMs) {
   );
 }
 
-async function oneRun(url, table, timeoutMs, action) {
+/** The table's metadata/ into the origin-private file system, in batches of about 8 MB. */
+async function copyToOpfs(page, table) {
+  const root = path.basename(table);
+  const names = fs.readdirSync(path.join(table, 'metadata'));
+  let batch = [];
+  let bytes = 0;
+  const flush = async () => {
+    await page.evaluate(async ({ root, batch }) => {
+      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
+      await top.getDirectoryHandle('data', { create: true });
+      const dir = await top.getDirectoryHandle('metadata', { create: true });
+      for (const [name, b64] of batch) {
+        const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+        await w.close();
+      }
+    }, { root, batch });
+    batch = [];
+    bytes = 0;
+  };
+  for (const n of names) {
+    const b = fs.readFileSync(path.join(table, 'metadata', n));
+    batch.push([n, b.toString('base64')]);
+    bytes += b.length;
+    if (bytes > 8 << 20) await flush();
+  }
+  if (batch.length) await flush();
+  await page.evaluate((root) => {
+    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
+  }, root);
+  return names.length;
+}
+
+async function oneRun(url, table, timeoutMs, action, picker = 'input') {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
   const errors = [];
   try {
@@ -213,10 +253,12 @@ async function oneRun(url, table, timeoutMs, action) {
     });
     await page.goto(url, { waitUntil: 'load', timeout: 60000 });
     await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
+    const copied = picker === 'handle' ? await copyToOpfs(page, table) : null;
     const sampler = memorySampler();
     const before = await page.evaluate(() => performance.now());
     const tNode = Date.now();
-    await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
+    if (picker === 'handle') await page.locator(`label:has(${SEL.folderInput})`).click({ timeout: timeoutMs });
+    else await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
     const setInputMs = Date.now() - tNode;
     let marks = { chosen: null, metadata: null, first: null, all: null };
     let readyMs = null;
@@ -262,6 +304,8 @@ async function oneRun(url, table, timeoutMs, action) {
     const peak = sampler.stop();
     const sec = (a, b) => (a != null && b != null ? (a - b) / 1000 : null);
     return {
+      picker,
+      opfs_files: copied,
       set_input_s: setInputMs / 1000,
       metadata_from_chosen_s: sec(marks.metadata, marks.chosen),
       first_from_chosen_s: sec(marks.first, marks.chosen),
@@ -350,7 +394,7 @@ async function main() {
       for (let i = 0; i < a.runs; i++) {
         let r;
         try {
-          r = await oneRun(url, table, a.timeoutMs, a.action);
+          r = await oneRun(url, table, a.timeoutMs, a.action, a.picker);
         } catch (e) {
           r = { error: String(e?.message || e).split('\n')[0].slice(0, 200) };
         }

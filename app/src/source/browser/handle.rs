@@ -56,6 +56,21 @@ async fn next_handle(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<Fi
     step.value().dyn_into::<FileSystemHandle>().map(Some).map_err(io(path))
 }
 
+/// The names under a folder, by `keys()`: no handle is made for each (metadata/ of a day of
+/// checkpoints holds 52,000 names). A folder among them is found when it is read as a file.
+async fn names(dir: &FileSystemDirectoryHandle, path: &str) -> Result<Vec<String>, SourceError> {
+    let it = dir.keys();
+    let mut out = Vec::new();
+    loop {
+        let step = JsFuture::from(it.next().map_err(io(path))?).await.map_err(io(path))?;
+        let step: js_sys::IteratorNext = step.unchecked_into();
+        if step.done() {
+            return Ok(out);
+        }
+        out.extend(step.value().as_string());
+    }
+}
+
 /// The names under a folder, files and folders apart.
 async fn entries(dir: &FileSystemDirectoryHandle, path: &str) -> Result<(Vec<String>, Vec<(String, FileSystemDirectoryHandle)>), SourceError> {
     let it = dir.values();
@@ -79,9 +94,9 @@ impl HandleFiles {
             return Err(format!("`{root_name}` holds no metadata/ folder: choose the table's folder, the one that holds metadata/ (and data/)"));
         };
         let children = folders.iter().map(|(n, _)| n.clone()).chain(files).collect();
-        let (names, _) = entries(&metadata, &format!("{root_name}/{METADATA}")).await.map_err(|e| e.to_string())?;
+        let listed = names(&metadata, &format!("{root_name}/{METADATA}")).await.map_err(|e| e.to_string())?;
         let mut index = PathIndex::default();
-        for n in names {
+        for n in listed {
             index.insert(format!("{root_name}/{METADATA}/{n}"));
         }
         index.shrink_to_fit();
