@@ -136,3 +136,42 @@ test('a page on another origin cannot use the relay, even with the token', async
   // CORS header ever allows the read: either way the page learns nothing.
   assert.match(answer, /^blocked/, answer);
 }, { timeout: TIMEOUT_MS * 2 });
+
+test('a location through icescope serve: the s3:// metadata file opens with PyIceberg\'s counts; a host serve was not given is refused', async () => {
+  const { facts } = catalog;
+  const t = facts.tables['scope_ns.events'];
+  const { page, errors } = await newPage(browser);
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await screenshotOnFailure(page, 'serve-location', async () => {
+    await page.goto(serve.url, { waitUntil: 'load' });
+    await page.locator('[data-testid="relay-panel"] [data-testid="location"]').waitFor({ state: 'attached' });
+    // A host neither the catalog's nor the S3 endpoint's: the relay refuses to go there.
+    await page.locator('[data-testid="location"]').fill('http://127.0.0.2:9/db/t/metadata/v1.metadata.json');
+    await page.locator('[data-testid="location-open"]').click();
+    const refused = page.locator(sel.loadError).filter({ hasText: '127.0.0.2' });
+    await refused.waitFor({ state: 'attached', timeout: TIMEOUT_MS });
+    assert.match(await refused.textContent(), /reads only from the hosts named on its command line/);
+
+    await page.locator('[data-testid="location"]').fill(t.metadata_location);
+    await page.locator('[data-testid="location-open"]').click();
+    await waitReady(page, errors);
+    const view = await readTableView(page);
+    assert.equal(view.count, String(t.snapshots.length));
+    assert.equal(view.location, t.location);
+    const rows = new Map(view.rows.map((r) => [r.id, r]));
+    for (const s of t.snapshots) {
+      assert.deepEqual({ dataFiles: rows.get(s.snapshot_id)?.dataFiles, records: rows.get(s.snapshot_id)?.records },
+        { dataFiles: String(s.total_data_files), records: String(s.total_records) }, `snapshot ${s.snapshot_id}`);
+    }
+    const elsewhere = requests.filter((u) => new URL(u).origin !== serve.origin && !u.startsWith('data:') && !u.startsWith('blob:'));
+    assert.deepEqual(elsewhere, [], 'requests past the relay');
+    const hash = Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
+    assert.equal(hash.url, t.metadata_location, 'the link carries the location');
+    // The link reopens it through the relay with nothing typed.
+    await page.reload({ waitUntil: 'load' });
+    await waitReady(page, errors);
+    assert.equal((await readTableView(page)).count, String(t.snapshots.length), 'the table reopened from the link');
+    assert.ok(!serve.output().includes(facts.secret), 'the secret in icescope serve\'s output');
+  });
+});

@@ -55,6 +55,12 @@ pub struct Failed {
     pub error: Option<super::http::HttpError>,
 }
 
+/// `/relay/open?location=…`: a metadata file by its location (`s3://…`, `https://…`), read
+/// with the object store settings serve was started with.
+pub fn open_location_path(location: &str) -> String {
+    format!("{OPEN}?location={}", super::http::encode(location))
+}
+
 /// `/relay/open?table=…`
 pub fn open_path(table: &str) -> String {
     format!("{OPEN}?table={}", super::http::encode(table))

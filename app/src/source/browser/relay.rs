@@ -88,6 +88,13 @@ pub async fn open(token: &str, table: &str) -> Result<(Opened, RelayFiles), Http
     Ok((opened, files))
 }
 
+/// A metadata file by its location, read by the relay with the S3 settings serve was given.
+pub async fn open_location(token: &str, location: &str) -> Result<(Opened, RelayFiles), HttpError> {
+    let opened: Opened = json(&relay::open_location_path(location), token).await?;
+    let files = RelayFiles { token: token.to_string(), id: opened.id };
+    Ok((opened, files))
+}
+
 /// A table's files through the relay, by the references its metadata names.
 pub struct RelayFiles {
     token: String,

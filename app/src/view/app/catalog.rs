@@ -288,7 +288,7 @@ pub fn CatalogPanel() -> impl IntoView {
                     on:change=move |ev| form.update(|f| f.remember = event_target_checked(&ev))/>"remember these settings on this device (never the token or secrets)"</label>
                 <button type="submit" data-testid="catalog-connect" prop:disabled=move || busy.get()>{move || if busy.get() { "Connecting…" } else { "Connect" }}</button>
             </form>
-            <super::open_location::OpenLocation s3=Signal::derive(move || form.with(Form::s3_props))/>
+            <super::open_location::OpenLocation via=super::open_location::Via::Direct(Signal::derive(move || form.with(Form::s3_props)))/>
             {move || connected.get().map(|c| view! { <Tables connected=c/> })}
         </details>
     }

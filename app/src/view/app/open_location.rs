@@ -33,13 +33,25 @@ fn checked(location: &str) -> Result<&str, String> {
     Ok(location)
 }
 
-pub fn open(state: AppState, typed: String, s3: Props) {
+/// How the page reaches the location: itself (the store must answer its origin), or through
+/// `icescope serve`'s relay, which reads it with the settings serve was started with.
+#[derive(Clone)]
+pub enum Via {
+    Direct(Signal<Props>),
+    Relay(String),
+}
+
+pub fn open(state: AppState, typed: String, via: Via) {
     let location = match checked(&typed) {
         Ok(l) => l.to_string(),
         Err(e) => return state.error(e),
     };
     state.errors.set(Vec::new());
     state.vended.set(None);
+    let s3 = match via {
+        Via::Direct(s3) => s3.get_untracked(),
+        Via::Relay(token) => return through_relay(state, token, location),
+    };
     let files = RemoteFiles::direct(Browser, s3.clone(), &location);
     // The page then talks to this location's host and the S3 endpoint only (view/app/csp.rs).
     if let Err(e) = super::csp::narrow(&files.access().origins(None)) {
@@ -71,13 +83,44 @@ pub fn open(state: AppState, typed: String, s3: Props) {
     });
 }
 
+/// Every read goes to the page's own origin; the relay decides which host it may reach.
+fn through_relay(state: AppState, token: String, location: String) {
+    spawn_local(async move {
+        let (opened, files) = match crate::source::browser::relay::open_location(&token, &location).await {
+            Ok(o) => o,
+            Err(e) => return state.error(e.to_string()),
+        };
+        if let Err(e) = super::csp::narrow(&[]) {
+            return state.error(format!("{location}: {e}"));
+        }
+        super::marks::restart();
+        let keep: Vec<(&str, Option<String>)> = ["tab", "from", "to"].into_iter().map(|k| (k, super::permalink::get(k))).collect();
+        super::permalink::clear();
+        let mut link: Vec<(&str, Option<&str>)> = vec![("url", linkable(&location))];
+        link.extend(keep.iter().map(|(k, v)| (*k, v.as_deref())));
+        super::permalink::set(&link);
+        let names = crate::source::resolve::table_names(&location);
+        let name = if names.is_empty() { location.clone() } else { names.join("/") };
+        open_table(state, name, TableFiles::Relay(files), Some(opened.metadata_location)).await;
+    });
+}
+
 #[component]
-pub fn OpenLocation(s3: Signal<Props>) -> impl IntoView {
+pub fn OpenLocation(via: Via) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let location = RwSignal::new(super::permalink::get("url").unwrap_or_default());
+    let linked = super::permalink::get("url");
+    let location = RwSignal::new(linked.clone().unwrap_or_default());
+    // Through the relay nothing is asked of the person first: a link's location opens at once.
+    if let (Some(l), Via::Relay(_)) = (linked, &via) {
+        open(state, l, via.clone());
+    }
+    let hint = match via {
+        Via::Direct(_) => "s3:// reads use the object store settings above; a folder (ending in /) is listed to find the table's newest metadata or a Spark export.",
+        Via::Relay(_) => "Read by icescope serve with the object store settings it was started with (--s3-endpoint, …); https:// only from the hosts named on its command line.",
+    };
     let go = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        open(state, location.get_untracked(), s3.get_untracked());
+        open(state, location.get_untracked(), via.clone());
     };
     view! {
         <form class="location-form" on:submit=go>
@@ -87,7 +130,7 @@ pub fn OpenLocation(s3: Signal<Props>) -> impl IntoView {
                     prop:value=move || location.get() on:input=move |ev| location.set(event_target_value(&ev))/>
             </label>
             <button type="submit" data-testid="location-open">"Open"</button>
-            <span class="hint">"s3:// reads use the object store settings above; a folder (ending in /) is listed to find the table's newest metadata or a Spark export."</span>
+            <span class="hint">{hint}</span>
         </form>
     }
 }

@@ -30,8 +30,12 @@ pub fn CatalogOrRelay() -> impl IntoView {
         <Suspense fallback=|| ()>
             {move || found.get().map(|r| match r {
                 None => view! { <super::catalog::CatalogPanel/> }.into_any(),
-                Some((_, Hello { catalog: None, .. }, _)) => view! {
-                    <p class="hint" data-testid="relay-no-catalog">"icescope serve was started without --catalog: drop a table folder, or open an example."</p>
+                Some((token, Hello { catalog: None, .. }, _)) => view! {
+                    <details class="catalog-panel" data-testid="relay-panel" open=true>
+                        <summary>"Open a location through icescope serve"</summary>
+                        <p class="hint" data-testid="relay-no-catalog">"icescope serve was started without --catalog: open a metadata file by its location, drop a table folder, or open an example."</p>
+                        <super::open_location::OpenLocation via=super::open_location::Via::Relay(token)/>
+                    </details>
                 }.into_any(),
                 Some((token, hello, listing)) => view! { <RelayTables token=token hello=hello listing=listing/> }.into_any(),
             })}
@@ -45,6 +49,7 @@ fn RelayTables(token: String, hello: Hello, listing: Option<Result<Listing, Stri
     let state = expect_context::<AppState>();
     let catalog = hello.catalog.clone().unwrap_or_default();
     let heading = format!("Open from {catalog} (through icescope serve: its credential stays there)");
+    let token_for_location = token.clone();
     let body = match listing {
         None => ().into_any(),
         Some(Err(e)) => view! { <p class="error" data-testid="relay-error">{e}</p> }.into_any(),
@@ -84,6 +89,7 @@ fn RelayTables(token: String, hello: Hello, listing: Option<Result<Listing, Stri
         <details class="catalog-panel" data-testid="relay-panel" open=true>
             <summary>{heading}</summary>
             {body}
+            <super::open_location::OpenLocation via=super::open_location::Via::Relay(token_for_location)/>
         </details>
     }
 }

@@ -29,13 +29,18 @@ pub struct Relay {
     tables: Mutex<Vec<Arc<OpenTable>>>,
 }
 
-struct OpenTable {
-    session: Session,
-    namespace: Vec<String>,
-    table: String,
-    /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
-    /// expire), so that the next read starts with the fresh ones.
-    loaded: Mutex<LoadTableResult>,
+enum OpenTable {
+    Catalog {
+        session: Session,
+        namespace: Vec<String>,
+        table: String,
+        /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
+        /// expire), so that the next read starts with the fresh ones.
+        loaded: Mutex<LoadTableResult>,
+    },
+    /// A metadata file the page named by its location: read as `icescope inspect <location>`
+    /// reads it, with the S3 settings serve was started with.
+    Location(String),
 }
 
 impl Relay {
@@ -49,15 +54,18 @@ impl Relay {
             return failed(414, "the query is too long", None);
         }
         let q = |k: &str| relay::query_value(query, k);
-        if self.catalog.is_none() && path != relay::HELLO {
+        // Without a catalog, a location can still be opened (its host is checked when it is).
+        let catalog_needed = path == relay::CATALOG || (path == relay::OPEN && q("location").is_none());
+        if self.catalog.is_none() && catalog_needed {
             return failed(400, "icescope serve was started without --catalog: nothing to relay", None);
         }
         match path {
             relay::HELLO => json(&self.hello()),
             relay::CATALOG => self.listing().map_or_else(|e| upstream(&e), |l| json(&l)),
-            relay::OPEN => match q("table") {
-                Some(t) => self.open(&t),
-                None => failed(400, "open needs ?table=NS.NAME", None),
+            relay::OPEN => match (q("table"), q("location")) {
+                (Some(t), None) => self.open(&t),
+                (None, Some(l)) => self.open_location(&l),
+                _ => failed(400, "open needs ?table=NS.NAME or ?location=URL", None),
             },
             relay::FILE => match (q("table").and_then(|t| t.parse::<usize>().ok()), q("ref")) {
                 (Some(id), Some(r)) => self.file(id, &r, range),
@@ -126,8 +134,47 @@ impl Relay {
         if tables.len() >= MAX_TABLES {
             return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
         }
-        tables.push(Arc::new(OpenTable { session, namespace, table, loaded: Mutex::new(loaded) }));
+        tables.push(Arc::new(OpenTable::Catalog { session, namespace, table, loaded: Mutex::new(loaded) }));
         json(&Opened { id: (tables.len() - 1) as u32, metadata_location, vended })
+    }
+
+    /// The hosts a location may name: the catalog's and the S3 endpoint given to serve (an
+    /// `s3://` location goes to that endpoint, or to AWS's when none was given, as the CLI's).
+    /// The page cannot send the relay to a host of its choosing.
+    fn location_allowed(&self, location: &str) -> Result<(), String> {
+        use icescope::source::http::origin;
+        if !remote::is_remote(location) || remote::names_folder(location) {
+            return Err(format!("`{location}`: through icescope serve, name a metadata file (s3://… or https://…/vN.metadata.json)"));
+        }
+        if icescope::source::s3::parse_s3(location).is_some() {
+            return Ok(());
+        }
+        let named: Vec<String> = self
+            .catalog
+            .iter()
+            .map(|c| origin(&c.uri).to_ascii_lowercase())
+            .chain(self.user_s3.get("s3.endpoint").map(|e| origin(e).to_ascii_lowercase()))
+            .collect();
+        if named.iter().any(|n| *n == origin(location).to_ascii_lowercase()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{location}`: icescope serve reads only from the hosts named on its command line ({})",
+                if named.is_empty() { "none".into() } else { named.join(", ") }
+            ))
+        }
+    }
+
+    fn open_location(&self, location: &str) -> Served {
+        if let Err(e) = self.location_allowed(location) {
+            return failed(403, &e, None);
+        }
+        let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
+        if tables.len() >= MAX_TABLES {
+            return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
+        }
+        tables.push(Arc::new(OpenTable::Location(location.to_string())));
+        json(&Opened { id: (tables.len() - 1) as u32, metadata_location: location.to_string(), vended: Vec::new() })
     }
 
     /// One file the table names, whole or a range of it. A fresh `RemoteFiles` per read (its
@@ -136,9 +183,13 @@ impl Relay {
         let Some(open) = self.tables.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned() else {
             return failed(404, "no table opened with that id in this run", None);
         };
-        let loaded = open.loaded.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let files =
-            RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), open.session.clone(), open.namespace.clone(), open.table.clone(), &loaded);
+        let files = match &*open {
+            OpenTable::Catalog { session, namespace, table, loaded } => {
+                let loaded = loaded.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), session.clone(), namespace.clone(), table.clone(), &loaded)
+            }
+            OpenTable::Location(location) => RemoteFiles::direct(self.transport.clone(), self.user_s3.clone(), location),
+        };
         let served = match range {
             None => match block_on(files.fetch(reference)) {
                 Ok(body) => Served { status: 200, content_type: "application/octet-stream", body, content_range: None },
@@ -153,8 +204,8 @@ impl Relay {
             },
         };
         let storage = files.access().storage.clone();
-        if !storage.is_empty() {
-            open.loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
+        if let (OpenTable::Catalog { loaded, .. }, false) = (&*open, storage.is_empty()) {
+            loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
         }
         served
     }
