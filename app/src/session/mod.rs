@@ -6,6 +6,7 @@
 
 pub mod assemble;
 pub mod open;
+pub mod savepoint;
 
 use std::rc::Rc;
 use std::sync::Arc;
