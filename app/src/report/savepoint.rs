@@ -241,7 +241,29 @@ pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
     format!("{body}{uid}").trim().to_string()
 }
 
-fn kind(v: &Verdict) -> &'static str {
+/// A verdict's facts for a panel, label and value, only those that apply.
+pub fn facts(v: &Verdict) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(j) = &v.job_id {
+        out.push(("job", j.clone()));
+    }
+    if v.kind == VerdictKind::Replays {
+        out.push(("rows replayed", format!("{}{}", if v.rows_estimated { "about " } else { "" }, count(v.rows_replayed))));
+    }
+    if !v.jobs_already_resumed.is_empty() {
+        out.push(("already resumed from it by", v.jobs_already_resumed.join(", ")));
+    }
+    if let Some(p) = &v.safe_alternative {
+        out.push(("safe alternative", p.clone()));
+    }
+    if let Some(id) = v.rollback_target_snapshot_id {
+        out.push(("roll back to", format!("snapshot {id}")));
+    }
+    out
+}
+
+/// The verdict's kind as JSON names it.
+pub fn kind(v: &Verdict) -> &'static str {
     match v.kind {
         VerdictKind::Safe => "safe",
         VerdictKind::Replays => "replays",
