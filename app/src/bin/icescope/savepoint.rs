@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use icescope::analysis::savepoint::{self, SavepointRead};
 use icescope::decode::DecodeError;
+use icescope::report::savepoint::{markdown, report, text_report, Unreadable};
 use icescope::session::savepoint::{read_savepoint, MAX_SAVEPOINTS, METADATA};
 use icescope::source::local::PlainFiles;
-use icescope::report::savepoint::{markdown, report, text_report, Unreadable};
 
 use crate::args::{ReportFormat, Savepoint};
 use crate::failure::{print, print_json, Failure};
