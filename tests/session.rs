@@ -148,8 +148,8 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
     let f = facts(&root);
     let before_c = f["resumes"][1]["table_before"]["metadata_file"].as_str().unwrap();
     let files = Rc::new(LocalFolder::open(&root).unwrap());
-    let (loader, pick) =
-        block_on(icescope::session::open::open("savepoint-resume", &*files, &Inline, Some(format!("metadata/{before_c}")), None)).unwrap_or_else(|e| panic!("{e}"));
+    let (loader, pick) = block_on(icescope::session::open::open("savepoint-resume", &*files, &Inline, Some(format!("metadata/{before_c}")), None))
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut s = TableSession::new("savepoint-resume".into(), files, Inline, loader, pick, ReadMode::Auto);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-resume");
     let listed: Vec<String> = ["S1", "S2", "chk-10"].iter().map(|d| dir.join(d).join("_metadata").display().to_string()).collect();
@@ -166,7 +166,8 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
     let s1 = judged.verdicts.iter().find(|(i, _)| judged.savepoints.reads[*i].path.ends_with("S1/_metadata")).unwrap();
     assert_eq!(s1.1.rows_replayed, f["after_c"]["duplicates"].as_u64(), "the rows Spark counted twice after C");
     let md = icescope::report::markdown::markdown_in(&view.report, "lab");
-    let call = format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());
+    let call =
+        format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());
     let section = md.find("### Before you resume").expect("the ticket carries the section");
     assert!(md[section..].contains(&call), "{}", &md[section..]);
 }
