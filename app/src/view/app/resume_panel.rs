@@ -35,14 +35,25 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
         hovering.set(false);
         let Some(dt) = ev.data_transfer() else { return };
         let items = dt.items();
-        // Entries must be taken while the event is being dispatched; reading them may wait.
-        let entries: Vec<web_sys::FileSystemEntry> = (0..items.length()).filter_map(|i| items.get(i)?.webkit_get_as_entry().ok().flatten()).collect();
+        // Entries must be taken while the event is being dispatched; reading them may wait. A
+        // `_metadata` dropped alone (or built by a script) comes as a file without one.
+        let mut entries = Vec::new();
+        let mut loose = Vec::new();
+        for item in (0..items.length()).filter_map(|i| items.get(i)) {
+            match item.webkit_get_as_entry() {
+                Ok(Some(e)) => entries.push(e),
+                _ => loose.extend(item.get_as_file().ok().flatten().map(|f| (f.name(), f))),
+            }
+        }
         spawn_local(async move {
             let mut set = PickedFiles::default();
             for e in &entries {
                 if let Err(m) = super::drop::read_entry(e, &mut set).await {
                     state.error(format!("{}: {m}", e.full_path()));
                 }
+            }
+            for (name, f) in loose {
+                set.insert_other(name, f);
             }
             read_for_table(state, set.savepoint_files(), reading);
         });
