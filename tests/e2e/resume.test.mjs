@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseJsonBig } from './lib/iceberg.mjs';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, screenshotOnFailure, sel, REPO, OUT_DIR, SCREENSHOT_DIR } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, dropFiles, screenshotOnFailure, sel, REPO, OUT_DIR, SCREENSHOT_DIR } from './lib/harness.mjs';
 
 const TABLE = path.join(REPO, 'tests', 'fixtures', 'savepoint-resume');
 const SAVEPOINTS = path.join(REPO, 'tests', 'savepoints', 'savepoint-resume');
@@ -34,8 +34,8 @@ after(async () => {
 });
 
 /** `icescope savepoint` on the same folders and table version: its rows, newest first. */
-function cli(metadata) {
-  const args = ['savepoint', SAVEPOINTS, '--table', TABLE, '--format', 'json'];
+function cli(metadata, savepoints = SAVEPOINTS) {
+  const args = ['savepoint', savepoints, '--table', TABLE, '--format', 'json'];
   if (metadata) args.push('--metadata', metadata);
   return parseJsonBig(execFileSync(CLI, args, { encoding: 'utf8', cwd: REPO })).savepoints;
 }
@@ -174,5 +174,32 @@ test('savepoint folders dropped with the table fill the panel without a second p
   } finally {
     await context.close();
     fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a _metadata dropped on the panel of the gallery table is judged there, and opens no table', { timeout: 120000 }, async () => {
+  const s2 = path.join(SAVEPOINTS, 'S2', '_metadata');
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'resume-dropped', async () => {
+      await openGallery(page, target.url);
+      await page.locator(`${sel.card}[data-example="savepoint-resume"]`).click();
+      await waitReady(page, errors);
+      const r = await dropFiles(page, [{ name: '_metadata', bytes: fs.readFileSync(s2) }], '[data-testid="resume-panel"]');
+      assert.ok(r.overPrevented && r.dropPrevented, 'the panel takes the drop');
+      await page.locator('[data-testid="resume-panel"][data-savepoints="1"]').waitFor();
+      const rows = await panelRows(page);
+      const expected = cli(null, s2);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].path, '_metadata');
+      assert.equal(rows[0].kind, expected[0].verdict.kind);
+      assert.equal(rows[0].kind, 'restore_point_expired', "expire_snapshots left no snapshot of B's");
+      assert.equal(rows[0].checkpoint, String(byCheckpoint('S2').checkpoint_id));
+      assert.equal(rows[0].job, byCheckpoint('S2').job_id);
+      assert.equal(await page.locator(sel.loadError).count(), 0, 'the page drop zone did not take it as a table');
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
   }
 });
