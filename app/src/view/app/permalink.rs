@@ -6,8 +6,23 @@
 use web_sys::UrlSearchParams;
 
 /// Every key a link may carry. Secrets (token, client secret, S3 keys) are not among them.
-pub const KEYS: [&str; 15] =
-    ["example", "url", "catalog", "warehouse", "table", "auth", "client_id", "scope", "token_uri", "s3_endpoint", "s3_region", "s3_path_style", "tab", "from", "to"];
+pub const KEYS: [&str; 15] = [
+    "example",
+    "url",
+    "catalog",
+    "warehouse",
+    "table",
+    "auth",
+    "client_id",
+    "scope",
+    "token_uri",
+    "s3_endpoint",
+    "s3_region",
+    "s3_path_style",
+    "tab",
+    "from",
+    "to",
+];
 
 fn params() -> Option<UrlSearchParams> {
     let hash = web_sys::window()?.location().hash().ok()?;
