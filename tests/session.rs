@@ -137,3 +137,37 @@ fn duplicates_and_footers_through_the_session_are_sparks() {
     assert_eq!(footers.deletion_vectors.puffin_files as u64, dv["puffin_files"].as_u64().unwrap());
     assert_eq!((footers.record_count_mismatches, footers.size_mismatches, footers.unreadable), (0, 0, 0));
 }
+
+/// Savepoints handed to a session opened at the version just before C resumed (as the app's
+/// picker opens it): its answer judges them as `icescope savepoint` does, and the ticket's
+/// Markdown carries them with the catalog typed.
+#[test]
+fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
+    use icescope::session::savepoint::{metadata_among, read_savepoints};
+    let root = fixture("savepoint-resume");
+    let f = facts(&root);
+    let before_c = f["resumes"][1]["table_before"]["metadata_file"].as_str().unwrap();
+    let files = Rc::new(LocalFolder::open(&root).unwrap());
+    let (loader, pick) = block_on(icescope::session::open::open("savepoint-resume", &*files, &Inline, Some(format!("metadata/{before_c}")), None))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut s = TableSession::new("savepoint-resume".into(), files, Inline, loader, pick, ReadMode::Auto);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-resume");
+    let listed: Vec<String> = ["S1", "S2", "chk-10"].iter().map(|d| dir.join(d).join("_metadata").display().to_string()).collect();
+    let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
+    assert_eq!((read.reads.len(), read.unreadable.len()), (3, 0), "{:?}", read.unreadable);
+    let view = run(&mut s, vec![Request::Savepoints(std::sync::Arc::new(read))]);
+    let judged = view.report.savepoints.as_ref().expect("judged");
+    let cli_rows = cli(&["savepoint", dir.to_str().unwrap(), "--table", root.to_str().unwrap(), "--metadata", before_c, "--format", "json"]);
+    let cli_rows = cli_rows["savepoints"].as_array().unwrap();
+    assert_eq!(judged.verdicts.len(), cli_rows.len());
+    for ((i, v), c) in judged.verdicts.iter().zip(cli_rows) {
+        assert_eq!(serde_json::to_value(v).unwrap(), c["verdict"], "{}", judged.savepoints.reads[*i].path);
+    }
+    let s1 = judged.verdicts.iter().find(|(i, _)| judged.savepoints.reads[*i].path.ends_with("S1/_metadata")).unwrap();
+    assert_eq!(s1.1.rows_replayed, f["after_c"]["duplicates"].as_u64(), "the rows Spark counted twice after C");
+    let md = icescope::report::markdown::markdown_in(&view.report, "lab");
+    let call =
+        format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());
+    let section = md.find("### Before you resume").expect("the ticket carries the section");
+    assert!(md[section..].contains(&call), "{}", &md[section..]);
+}

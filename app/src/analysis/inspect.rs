@@ -23,6 +23,9 @@ pub struct Inspect {
     pub shape: super::shape::Shape,
     /// How the numbers were obtained (set by whoever loaded the table).
     pub load: Option<LoadInfo>,
+    /// Savepoints read beside the table, judged against it (set by the session that read them).
+    #[serde(skip)]
+    pub savepoints: Option<super::savepoint::Judged>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -307,5 +310,6 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
             .collect(),
         shape: super::shape::shape(history),
         load: None,
+        savepoints: None,
     }
 }

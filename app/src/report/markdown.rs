@@ -107,6 +107,11 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
     for f in &report.findings {
         out += &super::finding::markdown(f, Some(catalog));
     }
+    if let Some(j) = &report.savepoints {
+        out += "\n";
+        out += &super::savepoint::section(&super::savepoint::of(j, Some(&t.metadata_file)), catalog);
+        out += "\n";
+    }
     if !report.gaps.is_empty() {
         out += &format!("### Files that could not be read\n\n{}.\n\n", super::load::gaps_heading(report.gaps.len()));
         for g in &report.gaps {

@@ -5,12 +5,12 @@
 use serde::Serialize;
 
 use super::text::{code, count, sql_block, text, thousands, visible};
-use crate::analysis::savepoint::{SavepointRead, UnknownWhy, Verdict, VerdictKind};
+use crate::analysis::savepoint::{Judged, SavepointRead, UnknownWhy, Verdict, VerdictKind};
 use crate::decode::flink_savepoint::committer::{PendingCheckpoint, SinkKind};
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 
 /// The JSON contract: one row per savepoint, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavepointReport {
     /// The table the verdicts were taken against (its metadata file), when one was given.
     pub table: Option<String>,
@@ -19,13 +19,13 @@ pub struct SavepointReport {
     pub unreadable: Vec<Unreadable>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Unreadable {
     pub path: String,
     pub error: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
     pub savepoint: SavepointJson,
     pub committer: Option<CommitterJson>,
@@ -35,7 +35,7 @@ pub struct Row {
     pub advice: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavepointJson {
     pub path: String,
     pub checkpoint_id: i64,
@@ -44,7 +44,7 @@ pub struct SavepointJson {
     pub gaps: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OperatorJson {
     pub operator_id: String,
     pub uid: Option<String>,
@@ -54,7 +54,7 @@ pub struct OperatorJson {
     pub state_names: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CommitterJson {
     pub sink: SinkKind,
     /// The id the table's `flink.operator-id` carries for this committer.
@@ -106,6 +106,12 @@ pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, 
         })
         .collect();
     SavepointReport { table: table.map(str::to_string), savepoints, unreadable }
+}
+
+/// The rows of savepoints a session judged against the table read from `table` (its metadata file).
+pub fn of(j: &Judged, table: Option<&str>) -> SavepointReport {
+    let unreadable = j.savepoints.unreadable.iter().map(|(path, error)| Unreadable { path: path.clone(), error: error.clone() }).collect();
+    report(table, &j.savepoints.reads, &j.verdicts, unreadable)
 }
 
 fn short(job: &str) -> String {
@@ -235,7 +241,29 @@ pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
     format!("{body}{uid}").trim().to_string()
 }
 
-fn kind(v: &Verdict) -> &'static str {
+/// A verdict's facts for a panel, label and value, only those that apply.
+pub fn facts(v: &Verdict) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(j) = &v.job_id {
+        out.push(("job", j.clone()));
+    }
+    if v.kind == VerdictKind::Replays {
+        out.push(("rows replayed", format!("{}{}", if v.rows_estimated { "about " } else { "" }, count(v.rows_replayed))));
+    }
+    if !v.jobs_already_resumed.is_empty() {
+        out.push(("already resumed from it by", v.jobs_already_resumed.join(", ")));
+    }
+    if let Some(p) = &v.safe_alternative {
+        out.push(("safe alternative", p.clone()));
+    }
+    if let Some(id) = v.rollback_target_snapshot_id {
+        out.push(("roll back to", format!("snapshot {id}")));
+    }
+    out
+}
+
+/// The verdict's kind as JSON names it.
+pub fn kind(v: &Verdict) -> &'static str {
     match v.kind {
         VerdictKind::Safe => "safe",
         VerdictKind::Replays => "replays",
@@ -272,7 +300,17 @@ pub fn text_report(r: &SavepointReport) -> String {
 
 /// For the ticket: a table of the savepoints, then each verdict with its statement.
 pub fn markdown(r: &SavepointReport) -> String {
-    let mut out = String::from("## Before you resume\n\n");
+    markdown_at(r, None, "##")
+}
+
+/// The same as a section of the table's ticket (`report::markdown`), its statements naming the
+/// catalog typed.
+pub fn section(r: &SavepointReport, catalog: &str) -> String {
+    markdown_at(r, Some(catalog), "###")
+}
+
+fn markdown_at(r: &SavepointReport, catalog: Option<&str>, h: &str) -> String {
+    let mut out = format!("{h} Before you resume\n\n");
     if let Some(t) = &r.table {
         out.push_str(&format!("Against the table read from {}.\n\n", code(t)));
     }
@@ -290,18 +328,18 @@ pub fn markdown(r: &SavepointReport) -> String {
     }
     for row in &r.savepoints {
         let v = &row.verdict;
-        out.push_str(&format!("\n### {} (checkpoint {})\n\n{}\n", text(&row.savepoint.path), v.checkpoint_id, summary(v, &|s| text(s))));
+        out.push_str(&format!("\n{h}# {} (checkpoint {})\n\n{}\n", text(&row.savepoint.path), v.checkpoint_id, summary(v, &|s| text(s))));
         let a = advice(v, &|s| text(s));
         if !a.is_empty() {
             out.push_str(&format!("\n{a}\n"));
         }
         if let Some(s) = &v.statement {
             out.push('\n');
-            out.push_str(&sql_block(&s.sql()));
+            out.push_str(&sql_block(&s.sql_for(catalog)));
         }
     }
     for u in &r.unreadable {
-        out.push_str(&format!("\n### {} could not be read\n\n{}\n", text(&u.path), text(&u.error)));
+        out.push_str(&format!("\n{h}# {} could not be read\n\n{}\n", text(&u.path), text(&u.error)));
     }
     out
 }

@@ -6,6 +6,7 @@
 
 pub mod assemble;
 pub mod open;
+pub mod savepoint;
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -41,6 +42,8 @@ pub enum Request {
     Compare(String, String),
     /// Walk down this snapshot (read in detail), into this manifest.
     Walk(usize, Option<String>),
+    /// Savepoints read beside the table: every answer judges them against it (Before you resume).
+    Savepoints(Arc<crate::analysis::savepoint::Savepoints>),
 }
 
 /// Everything shown of an open table at one moment: finished analysis results, cheap to clone.
@@ -82,6 +85,7 @@ pub struct TableSession<F: Fetch, D: Decoder = Inline> {
     footers: Option<(usize, Vec<FileFooter>, Vec<PuffinFileFooter>)>,
     /// Whether a request was made since the last answer (a walk or comparison is shown then).
     asked: bool,
+    savepoints: Option<Arc<crate::analysis::savepoint::Savepoints>>,
 }
 
 impl<F: Fetch, D: Decoder> TableSession<F, D> {
@@ -89,7 +93,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub fn new(name: String, files: Rc<F>, dec: D, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
         loader.history.plan(mode);
         let summaries = Arc::new(loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
-        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false }
+        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false, savepoints: None }
     }
 
     /// Takes a request: what it needs is queued for reading; the next answer shows it.
@@ -111,6 +115,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
                 h.select(i);
                 self.walk = (Some(i), manifest);
             }
+            Request::Savepoints(s) => self.savepoints = Some(s),
         }
     }
 
@@ -138,7 +143,8 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         } else {
             Vec::new()
         };
-        let report = assemble::report(history, &table, &self.loader.stats, self.pick.clone(), extra);
+        let mut report = assemble::report(history, &table, &self.loader.stats, self.pick.clone(), extra);
+        report.savepoints = self.savepoints.clone().map(|s| crate::analysis::savepoint::judge(s, Some((history, &table))));
         TableView {
             name: self.name.clone(),
             report: Arc::new(report),

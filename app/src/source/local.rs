@@ -150,3 +150,41 @@ impl FileSet for LocalFolder {
         i64::try_from(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis()).ok()
     }
 }
+
+/// Files named by their path on the disk, each read only when it is a plain file (a symbolic
+/// link, folder or device is refused): a savepoint's `_metadata` and the state files beside it.
+pub struct PlainFiles;
+
+impl PlainFiles {
+    fn plain(path: &str) -> Result<std::fs::Metadata, SourceError> {
+        let io = |message: String| SourceError::Io { path: path.to_string(), message };
+        let meta = std::fs::symlink_metadata(path).map_err(|e| io(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(io("is not a plain file: not read".into()));
+        }
+        Ok(meta)
+    }
+}
+
+impl super::Fetch for PlainFiles {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
+        let size = Self::plain(reference)?.len();
+        if size > super::files::MAX_WHOLE_FILE {
+            return Err(super::files::file_too_large(reference, size));
+        }
+        std::fs::read(reference).map_err(|e| SourceError::Io { path: reference.to_string(), message: e.to_string() })
+    }
+
+    async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
+        use std::io::Read;
+        Self::plain(reference)?;
+        let io = |e: std::io::Error| SourceError::Io { path: reference.to_string(), message: e.to_string() };
+        let mut out = Vec::new();
+        std::fs::File::open(reference).map_err(io)?.take(n as u64).read_to_end(&mut out).map_err(io)?;
+        Ok(out)
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        Self::plain(reference).ok().map(|m| m.len())
+    }
+}

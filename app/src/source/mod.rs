@@ -19,6 +19,7 @@ pub mod resolve;
 pub mod rest_catalog;
 pub mod s3;
 pub mod s3_list;
+pub mod savepoint_paths;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 

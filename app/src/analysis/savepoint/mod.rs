@@ -14,12 +14,32 @@ use crate::decode::SnapshotId;
 pub use verdict::{verdict, verdicts};
 
 /// One savepoint as read: where, what it holds, the committer found in it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavepointRead {
     pub path: String,
     pub metadata: CheckpointMetadata,
     /// Every Iceberg committer found by state name, decoded (usually one).
     pub committers: Vec<CommitterState>,
+}
+
+/// Savepoints read beside a table, and those that could not be (path, why): what a session keeps
+/// to judge against whichever version of the table is open.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Savepoints {
+    pub reads: Vec<SavepointRead>,
+    pub unreadable: Vec<(String, String)>,
+}
+
+/// Those savepoints judged against one version of the table, newest first (`verdicts`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub savepoints: std::sync::Arc<Savepoints>,
+    pub verdicts: Vec<(usize, Verdict)>,
+}
+
+pub fn judge(savepoints: std::sync::Arc<Savepoints>, table: Option<(&crate::model::TableHistory, &crate::analysis::findings::TableRef)>) -> Judged {
+    let verdicts = verdicts(&savepoints.reads, table);
+    Judged { savepoints, verdicts }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

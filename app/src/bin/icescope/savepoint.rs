@@ -5,16 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use icescope::analysis::savepoint::{self, SavepointRead};
-use icescope::decode::flink_savepoint::state_file::{file_in_folder, MAX_STATE_FILE_BYTES};
-use icescope::decode::flink_savepoint::{StreamHandle, MAX_METADATA_BYTES};
 use icescope::decode::DecodeError;
 use icescope::report::savepoint::{markdown, report, text_report, Unreadable};
+use icescope::session::savepoint::{read_savepoint, MAX_SAVEPOINTS, METADATA};
+use icescope::source::local::PlainFiles;
 
 use crate::args::{ReportFormat, Savepoint};
 use crate::failure::{print, print_json, Failure};
-
-/// Savepoints beyond this many in one folder are not read (a checkpoint directory keeps a few).
-const MAX_SAVEPOINTS: usize = 1000;
 
 pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
     let found = metadata_files(Path::new(&c.savepoints))?;
@@ -67,7 +64,7 @@ fn metadata_files(target: &Path) -> Result<Vec<PathBuf>, Failure> {
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
-    let own = dir.join("_metadata");
+    let own = dir.join(METADATA);
     if own.is_file() {
         out.push(own);
         return Ok(());
@@ -91,25 +88,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Failure>
 
 fn read_one(file: &Path) -> Result<SavepointRead, DecodeError> {
     let shown = file.display().to_string();
-    let size = std::fs::metadata(file).map_err(|e| DecodeError::new(&shown, "", e.to_string()))?.len();
-    if size > MAX_METADATA_BYTES {
-        return Err(DecodeError::new(&shown, "", format!("is {size} bytes, above the {MAX_METADATA_BYTES} icescope reads as a _metadata")));
-    }
-    let bytes = std::fs::read(file).map_err(|e| DecodeError::new(&shown, "", e.to_string()))?;
+    // `_metadata` given alone names no folder: the folder's own name is asked of the disk.
     let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let folder = if folder.as_os_str().is_empty() { PathBuf::from(".") } else { folder };
     let folder_name = std::fs::canonicalize(&folder).ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_default();
-    let mut read_file = |h: &StreamHandle| -> Result<Vec<u8>, DecodeError> {
-        let name = file_in_folder(&folder_name, h).map_err(|m| DecodeError::new(&shown, "state_file", m))?;
-        let p = folder.join(&name);
-        let shown_p = p.display().to_string();
-        let meta = std::fs::symlink_metadata(&p).map_err(|e| DecodeError::new(&shown_p, "", e.to_string()))?;
-        if !meta.is_file() {
-            return Err(DecodeError::new(&shown_p, "", "is not a plain file: not read"));
-        }
-        if meta.len() > MAX_STATE_FILE_BYTES {
-            return Err(DecodeError::new(&shown_p, "", format!("is {} bytes, above the {MAX_STATE_FILE_BYTES} icescope reads as a state file", meta.len())));
-        }
-        std::fs::read(&p).map_err(|e| DecodeError::new(&shown_p, "", e.to_string()))
-    };
-    savepoint::read(&shown, &bytes, &mut read_file)
+    futures::executor::block_on(read_savepoint(&PlainFiles, &shown, &folder_name))
 }

@@ -278,3 +278,11 @@ impl Fetch for TableFiles {
         Some((self.all_paths()?, Box::new(self.file_facts())))
     }
 }
+
+impl PickedFiles {
+    /// Savepoint folders dropped or picked with the table (a `_metadata` beside or under it): its
+    /// Before you resume panel reads them without a second pick.
+    pub fn savepoint_files(&self) -> Result<Option<super::savepoint_files::SavepointFiles>, String> {
+        super::savepoint_files::SavepointFiles::among(&self.others)
+    }
+}

@@ -7,3 +7,4 @@ pub mod files;
 pub mod handle;
 mod picked_read;
 pub mod relay;
+pub mod savepoint_files;

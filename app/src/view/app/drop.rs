@@ -105,6 +105,9 @@ pub fn DropZone() -> impl IntoView {
 
 async fn open_set(state: AppState, mut set: PickedFiles) {
     set.shrink_to_fit();
+    if savepoints_only(state, &set) {
+        return;
+    }
     if set.is_empty() {
         return state
             .error("none of the dropped files is table metadata (*.metadata.json, *.avro): drop the table's folder, the one that holds metadata/".into());
@@ -119,6 +122,13 @@ async fn open_set(state: AppState, mut set: PickedFiles) {
         .and_then(|(_, files)| files.first().map(|m| table_name_of(m)))
         .unwrap_or_else(|| "dropped files".into());
     open_table(state, name, TableFiles::Picked(set), None).await;
+}
+
+/// Savepoint folders among the files go to the table's Before you resume panel: with the table, or
+/// alone for the table already open (then nothing else happens).
+fn savepoints_only(state: AppState, set: &PickedFiles) -> bool {
+    let table_open = state.shell.with_untracked(Option::is_some);
+    (!set.is_empty() || table_open) && super::resume_panel::with_the_table(state, set) && set.is_empty()
 }
 
 /// `wh/db/events/metadata/00012-….metadata.json` → `db/events`: the folder names a person knows.
@@ -157,7 +167,7 @@ fn add_file(set: &mut PickedFiles, mut path: String, file: File) {
 }
 
 /// Walks a dropped folder. The entries API is callback-based; each call is wrapped in a promise.
-async fn read_entry(entry: &FileSystemEntry, set: &mut PickedFiles) -> Result<(), String> {
+pub(super) async fn read_entry(entry: &FileSystemEntry, set: &mut PickedFiles) -> Result<(), String> {
     let mut stack = vec![entry.clone()];
     while let Some(e) = stack.pop() {
         if e.is_directory() {

@@ -3,11 +3,13 @@
 //! every view; this file only decides when to ask it, and puts the answer in the signals.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::lock::Mutex;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::analysis::savepoint::Savepoints;
 use crate::load::{Loader, Pump, PARALLEL};
 use crate::model::ReadMode;
 use crate::session::{open::choose, TableSession};
@@ -31,6 +33,8 @@ pub struct Current {
     pub(super) session: Shared,
     files: Rc<TableFiles>,
     pick: Option<MetadataPick>,
+    /// Savepoints read for this table: judged again against the version the picker opens.
+    savepoints: Option<Arc<Savepoints>>,
 }
 
 /// Reading progress: updated after every batch, without recomputing the report.
@@ -131,17 +135,36 @@ pub(super) async fn yield_to_page() {
 /// Opens a table: the metadata file `metadata` (or the newest one among the files), drawn at once
 /// from its summaries, then whatever the plan reads. Only an unreadable metadata file stops it.
 pub async fn open_table(state: AppState, name: String, files: TableFiles, metadata: Option<String>) {
-    open_files(state, name, Rc::new(files), metadata, None).await
+    open_files(state, name, Rc::new(files), metadata, None, None).await
 }
 
 /// Opens another of the open table's metadata files (the picker): time travel through versions.
 pub fn switch_metadata(state: AppState, path: String) {
-    let Some(Current { files, pick: Some(pick), .. }) = state.session.get_value() else { return };
+    let Some(Current { files, pick: Some(pick), savepoints, .. }) = state.session.get_value() else { return };
     let name = state.shell.get_untracked().map(|(n, _)| n).unwrap_or_default();
-    spawn_local(open_files(state, name, files, Some(path), Some(choose(pick))));
+    spawn_local(open_files(state, name, files, Some(path), Some(choose(pick)), savepoints));
 }
 
-async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metadata: Option<String>, chosen: Option<MetadataPick>) {
+/// Savepoints read for the open table (Before you resume): the session judges them from its next
+/// answer on, against whichever version is open.
+pub fn judge_savepoints(state: AppState, savepoints: Savepoints) {
+    let savepoints = Arc::new(savepoints);
+    state.session.update_value(|c| {
+        if let Some(c) = c {
+            c.savepoints = Some(savepoints.clone());
+        }
+    });
+    request(state, LoadRequest::Savepoints(savepoints));
+}
+
+async fn open_files(
+    state: AppState,
+    name: String,
+    files: Rc<TableFiles>,
+    metadata: Option<String>,
+    chosen: Option<MetadataPick>,
+    savepoints: Option<Arc<Savepoints>>,
+) {
     let generation = state.generation.get_untracked() + 1;
     state.generation.set(generation);
     state.requests.set(Vec::new());
@@ -168,9 +191,15 @@ async fn open_files(state: AppState, name: String, files: Rc<TableFiles>, metada
     if state.generation.get_untracked() != generation {
         return;
     }
-    let session = TableSession::new(name, files.clone(), WorkerDecoder, loader, pick.clone(), ReadMode::Auto);
+    let mut session = TableSession::new(name, files.clone(), WorkerDecoder, loader, pick.clone(), ReadMode::Auto);
+    // Savepoints dropped with the table may have been read while it opened: kept for the picker too.
+    let queued = || state.requests.with_untracked(|q| q.iter().rev().find_map(|r| if let LoadRequest::Savepoints(s) = r { Some(s.clone()) } else { None }));
+    let savepoints = savepoints.or_else(queued);
+    if let Some(s) = &savepoints {
+        session.request(LoadRequest::Savepoints(s.clone()));
+    }
     marks::mark("icescope:phase:summaries");
-    state.session.set_value(Some(Current { generation, session: Rc::new(Mutex::new(session)), files, pick }));
+    state.session.set_value(Some(Current { generation, session: Rc::new(Mutex::new(session)), files, pick, savepoints }));
     drive(state, true).await;
 }
 

@@ -23,6 +23,7 @@ mod marks;
 mod open_location;
 mod permalink;
 mod relay_panel;
+mod resume_panel;
 mod shape_panel;
 mod snapshot_table;
 mod table_view;

@@ -88,6 +88,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
             <Charts/>
             {move || below.get().then(|| view! {
                 <FindingsPanel catalog=catalog/>
+                <super::resume_panel::ResumePanel catalog=catalog/>
                 <super::compare::Compare from=diff_from to=diff_to/>
                 <super::walk::WalkPanel level=walk_level entry=walk_entry open=walk_open/>
                 <super::shape_panel::ShapePanel/>
