@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
 import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
 
 const NAME = 'taskmanager-kill';
@@ -25,11 +26,6 @@ after(async () => {
   await browser?.close();
   await target?.close();
 });
-
-function filesUnder(dir, prefix = '') {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? filesUnder(path.join(dir, e.name), `${prefix}${e.name}/`) : [[`${prefix}${e.name}`, path.join(dir, e.name)]]);
-}
 
 /** What the report says, as the page shows it: the same for both ways of opening. */
 async function report(page) {
@@ -64,23 +60,10 @@ test(`${NAME}: a folder handle lists metadata/ only to open, and reports what th
       const viaInput = await report(page);
       await page.locator(sel.back).click();
 
-      // The fixture into the origin-private file system, a file at a time.
-      const files = filesUnder(DIR);
-      for (const [rel, abs] of files) {
-        await page.evaluate(async ({ root, rel, b64 }) => {
-          let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
-          const parts = rel.split('/');
-          for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
-          const w = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
-          await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
-          await w.close();
-        }, { root: NAME, rel, b64: fs.readFileSync(abs).toString('base64') });
-      }
-      await page.evaluate((root) => {
-        window.__listed = [];
-        window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
-      }, NAME);
-      await page.locator('label:has([data-testid="folder-input"])').click();
+      await copyToOpfs(page, DIR, NAME);
+      await page.evaluate(() => { window.__listed = []; });
+      await pickerAnswers(page, NAME);
+      await chooseFolder(page);
       await waitReady(page, errors);
       const viaHandle = await report(page);
       assert.deepEqual(viaHandle, viaInput, 'the same report as the folder input');

@@ -3,6 +3,7 @@
 // folders Flink wrote (tests/savepoints/savepoint-resume). Every verdict the panel shows equals
 // what `icescope savepoint … --format json` prints for the same files and table version, and the
 // numbers the lab's engines recorded (facts.json: Spark's duplicates after C, the commits' rows).
+import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -176,6 +177,32 @@ test('savepoint folders dropped with the table fill the panel without a second p
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+for (const [layout, pick] of [['inside the table folder', 'savepoint-resume'], ['beside it, in the folder above', 'resume-parent']]) {
+  test(`Choose folder… as a handle: savepoints ${layout} fill the panel with the CLI's verdicts`, { timeout: 180000 }, async () => {
+    const { context, page, errors } = await newPage(browser);
+    try {
+      await screenshotOnFailure(page, `resume-handle-${pick}`, async () => {
+        await openGallery(page, target.url);
+        if (pick === 'savepoint-resume') {
+          await copyToOpfs(page, TABLE, 'savepoint-resume');
+          await copyToOpfs(page, SAVEPOINTS, 'savepoint-resume/savepoints');
+        } else {
+          await copyToOpfs(page, TABLE, 'resume-parent/savepoint-resume');
+          await copyToOpfs(page, SAVEPOINTS, 'resume-parent/savepoints');
+        }
+        await pickerAnswers(page, pick);
+        await chooseFolder(page);
+        await waitReady(page, errors);
+        await page.locator('[data-testid="resume-panel"][data-savepoints="3"]').waitFor();
+        sameAsCli(await panelRows(page), cli(null));
+        assert.deepEqual(errors.all, [], 'page or console errors');
+      });
+    } finally {
+      await context.close();
+    }
+  });
+}
 
 test('a _metadata dropped on the panel of the gallery table is judged there, and opens no table', { timeout: 120000 }, async () => {
   const s2 = path.join(SAVEPOINTS, 'S2', '_metadata');

@@ -31,6 +31,8 @@ pub struct HandleFiles {
     /// The root's own entries (`metadata`, `data`, …): a reference is placed under the root by
     /// the first of its segments that names one of them.
     children: Vec<String>,
+    /// The root's folders other than `metadata/` and `data/` (savepoints kept with the table).
+    beside: Vec<(String, FileSystemDirectoryHandle)>,
     /// `metadata/`'s files, as `<root>/metadata/<name>` (the folder input's paths).
     index: PathIndex,
     /// Folders already opened, by their path under the root.
@@ -86,14 +88,16 @@ async fn entries(dir: &FileSystemDirectoryHandle, path: &str) -> Result<(Vec<Str
 }
 
 impl HandleFiles {
-    /// Lists the picked folder's own entries and `metadata/`'s files; nothing else.
-    pub async fn open(root: FileSystemDirectoryHandle) -> Result<HandleFiles, String> {
+    /// Lists the picked folder's own entries and `metadata/`'s files; nothing else. None when it
+    /// holds no `metadata/` (not a table's folder: one above it, say).
+    pub async fn open(root: FileSystemDirectoryHandle) -> Result<Option<HandleFiles>, String> {
         let root_name = root.name();
         let (files, folders) = entries(&root, &root_name).await.map_err(|e| e.to_string())?;
         let Some((_, metadata)) = folders.iter().find(|(n, _)| n == METADATA).cloned() else {
-            return Err(format!("`{root_name}` holds no metadata/ folder: choose the table's folder, the one that holds metadata/ (and data/)"));
+            return Ok(None);
         };
         let children = folders.iter().map(|(n, _)| n.clone()).chain(files).collect();
+        let beside = folders.into_iter().filter(|(n, _)| n != METADATA && n != "data").collect();
         let listed = names(&metadata, &format!("{root_name}/{METADATA}")).await.map_err(|e| e.to_string())?;
         let mut index = PathIndex::default();
         for n in listed {
@@ -101,7 +105,16 @@ impl HandleFiles {
         }
         index.shrink_to_fit();
         let folders = RefCell::new(HashMap::from([(METADATA.to_string(), metadata)]));
-        Ok(HandleFiles { root, root_name, children, index, folders, sizes: RefCell::default(), others: RefCell::new(None) })
+        Ok(Some(HandleFiles { root, root_name, children, beside, index, folders, sizes: RefCell::default(), others: RefCell::new(None) }))
+    }
+
+    /// The files in the root's folders other than `metadata/` and `data/`, at most `max`.
+    pub async fn files_beside(&self, max: usize) -> Result<Vec<(String, File)>, SourceError> {
+        let mut out = Vec::new();
+        for (name, dir) in &self.beside {
+            out.extend(files_under(dir, &format!("{}/{name}", self.root_name), &[], max.saturating_sub(out.len())).await?);
+        }
+        Ok(out)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -172,35 +185,45 @@ impl HandleFiles {
         }
     }
 
-    /// Lists the whole folder (walked to `MAX_DEPTH`, at most `MAX_FILES` files) with each
-    /// file's size and modification time, for the orphan census. Once per table.
+    /// Lists the whole folder with each file's size and modification time, for the orphan
+    /// census. Once per table.
     pub async fn list_others(&self) -> Result<(), SourceError> {
         if self.others.borrow().is_some() {
             return Ok(());
         }
         let mut listing = Listing::default();
-        let mut stack: Vec<(String, FileSystemDirectoryHandle, usize)> = vec![(self.root_name.clone(), self.root.clone(), 0)];
-        while let Some((path, dir, depth)) = stack.pop() {
-            let (files, folders) = entries(&dir, &path).await?;
-            for name in files {
-                let p = format!("{path}/{name}");
-                let handle: FileSystemFileHandle = JsFuture::from(dir.get_file_handle(&name)).await.map_err(io(&p))?.unchecked_into();
-                let file: File = JsFuture::from(handle.get_file()).await.map_err(io(&p))?.unchecked_into();
-                listing.push(&p, Some(file.size() as u64), Some(file.last_modified() as i64));
-                if listing.len() > MAX_FILES {
-                    return Err(SourceError::Io { path: self.root_name.clone(), message: format!("holds over {MAX_FILES} files: no orphan census") });
-                }
-            }
-            for (name, d) in folders {
-                if depth < MAX_DEPTH {
-                    stack.push((format!("{path}/{name}"), d, depth + 1));
-                }
-            }
+        for (p, file) in files_under(&self.root, &self.root_name, &[], MAX_FILES).await? {
+            listing.push(&p, Some(file.size() as u64), Some(file.last_modified() as i64));
         }
         listing.shrink_to_fit();
         *self.others.borrow_mut() = Some(listing);
         Ok(())
     }
+}
+
+/// Every file under `dir` (walked to `MAX_DEPTH`, at most `max` of them) as (its path under
+/// `path`, its `File`); the folders `skip` names at the top are left out.
+pub async fn files_under(dir: &FileSystemDirectoryHandle, path: &str, skip: &[&str], max: usize) -> Result<Vec<(String, File)>, SourceError> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, FileSystemDirectoryHandle, usize)> = vec![(path.to_string(), dir.clone(), 0)];
+    while let Some((at, dir, depth)) = stack.pop() {
+        let (files, folders) = entries(&dir, &at).await?;
+        for name in files {
+            let p = format!("{at}/{name}");
+            let handle: FileSystemFileHandle = JsFuture::from(dir.get_file_handle(&name)).await.map_err(io(&p))?.unchecked_into();
+            let file: File = JsFuture::from(handle.get_file()).await.map_err(io(&p))?.unchecked_into();
+            out.push((p, file));
+            if out.len() > max {
+                return Err(SourceError::Io { path: path.to_string(), message: format!("holds over {max} files: not listed") });
+            }
+        }
+        for (name, d) in folders {
+            if depth < MAX_DEPTH && !(depth == 0 && skip.contains(&name.as_str())) {
+                stack.push((format!("{at}/{name}"), d, depth + 1));
+            }
+        }
+    }
+    Ok(out)
 }
 
 impl Fetch for HandleFiles {

@@ -103,7 +103,7 @@ pub fn DropZone() -> impl IntoView {
     }
 }
 
-async fn open_set(state: AppState, mut set: PickedFiles) {
+pub(super) async fn open_set(state: AppState, mut set: PickedFiles) {
     set.shrink_to_fit();
     if savepoints_only(state, &set) {
         return;
@@ -148,7 +148,7 @@ fn file_list(list: Option<web_sys::FileList>) -> Vec<File> {
 
 /// Keeps the handle of a metadata file; nothing is read until the loader asks for it. Data and
 /// delete files are read by slices for a data scan; other files are only listed (the orphan census).
-fn add_file(set: &mut PickedFiles, mut path: String, file: File) {
+pub(super) fn add_file(set: &mut PickedFiles, mut path: String, file: File) {
     if path.starts_with('/') {
         path = path.trim_start_matches('/').to_string();
     }

@@ -7,10 +7,37 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::files::TableFiles;
-use super::handle::HandleFiles;
+use super::files::{PickedFiles, TableFiles};
+use super::handle::{self, HandleFiles};
 use super::loader::open_table;
 use super::{marks, AppState};
+
+/// A folder that is not a table's is listed whole, up to this many files (a warehouse is not
+/// a table folder: pick the table's).
+const WHOLE_FOLDER_FILES: usize = 200_000;
+/// Beside metadata/ and data/, savepoint folders kept with the table are looked for in at most
+/// this many files.
+const BESIDE_FILES: usize = 20_000;
+
+async fn open_table_folder(state: AppState, files: HandleFiles) {
+    if files.is_empty() {
+        return state.error("the folder's metadata/ holds no files".into());
+    }
+    // Savepoints kept in the table's folder (beside metadata/ and data/) go to Before you resume.
+    let mut beside = PickedFiles::default();
+    for (path, file) in files.files_beside(BESIDE_FILES).await.unwrap_or_default() {
+        beside.insert_other(path, file);
+    }
+    state.errors.set(Vec::new());
+    state.vended.set(None);
+    let name = crate::source::Fetch::listing(&files)
+        .and_then(crate::source::metadata_pick::candidates)
+        .and_then(|(_, found)| found.first().map(|m| super::drop::table_name_of(m)))
+        .unwrap_or_else(|| "picked folder".into());
+    // Spawned now, it runs once the table's opening below has taken its generation.
+    super::resume_panel::with_the_table(state, &beside);
+    open_table(state, name, TableFiles::Handle(files), None).await;
+}
 
 /// `window.showDirectoryPicker`, where the browser has it (Chromium-based ones; not Firefox or
 /// Safari, which keep the folder input). Not in web-sys's stable bindings.
@@ -41,17 +68,20 @@ pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
             Err(e) => return state.error(format!("the folder could not be opened: {}", super::fetch::js_message(&e))),
         };
         marks::mark("icescope:phase:picked");
-        match HandleFiles::open(root).await {
-            Ok(files) if files.is_empty() => state.error("the folder's metadata/ holds no files".into()),
-            Ok(files) => {
-                state.errors.set(Vec::new());
-                state.vended.set(None);
-                let name = crate::source::Fetch::listing(&files)
-                    .and_then(crate::source::metadata_pick::candidates)
-                    .and_then(|(_, found)| found.first().map(|m| super::drop::table_name_of(m)))
-                    .unwrap_or_else(|| "picked folder".into());
-                open_table(state, name, TableFiles::Handle(files), None).await;
-            }
+        match HandleFiles::open(root.clone()).await {
+            Ok(Some(files)) => open_table_folder(state, files).await,
+            // Not a table's folder (one above it, holding the table and its savepoints, say): every
+            // file is listed, as the folder input does, and the table found among them.
+            Ok(None) => match handle::files_under(&root, &root.name(), &[], WHOLE_FOLDER_FILES).await {
+                Ok(files) => {
+                    let mut set = PickedFiles::default();
+                    for (path, file) in files {
+                        super::drop::add_file(&mut set, path, file);
+                    }
+                    super::drop::open_set(state, set).await;
+                }
+                Err(e) => state.error(e.to_string()),
+            },
             Err(e) => state.error(e),
         }
     });
