@@ -38,6 +38,7 @@
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -239,10 +240,16 @@ async function copyToOpfs(page, table) {
 }
 
 async function oneRun(url, table, timeoutMs, action, picker = 'input') {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
+  // The handle's files live in the origin-private file system: an off-the-record context (what
+  // newContext makes) keeps it in memory under a small quota, a profile on disk does not.
+  const profile = picker === 'handle' ? fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-bench-profile-')) : null;
+  const options = { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 };
+  const browser = profile
+    ? await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000, ...options })
+    : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60000 });
   const errors = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    const context = profile ? browser : await browser.newContext(options);
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(String(e?.message || e).slice(0, 200)));
     page.on('crash', () => errors.push('page crashed'));
@@ -332,6 +339,7 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input') {
     };
   } finally {
     await browser.close().catch(() => {});
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   }
 }
 

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { startServer, DEFAULT_DIST } from './serve.mjs';
 import { startCatalog } from './lib/catalog_server.mjs';
 import {
+  REPO,
   SCREENSHOT_DIR,
   TIMEOUT_MS,
   catalogSel as cs,
@@ -713,6 +714,39 @@ test('a location: s3:// metadata.json and the table folder (listed) open with Py
       } finally {
         await r.context.close();
       }
+    });
+  } finally {
+    await p.context.close();
+  }
+});
+
+test('savepoints on the table\'s store: the lab\'s savepoint-resume table and Flink\'s savepoints, opened by location, judged as the CLI judges the local copies', { timeout: 180000 }, async () => {
+  const lab = facts.lab.savepoint_resume;
+  const { execFileSync } = await import('node:child_process');
+  const { parseJsonBig } = await import('./lib/iceberg.mjs');
+  const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
+  const local = (...p) => path.join(REPO, 'tests', ...p);
+  const expected = parseJsonBig(execFileSync(CLI, ['savepoint', local('savepoints', 'savepoint-resume'), '--table', local('fixtures', 'savepoint-resume'),
+    '--metadata', lab.metadata_file, '--format', 'json'], { encoding: 'utf8', cwd: REPO })).savepoints;
+  const p = await freshPage();
+  const { page, errors } = p;
+  try {
+    await screenshotOnFailure(page, 'catalog-savepoints-on-store', async () => {
+      await openLocation(page, errors, lab.metadata_location);
+      await page.locator('[data-testid="savepoint-location"]').fill(lab.savepoints);
+      await page.locator('[data-testid="savepoint-location-read"]').click();
+      await page.locator(`[data-testid="resume-panel"][data-savepoints="${expected.length}"]`).waitFor({ timeout: TIMEOUT_MS });
+      const rows = await page.locator('[data-testid="savepoint-row"]').evaluateAll((els) => els.map((e) => ({
+        path: e.dataset.path, kind: e.dataset.kind, checkpoint: e.dataset.checkpoint, job: e.dataset.jobId, rows: e.dataset.rowsReplayed })));
+      assert.deepEqual(rows.map((r) => r.path.split('/').at(-2)), expected.map((e) => e.savepoint.path.split('/').at(-2)), 'the same savepoints, newest first');
+      rows.forEach((r, i) => {
+        const e = expected[i];
+        assert.ok(r.path.startsWith(lab.savepoints), r.path);
+        assert.deepEqual({ kind: r.kind, checkpoint: r.checkpoint, job: r.job, rows: r.rows },
+          { kind: e.verdict.kind, checkpoint: String(e.savepoint.checkpoint_id), job: e.committer.job_id, rows: e.verdict.rows_replayed == null ? '' : String(e.verdict.rows_replayed) }, r.path);
+      });
+      assert.deepEqual(errors.all, [], 'page or console errors');
+      await assertNoSecrets(p, [facts.secret], ['s3-secret-access-key']);
     });
   } finally {
     await p.context.close();

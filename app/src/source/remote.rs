@@ -71,6 +71,14 @@ impl<T: Transport> RemoteFiles<T> {
         RemoteFiles { transport, access: RefCell::new(access), catalog: None }
     }
 
+    /// Other files on the store an open table's files are read from, with what its reads may use
+    /// (a savepoint folder beside the table, say); no catalog: remote signing is not followed.
+    pub fn with_access(transport: T, access: ObjectAccess, location: &str) -> Self {
+        let mut access = access;
+        access.name(location);
+        RemoteFiles { transport, access: RefCell::new(access), catalog: None }
+    }
+
     pub fn from_catalog(transport: T, user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> Self {
         let mut access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone(), named: Vec::new() };
         access.name(&session.uri);

@@ -104,6 +104,39 @@ def ids(facts: dict) -> dict:
     }
 
 
+REPO = Path(__file__).resolve().parents[3]
+
+
+def upload_lab(sw) -> dict:
+    """The lab's savepoint-resume table (Flink wrote it to s3://warehouse/icescope/savepoint_resume)
+    and the savepoints Flink took of its jobs, put back on an S3 store at the keys they name, so the
+    app can open both by location. Files are copied byte for byte, never rewritten."""
+    table = REPO / "tests" / "fixtures" / "savepoint-resume"
+    savepoints = REPO / "tests" / "savepoints" / "savepoint-resume"
+    location = "s3://warehouse/icescope/savepoint_resume"
+    s3 = sw.s3()
+
+    def put(src: Path, prefix: str):
+        for f in sorted(src.rglob("*")):
+            if f.is_file():
+                bucket, key = f"{prefix}/{f.relative_to(src).as_posix()}".removeprefix("s3://").split("/", 1)
+                s3.put_object(Bucket=bucket, Key=key, Body=f.read_bytes())
+
+    for part in ("metadata", "data"):
+        put(table / part, f"{location}/{part}")
+    # Flink's state goes to a bucket of its own (state.savepoints.dir), as it usually does.
+    s3.create_bucket(Bucket="flink")
+    for folder in sorted(p for p in savepoints.iterdir() if p.is_dir()):
+        put(folder, f"s3://flink/savepoints/savepoint-resume/{folder.name}")
+    newest = max((table / "metadata").glob("v*.metadata.json"), key=lambda p: int(p.name[1:].split(".")[0]))
+    return {"savepoint_resume": {
+        "location": location,
+        "metadata_location": f"{location}/metadata/{newest.name}",
+        "metadata_file": newest.name,
+        "savepoints": "s3://flink/savepoints/savepoint-resume/",
+    }}
+
+
 def build(sw) -> dict:
     """The tables of conftest.py's `catalog_tables` and the damage of its `damaged_table`."""
     facts, namespaces, listing = build_tables(sw.catalog())
@@ -114,7 +147,9 @@ def build(sw) -> dict:
     victim = damaged["snapshots"][2]["added_manifests"][0]
     bucket, key = victim.removeprefix("s3://").split("/", 1)
     sw.s3().delete_object(Bucket=bucket, Key=key)
+    lab = upload_lab(sw)
     return {
+        "lab": lab,
         "catalog_uri": sw.catalog_uri,
         "s3_endpoint": sw.s3_endpoint,
         "token_url": sw.token_url,

@@ -203,6 +203,17 @@ async fn open_files(
     drive(state, true).await;
 }
 
+/// What reads of the open table may use, where it was opened from an object store by the page
+/// itself (a location, a catalog): other files on that store are read with it.
+pub(super) fn store_access(state: AppState) -> Option<crate::source::object_read::ObjectAccess> {
+    let current = state.session.get_value().filter(|c| c.generation == state.generation.get_untracked())?;
+    match &*current.files {
+        TableFiles::Remote(r) => Some(r.access().clone()),
+        TableFiles::Listed(l) => Some(l.inner.access().clone()),
+        _ => None,
+    }
+}
+
 /// The open table's session for a task of its own (counting duplicates, reading footers) while
 /// no other task holds it: None while one does, or when another table is open.
 pub(super) fn session(state: AppState) -> Option<Shared> {

@@ -19,6 +19,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
     let report = state.part(|o| o.report.savepoints.as_ref().map(|j| crate::report::savepoint::of(j, Some(&o.report.table.metadata_file))));
     let report = move || report.get().flatten();
     let reading = RwSignal::new(false);
+    let store_location = RwSignal::new(String::new());
     let hovering = RwSignal::new(false);
     let on_pick = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
@@ -117,9 +118,55 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                 <span class="hint">"or drop savepoint folders on this panel"</span>
                 {move || reading.get().then(|| view! { <span class="hint" data-testid="savepoint-reading">" reading…"</span> })}
             </p>
+            <form class="location-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                ev.prevent_default();
+                read_from_store(state, store_location.get_untracked(), reading);
+            }>
+                <label>"or read them from the table's store (a table opened from a location or a catalog)"
+                    <input type="text" data-testid="savepoint-location" autocomplete="off" spellcheck="false" placeholder="s3://bucket/savepoints/"
+                        prop:value=move || store_location.get() on:input=move |ev| store_location.set(event_target_value(&ev))/>
+                </label>
+                <button type="submit" data-testid="savepoint-location-read">"Read"</button>
+            </form>
             {rows}
         </section>
     }
+}
+
+/// Savepoints on the store the open table was read from (`s3://bucket/savepoints/`), listed and
+/// read with the table's settings and credentials: the same reads a dropped folder gets.
+fn read_from_store(state: AppState, typed: String, reading: RwSignal<bool>) {
+    let location = typed.trim().to_string();
+    let Some(access) = super::loader::store_access(state) else {
+        return state.error(
+            "savepoints are read from a store only for a table opened from one (a location or a catalog); drop or choose the savepoint folder instead".into(),
+        );
+    };
+    if crate::source::s3::parse_s3(&location).is_none() {
+        return state.error(format!("`{location}`: a savepoint location is an s3:// folder (s3://bucket/savepoints/ or s3://bucket/savepoints/savepoint-…/)"));
+    }
+    let prefix = if location.ends_with('/') { location.clone() } else { format!("{location}/") };
+    reading.set(true);
+    spawn_local(async move {
+        let generation = state.generation.get_untracked();
+        let files = crate::source::remote::RemoteFiles::with_access(super::fetch::Browser, access, &prefix);
+        let listed = files.listed(&prefix, crate::source::s3_list::PAGE_SIZE).await;
+        let found = listed.map_err(|e| e.to_string()).and_then(|l| {
+            let metadata = crate::source::savepoint_paths::metadata_among(l.index.paths())?;
+            Ok((l, metadata))
+        });
+        match found {
+            Err(e) => state.error(e),
+            Ok((_, metadata)) if metadata.is_empty() => state.error(format!("{prefix}: no savepoint here (no _metadata under it)")),
+            Ok((listed, metadata)) => {
+                let read = crate::session::savepoint::read_savepoints(&listed, &metadata).await;
+                if state.generation.get_untracked() == generation {
+                    judge_savepoints(state, read);
+                }
+            }
+        }
+        reading.set(false);
+    });
 }
 
 /// Reads the savepoints found and hands them to the open table's session; `reading` follows it.
