@@ -206,37 +206,37 @@ async function runAction(page, action, timeoutMs) {
   );
 }
 
-/** The table's metadata/ into the origin-private file system, in batches of about 8 MB. */
+/** The table's metadata/ into the origin-private file system: set on an input of the page's own
+ * (not timed), each File then written by the page to the origin-private folder, no copy in between. */
 async function copyToOpfs(page, table) {
   const root = path.basename(table);
-  const names = fs.readdirSync(path.join(table, 'metadata'));
-  let batch = [];
-  let bytes = 0;
-  const flush = async () => {
-    await page.evaluate(async ({ root, batch }) => {
-      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
-      await top.getDirectoryHandle('data', { create: true });
-      const dir = await top.getDirectoryHandle('metadata', { create: true });
-      for (const [name, b64] of batch) {
-        const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
-        await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
-        await w.close();
-      }
-    }, { root, batch });
-    batch = [];
-    bytes = 0;
-  };
-  for (const n of names) {
-    const b = fs.readFileSync(path.join(table, 'metadata', n));
-    batch.push([n, b.toString('base64')]);
-    bytes += b.length;
-    if (bytes > 8 << 20) await flush();
-  }
-  if (batch.length) await flush();
-  await page.evaluate((root) => {
+  await page.evaluate(() => {
+    const i = document.createElement('input');
+    i.type = 'file';
+    i.multiple = true;
+    i.webkitdirectory = true;
+    i.id = 'bench-opfs-source';
+    i.style.display = 'none';
+    document.body.append(i);
+  });
+  await page.locator('#bench-opfs-source').setInputFiles(path.join(table, 'metadata'), { timeout: 600000 });
+  const copied = await page.evaluate(async (root) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
+    await top.getDirectoryHandle('data', { create: true });
+    const dir = await top.getDirectoryHandle('metadata', { create: true });
+    const input = document.getElementById('bench-opfs-source');
+    let n = 0;
+    for (const f of input.files) {
+      const w = await (await dir.getFileHandle(f.name, { create: true })).createWritable();
+      await w.write(f);
+      await w.close();
+      n++;
+    }
+    input.remove();
     window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
+    return n;
   }, root);
-  return names.length;
+  return copied;
 }
 
 async function oneRun(url, table, timeoutMs, action, picker = 'input') {
