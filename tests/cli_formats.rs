@@ -76,3 +76,27 @@ fn a_checkpoint_two_jobs_committed_is_named_by_job_and_backwards_is_said() {
     let text = stdout(&["diff", t.to_str().unwrap(), "--from", &from, "--to", &to, "--format", "text"]);
     assert!(text.contains(icescope::report::diff::BACKWARDS), "{text}");
 }
+
+/// `load.phases`: the metadata file, the manifest lists and the manifests `--reads` lists, with
+/// their sizes on disk, each phase ending after the one before; the text says the same.
+#[test]
+fn the_read_phases_are_the_files_read() {
+    for name in ["merge-append-long", "taskmanager-kill", "v3-deletion-vectors"] {
+        let t = fixture(name);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&["inspect", t.to_str().unwrap(), "--format", "json"])).unwrap();
+        let reads = stdout(&["inspect", t.to_str().unwrap(), "--reads"]);
+        let size = |p: &str| std::fs::metadata(t.join("metadata").join(p.rsplit('/').next().unwrap())).unwrap().len();
+        let paths: Vec<&str> = reads.lines().collect();
+        let (lists, manifests): (Vec<&str>, Vec<&str>) = paths[1..].iter().partition(|p| p.rsplit('/').next().unwrap().starts_with("snap-"));
+        let phases = json["load"]["phases"].as_array().unwrap();
+        let row = |i: usize| (phases[i]["phase"].as_str().unwrap().to_string(), phases[i]["files"].as_u64().unwrap(), phases[i]["bytes"].as_u64().unwrap());
+        assert_eq!(row(0), ("metadata".into(), 1, size(paths[0])), "{name}");
+        assert_eq!(row(1), ("manifest_lists".into(), lists.len() as u64, lists.iter().map(|p| size(p)).sum()), "{name}");
+        assert_eq!(row(2), ("manifests".into(), manifests.len() as u64, manifests.iter().map(|p| size(p)).sum()), "{name}");
+        let done: Vec<f64> = phases.iter().map(|p| p["done_s"].as_f64().unwrap()).collect();
+        assert!(done[0] <= done[1] && done[0] <= done[2], "{name}: {done:?}");
+        assert!(json["load"]["requests"].is_null(), "{name}: a folder is read without HTTP");
+        let text = stdout(&["inspect", t.to_str().unwrap(), "--format", "text"]);
+        assert!(text.contains("read: metadata 1 file, ") && text.contains(&format!("; manifest lists {} files, ", lists.len())), "{name}: {text}");
+    }
+}

@@ -327,6 +327,21 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
     // A table id this run never opened.
     assert_eq!(serve.relay(&file_path(999, "s3://warehouse/x"), &[]).status, 404);
 
+    // The same table by the CLI over the network: every request it sent is counted, and the
+    // phases add up to what it read (an OAuth2 token, the config and LoadTable, then one GET a file).
+    let out = Command::new(env!("CARGO_BIN_EXE_icescope"))
+        .args(["inspect", "--catalog", &s("catalog_uri"), "--warehouse", &s("warehouse"), "--scope", &s("scope"), "--table", "scope_ns.events"])
+        .args(["--s3-endpoint", &s("s3_endpoint"), "--s3-path-style-access", "--format", "json"])
+        .envs([("ICESCOPE_CREDENTIAL", credential.as_str()), ("AWS_ACCESS_KEY_ID", &key), ("AWS_SECRET_ACCESS_KEY", &secret), ("AWS_REGION", &s("region"))])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let load = &serde_json::from_slice::<Value>(&out.stdout).unwrap()["load"];
+    let phases = load["phases"].as_array().unwrap();
+    let sum = |k: &str| phases.iter().map(|p| p[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!((sum("files"), sum("bytes")), (load["files_read"].as_u64().unwrap(), load["bytes_read"].as_u64().unwrap()));
+    assert_eq!(load["requests"].as_u64(), Some(load["files_read"].as_u64().unwrap() + 3), "{load}");
+
     // What a hostile page or a rebinding host would send: refused before anything is relayed.
     let path = file_path(events.id, &events.metadata_location);
     let port = serve.port;

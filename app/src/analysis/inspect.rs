@@ -55,6 +55,21 @@ pub struct LoadInfo {
     pub metadata_pick: Option<crate::source::metadata_pick::MetadataPick>,
     /// When the table is too big to read here: how to let Spark read it.
     pub suggestion: Option<String>,
+    /// What each phase read and when it ended, from the reader's start (the CLI's).
+    pub phases: Vec<ReadPhase>,
+    /// HTTP requests sent (catalog, signing and storage), where the table was read over a network.
+    pub requests: Option<u64>,
+}
+
+/// One phase of a load: `metadata` (the metadata file, and the metadata pick's reads before it),
+/// `manifest_lists`, `manifests`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadPhase {
+    pub phase: &'static str,
+    pub files: usize,
+    pub bytes: u64,
+    /// Seconds from the start to the phase's last file; None where it read none.
+    pub done_s: Option<f64>,
 }
 
 /// How much of the table was read.
@@ -87,6 +102,8 @@ impl LoadInfo {
             bytes_read,
             metadata_pick: None,
             suggestion: super::spark_export::suggestion(history),
+            phases: Vec::new(),
+            requests: None,
         };
         for i in 0..history.snapshots.len() {
             match history.totals(i).source {

@@ -65,8 +65,36 @@ pub struct ReadStats {
     pub list_bytes: u64,
     pub manifest_bytes: u64,
     pub failed: usize,
+    /// Of `files`: the manifest lists' and the manifests' (the metadata file is one).
+    pub list_files: usize,
+    pub manifest_files: usize,
+    /// When each phase of the read ended, ms since the epoch.
+    pub times: ReadTimes,
     /// Every path read, in order, when asked for (`icescope inspect --reads`).
     pub paths: Option<Vec<String>>,
+}
+
+/// When a load's phases ended (ms since the epoch): the metadata file read and decoded, the last
+/// manifest list and the last manifest read. `started` is when its caller began (before the
+/// metadata file was asked for; the loader's own opening when no caller says).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadTimes {
+    pub started_ms: u64,
+    pub metadata_ms: u64,
+    pub lists_ms: Option<u64>,
+    pub manifests_ms: Option<u64>,
+}
+
+/// The host's clock: the CLI's system time, the browser's `Date.now()`.
+pub fn now_ms() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now() as u64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        crate::source::s3::now_ms()
+    }
 }
 
 pub struct Loader {
@@ -168,8 +196,16 @@ impl Loader {
         // The metadata log's sizes come later (`record_metadata_sizes`): in a browser each size of a
         // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
         history.record_metadata_sizes(size, |_| None);
-        let stats =
-            ReadStats { files: 1, bytes: size, metadata_bytes: size, paths: record_paths.then(|| vec![metadata_path.to_string()]), ..ReadStats::default() };
+        let now = now_ms();
+        let times = ReadTimes { started_ms: now, metadata_ms: now, ..ReadTimes::default() };
+        let stats = ReadStats {
+            files: 1,
+            bytes: size,
+            metadata_bytes: size,
+            times,
+            paths: record_paths.then(|| vec![metadata_path.to_string()]),
+            ..ReadStats::default()
+        };
         let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
         Loader { history, stats, anchor }
     }
@@ -227,11 +263,14 @@ impl Loader {
             Ok(d) => {
                 self.stats.files += 1;
                 self.stats.bytes = self.stats.bytes.saturating_add(d.bytes);
-                let kind = match need {
-                    Need::ManifestList { .. } => &mut self.stats.list_bytes,
-                    Need::Manifest { .. } => &mut self.stats.manifest_bytes,
+                let now = Some(now_ms());
+                let (bytes, files, done) = match need {
+                    Need::ManifestList { .. } => (&mut self.stats.list_bytes, &mut self.stats.list_files, &mut self.stats.times.lists_ms),
+                    Need::Manifest { .. } => (&mut self.stats.manifest_bytes, &mut self.stats.manifest_files, &mut self.stats.times.manifests_ms),
                 };
-                *kind = kind.saturating_add(d.bytes);
+                *bytes = bytes.saturating_add(d.bytes);
+                *files += 1;
+                *done = now;
                 if let Some(p) = &mut self.stats.paths {
                     p.push(need.path().to_string());
                 }

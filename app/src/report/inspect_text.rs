@@ -38,6 +38,9 @@ pub fn text(report: &Inspect) -> String {
             c.source.map(|c| c.label()).unwrap_or("unknown")
         );
     }
+    if let Some(line) = report.load.as_ref().and_then(super::load::phases_line) {
+        out += &format!("read: {line}\n");
+    }
     for g in &report.gaps {
         let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
         out += &format!("gap: {} (needed by snapshot {})\n", visible(&g.message), ids.join(", "));

@@ -3,7 +3,7 @@
 //! folder's listing, footers need the data files), most severe first.
 
 use crate::analysis::findings::{Finding, TableRef};
-use crate::analysis::inspect::{inspect, Inspect, LoadInfo};
+use crate::analysis::inspect::{inspect, Inspect, LoadInfo, ReadPhase};
 use crate::load::ReadStats;
 use crate::model::TableHistory;
 use crate::source::metadata_pick::MetadataPick;
@@ -16,6 +16,21 @@ pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick:
     report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let mut load = LoadInfo::of(history, stats.files, stats.bytes);
     load.metadata_pick = pick;
+    // A Spark export is read as its tables, not in these phases.
+    if load.mode != crate::analysis::inspect::LoadMode::SparkExport {
+        load.phases = phases(stats);
+    }
     report.load = Some(load);
     report
+}
+
+/// The read's phases as the report states them.
+fn phases(stats: &ReadStats) -> Vec<ReadPhase> {
+    let t = &stats.times;
+    let since = |ms: Option<u64>| ms.map(|m| m.saturating_sub(t.started_ms) as f64 / 1000.0);
+    vec![
+        ReadPhase { phase: "metadata", files: 1, bytes: stats.metadata_bytes, done_s: since(Some(t.metadata_ms)) },
+        ReadPhase { phase: "manifest_lists", files: stats.list_files, bytes: stats.list_bytes, done_s: since(t.lists_ms) },
+        ReadPhase { phase: "manifests", files: stats.manifest_files, bytes: stats.manifest_bytes, done_s: since(t.manifests_ms) },
+    ]
 }

@@ -79,7 +79,11 @@ impl super::remote::Transport for Ureq {
     }
 }
 
+/// Requests this process sent (catalog, signer, storage): the CLI reports them with the load.
+pub static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> {
+    REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let err = |kind: HttpErrorKind, e: &dyn std::fmt::Display| HttpError { url: req.url.clone(), kind, message: e.to_string() };
     let mut builder = ureq::http::Request::builder().method(req.method).uri(&req.url);
     for (k, v) in &req.headers {

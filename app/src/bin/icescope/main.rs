@@ -95,7 +95,10 @@ fn inspect(c: &args::Inspect) -> Result<(), Failure> {
     let history = &loader.history;
     let table = c.table.table_ref(history);
     let orphans = orphan_finding(history, listing.as_ref(), pick.as_ref(), &table);
-    let report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
+    let mut report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
+    if let Some(load) = report.load.as_mut() {
+        load.requests = Some(icescope::source::transport::REQUESTS.load(std::sync::atomic::Ordering::Relaxed)).filter(|n| *n > 0);
+    }
     let printed = match c.format {
         ReportFormat::Json => print_json(&report),
         ReportFormat::Text => print(&icescope::report::inspect_text::text(&report)),

@@ -100,6 +100,14 @@ fn load_files<F: Fetch>(
 /// say; the snapshots `select` names in detail; the paths read with `record_paths`), the metadata
 /// file read and the pick (a folder only).
 fn open_selecting(a: &TableArgs, all: bool, record_paths: bool, select: Select) -> Result<(Files, Loader, String, Option<MetadataPick>), Failure> {
+    let started = icescope::load::now_ms();
+    let (files, mut loader, metadata, pick) = open_from(a, all, record_paths, select)?;
+    // The phases count from here: the metadata pick's reads and a catalog's answers are the first.
+    loader.stats.times.started_ms = started;
+    Ok((files, loader, metadata, pick))
+}
+
+fn open_from(a: &TableArgs, all: bool, record_paths: bool, select: Select) -> Result<(Files, Loader, String, Option<MetadataPick>), Failure> {
     let mode = if a.all_snapshots || all {
         ReadMode::All
     } else if a.metadata_first {
