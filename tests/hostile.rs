@@ -439,8 +439,11 @@ fn text_is_visible(text: &str, snapshots: usize, gaps: usize) -> Result<(), Stri
     for (n, line) in text.lines().enumerate() {
         ensure!(!line.chars().any(invisible), "line {}: an invisible character: {line:?}", n + 1);
     }
+    // The `read:` line (the load's phases) when the load was timed.
+    let read = text.lines().filter(|l| l.starts_with("read: metadata ")).count();
+    ensure!(read <= 1, "{read} read: lines");
     let lines = text.lines().count();
-    ensure!(lines == 2 + snapshots + gaps, "{lines} lines for {snapshots} snapshots and {gaps} gaps: a value broke a line");
+    ensure!(lines == 2 + read + snapshots + gaps, "{lines} lines for {snapshots} snapshots and {gaps} gaps: a value broke a line");
     Ok(())
 }
 
@@ -527,10 +530,15 @@ fn links_and_special_files_in_a_table_folder_are_never_read() {
         dir
     };
     let manifest = "952969c3-57b8-45f9-b078-a9a693753616-m0.avro";
+    // The same report but for when each read phase ended.
     let report = |dir: &Path| {
         let out = run(dir, "json", &[]).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         assert_eq!(out.code, Some(0), "{}: {}", dir.display(), out.stderr);
-        out.stdout
+        let mut json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        for p in json["load"]["phases"].as_array_mut().into_iter().flatten() {
+            p["done_s"] = serde_json::Value::Null;
+        }
+        json.to_string()
     };
     let intact = report(&copy("intact"));
     let gone = copy("gone");
