@@ -72,7 +72,8 @@ test('a catalog without CORS opens through icescope serve: PyIceberg\'s counts, 
   await screenshotOnFailure(page, 'serve-relay', async () => {
     await page.goto(serve.url, { waitUntil: 'load' });
     await page.locator('[data-testid="relay-panel"]').waitFor({ state: 'attached' });
-    await page.locator('[data-testid="catalog-table"]').first().waitFor({ state: 'attached' });
+    // The first listing through the relay waits for an OAuth2 token and the catalog's pages.
+    await page.locator('[data-testid="catalog-table"]').first().waitFor({ state: 'attached', timeout: 3 * TIMEOUT_MS });
     // The token is taken out of the address at once: a link copied from the bar never carries it.
     assert.ok(!page.url().includes('relay='), `the token stayed in the address: ${page.url()}`);
     const listed = await page.locator('[data-testid="catalog-table"]').evaluateAll((bs) => bs.map((b) => b.dataset.table).sort());

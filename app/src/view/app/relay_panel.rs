@@ -18,42 +18,54 @@ pub fn CatalogOrRelay() -> impl IntoView {
     if relay::take_token().is_none() {
         return view! { <super::catalog::CatalogPanel/> }.into_any();
     }
-    let found = LocalResource::new(|| async {
-        let (token, hello) = relay::detect().await?;
-        let listing = match hello.catalog {
-            Some(_) => Some(relay::listing(&token).await.map_err(|e| e.to_string())),
-            None => None,
-        };
-        Some((token, hello, listing))
-    });
+    // The panel shows as soon as the relay answers; the catalog's listing follows inside it.
+    let found = LocalResource::new(relay::detect);
     view! {
         <Suspense fallback=|| ()>
             {move || found.get().map(|r| match r {
                 None => view! { <super::catalog::CatalogPanel/> }.into_any(),
-                Some((token, Hello { catalog: None, .. }, _)) => view! {
+                Some((token, Hello { catalog: None, .. })) => view! {
                     <details class="catalog-panel" data-testid="relay-panel" open=true>
                         <summary>"Open a location through icescope serve"</summary>
                         <p class="hint" data-testid="relay-no-catalog">"icescope serve was started without --catalog: open a metadata file by its location, drop a table folder, or open an example."</p>
                         <super::open_location::OpenLocation via=super::open_location::Via::Relay(token)/>
                     </details>
                 }.into_any(),
-                Some((token, hello, listing)) => view! { <RelayTables token=token hello=hello listing=listing/> }.into_any(),
+                Some((token, hello)) => view! { <RelayCatalog token=token hello=hello/> }.into_any(),
             })}
         </Suspense>
     }
     .into_any()
 }
 
+/// The relay's catalog: the panel at once, its tables once the listing is in.
 #[component]
-fn RelayTables(token: String, hello: Hello, listing: Option<Result<Listing, String>>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn RelayCatalog(token: String, hello: Hello) -> impl IntoView {
     let catalog = hello.catalog.clone().unwrap_or_default();
     let heading = format!("Open from {catalog} (through icescope serve: its credential stays there)");
-    let token_for_location = token.clone();
-    let body = match listing {
-        None => ().into_any(),
-        Some(Err(e)) => view! { <p class="error" data-testid="relay-error">{e}</p> }.into_any(),
-        Some(Ok(listing)) => {
+    let for_listing = token.clone();
+    let listing = LocalResource::new(move || {
+        let token = for_listing.clone();
+        async move { relay::listing(&token).await.map_err(|e| e.to_string()) }
+    });
+    let for_tables = token.clone();
+    view! {
+        <details class="catalog-panel" data-testid="relay-panel" open=true>
+            <summary>{heading}</summary>
+            <Suspense fallback=|| view! { <p class="hint" data-testid="relay-listing">"Listing the catalog's tables…"</p> }>
+                {move || listing.get().map(|l| view! { <RelayTables token=for_tables.clone() catalog=catalog.clone() listing=l/> })}
+            </Suspense>
+            <super::open_location::OpenLocation via=super::open_location::Via::Relay(token)/>
+        </details>
+    }
+}
+
+#[component]
+fn RelayTables(token: String, catalog: String, listing: Result<Listing, String>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    match listing {
+        Err(e) => view! { <p class="error" data-testid="relay-error">{e}</p> }.into_any(),
+        Ok(listing) => {
             // A link to a table of this catalog opens it once the listing is in.
             let linked = super::permalink::get("table").filter(|_| super::permalink::get("catalog").is_some_and(|c| c == catalog));
             if let Some(t) = linked.filter(|t| listing.namespaces.iter().any(|(ns, names)| names.iter().any(|n| &format!("{}.{n}", ns.join(".")) == t))) {
@@ -84,13 +96,6 @@ fn RelayTables(token: String, hello: Hello, listing: Option<Result<Listing, Stri
             }
             .into_any()
         }
-    };
-    view! {
-        <details class="catalog-panel" data-testid="relay-panel" open=true>
-            <summary>{heading}</summary>
-            {body}
-            <super::open_location::OpenLocation via=super::open_location::Via::Relay(token_for_location)/>
-        </details>
     }
 }
 

@@ -137,7 +137,7 @@ pub fn WalkPanel(level: RwSignal<usize>, entry: RwSignal<usize>, open: RwSignal<
             </div>
             <nav class="walk-crumbs" data-testid="walk-level" data-level=move || level.get().min(max_level()).to_string()>
                 {LEVELS.iter().enumerate().map(|(i, name)| view! {
-                    <button class="link" class:here=move || level.get().min(max_level()) == i prop:disabled=move || i > max_level()
+                    <button class="link" class:here=move || level.get().min(max_level()) == i prop:disabled=move || { i > max_level() }
                         on:click=move |_| level.set(i)>{*name}</button>
                 }).collect_view()}
             </nav>
