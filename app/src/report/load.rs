@@ -54,7 +54,6 @@ impl ReadProgress {
     }
 }
 
-/// `120 of 480 files read · 214 MB: metadata.json 190 MB, manifest lists 3.1 MB, manifests 21 of 88 MB`.
 /// What each phase of the read took, from the reader's start: `metadata 1 file, 16.4 MB by
 /// 0.42 s; manifest lists …; 103 HTTP requests`. None before anything was timed (a Spark export).
 pub fn phases_line(l: &LoadInfo) -> Option<String> {
@@ -77,6 +76,7 @@ pub fn phases_line(l: &LoadInfo) -> Option<String> {
     Some(parts.join("; "))
 }
 
+/// `120 of 480 files read · 214 MB: metadata.json 190 MB, manifest lists 3.1 MB, manifests 21 of 88 MB`.
 pub fn progress_line(p: &ReadProgress) -> String {
     let manifests = if p.manifest_bytes_declared > 0 {
         format!("manifests {} of {} their lists declare", mb(p.manifest_bytes), mb(p.manifest_bytes_declared))

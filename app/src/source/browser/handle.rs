@@ -14,8 +14,7 @@ use crate::source::listing::Listing;
 use crate::source::range::{ByteRange, RangeRead};
 use crate::source::{Census, Fetch, PathIndex, SourceError};
 
-use super::fetch::js_message;
-use super::picked_read;
+use super::picked_read::{self, io};
 
 /// The folder the table's files live under: `metadata/` and, usually, `data/`.
 const METADATA: &str = "metadata";
@@ -44,18 +43,11 @@ pub struct HandleFiles {
     others: RefCell<Option<Listing>>,
 }
 
-fn io(path: &str) -> impl Fn(JsValue) -> SourceError + '_ {
-    move |e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) }
-}
-
-/// One `next()` of a directory's async iterator of handles; None at its end.
-async fn next_handle(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<FileSystemHandle>, SourceError> {
+/// One `next()` of a directory's async iterator; None at its end.
+async fn next(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<JsValue>, SourceError> {
     let step = JsFuture::from(it.next().map_err(io(path))?).await.map_err(io(path))?;
     let step: js_sys::IteratorNext = step.unchecked_into();
-    if step.done() {
-        return Ok(None);
-    }
-    step.value().dyn_into::<FileSystemHandle>().map(Some).map_err(io(path))
+    Ok((!step.done()).then(|| step.value()))
 }
 
 /// The names under a folder, by `keys()`: no handle is made for each (metadata/ of a day of
@@ -63,21 +55,18 @@ async fn next_handle(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<Fi
 async fn names(dir: &FileSystemDirectoryHandle, path: &str) -> Result<Vec<String>, SourceError> {
     let it = dir.keys();
     let mut out = Vec::new();
-    loop {
-        let step = JsFuture::from(it.next().map_err(io(path))?).await.map_err(io(path))?;
-        let step: js_sys::IteratorNext = step.unchecked_into();
-        if step.done() {
-            return Ok(out);
-        }
-        out.extend(step.value().as_string());
+    while let Some(name) = next(&it, path).await? {
+        out.extend(name.as_string());
     }
+    Ok(out)
 }
 
 /// The names under a folder, files and folders apart.
 async fn entries(dir: &FileSystemDirectoryHandle, path: &str) -> Result<(Vec<String>, Vec<(String, FileSystemDirectoryHandle)>), SourceError> {
     let it = dir.values();
     let (mut files, mut folders) = (Vec::new(), Vec::new());
-    while let Some(h) = next_handle(&it, path).await? {
+    while let Some(h) = next(&it, path).await? {
+        let h: FileSystemHandle = h.dyn_into().map_err(io(path))?;
         match h.kind() {
             FileSystemHandleKind::File => files.push(h.name()),
             FileSystemHandleKind::Directory => folders.push((h.name(), h.unchecked_into())),

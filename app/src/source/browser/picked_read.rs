@@ -10,7 +10,7 @@ use crate::source::SourceError;
 
 use super::fetch::js_message;
 
-fn io(path: &str) -> impl Fn(JsValue) -> SourceError + '_ {
+pub(super) fn io(path: &str) -> impl Fn(JsValue) -> SourceError + '_ {
     move |e| SourceError::Io { path: path.to_string(), message: format!("cannot be read: {}", js_message(&e)) }
 }
 

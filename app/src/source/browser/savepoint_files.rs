@@ -3,12 +3,8 @@
 
 use std::collections::HashMap;
 
-use wasm_bindgen_futures::JsFuture;
-
 use crate::source::savepoint_paths::{folder_of, metadata_among};
 use crate::source::{Fetch, SourceError};
-
-use super::fetch::js_message;
 
 #[derive(Default)]
 pub struct SavepointFiles {
@@ -47,19 +43,12 @@ pub fn relative_path(f: &web_sys::File) -> String {
 
 impl Fetch for SavepointFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let size = self.file(reference)?.size() as u64;
-        if size > crate::source::files::MAX_WHOLE_FILE {
-            return Err(crate::source::files::file_too_large(reference, size));
-        }
-        self.fetch_head(reference, size as usize).await
+        super::picked_read::whole(reference, self.file(reference)?).await
     }
 
     /// `File.slice`: no more than asked for leaves the disk.
     async fn fetch_head(&self, reference: &str, n: usize) -> Result<Vec<u8>, SourceError> {
-        let io = |e: wasm_bindgen::JsValue| SourceError::Io { path: reference.to_string(), message: format!("cannot be read: {}", js_message(&e)) };
-        let part = self.file(reference)?.slice_with_f64_and_f64(0.0, n as f64).map_err(io)?;
-        let buffer = JsFuture::from(part.array_buffer()).await.map_err(io)?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        super::picked_read::head(reference, self.file(reference)?, n).await
     }
 
     fn size_hint(&self, reference: &str) -> Option<u64> {

@@ -20,6 +20,8 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
     let report = move || report.get().flatten();
     let reading = RwSignal::new(false);
     let store_location = RwSignal::new(String::new());
+    // Built after the table opened (below its first chart): its source is known by then.
+    let on_store = super::loader::store_access(state).is_some();
     let hovering = RwSignal::new(false);
     let on_pick = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
@@ -118,16 +120,19 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                 <span class="hint">"or drop savepoint folders on this panel"</span>
                 {move || reading.get().then(|| view! { <span class="hint" data-testid="savepoint-reading">" reading…"</span> })}
             </p>
-            <form class="location-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
-                ev.prevent_default();
-                read_from_store(state, store_location.get_untracked(), reading);
-            }>
-                <label>"or read them from the table's store (a table opened from a location or a catalog)"
-                    <input type="text" data-testid="savepoint-location" autocomplete="off" spellcheck="false" placeholder="s3://bucket/savepoints/"
-                        prop:value=move || store_location.get() on:input=move |ev| store_location.set(event_target_value(&ev))/>
-                </label>
-                <button type="submit" data-testid="savepoint-location-read">"Read"</button>
-            </form>
+            // Only for a table read from a store: the savepoints are read with its settings.
+            {on_store.then(|| view! {
+                <form class="location-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    read_from_store(state, store_location.get_untracked(), reading);
+                }>
+                    <label>"or read them from the table's store"
+                        <input type="text" data-testid="savepoint-location" autocomplete="off" spellcheck="false" placeholder="s3://bucket/savepoints/"
+                            prop:value=move || store_location.get() on:input=move |ev| store_location.set(event_target_value(&ev))/>
+                    </label>
+                    <button type="submit" data-testid="savepoint-location-read">"Read"</button>
+                </form>
+            })}
             {rows}
         </section>
     }
