@@ -483,3 +483,81 @@ fn metadata_decoded_as_it_is_read_is_the_metadata_decoded_whole() {
         assert!(whole == streamed, "{case}: {:?} vs {:?}", whole.as_ref().err(), streamed.as_ref().err());
     }
 }
+
+/// Paths in the order one read at a time took them, with what each is.
+fn read_in_order(name: &str) -> (Vec<String>, BTreeSet<String>, BTreeSet<String>) {
+    let (f, m) = folder(name);
+    let mut l = futures::executor::block_on(Loader::open(&f, &m, true)).unwrap();
+    l.history.plan(ReadMode::MetadataFirst);
+    futures::executor::block_on(l.run(&f, &icescope::load::decoder::Inline, 1));
+    let order: Vec<String> = l.stats.paths.clone().unwrap().iter().map(|p| f.index().resolve(p).unwrap_or(p).to_string()).collect();
+    let lists: BTreeSet<String> =
+        l.history.snapshots.iter().filter_map(|s| s.snapshot.manifest_list.as_deref()).filter_map(|p| f.index().resolve(p)).map(str::to_string).collect();
+    let mut deletes = BTreeSet::new();
+    for p in order.iter().filter(|p| lists.contains(*p)) {
+        let decoded = ManifestList::from_bytes(p, &f.read_path(p).unwrap()).unwrap();
+        deletes.extend(
+            decoded
+                .manifests
+                .iter()
+                .filter(|mf| mf.content == icescope::decode::ManifestContent::Deletes)
+                .filter_map(|mf| f.index().resolve(&mf.manifest_path))
+                .map(str::to_string),
+        );
+    }
+    (order, lists, deletes)
+}
+
+#[test]
+fn metadata_first_reads_every_list_and_delete_manifest_before_the_current_snapshots_data_manifests() {
+    // Over a network the current snapshot's data manifests are most of a day's load (17,280 of a
+    // fast-append day): every chart but the partitions is final without them, so they come last.
+    let mut with_deletes = 0;
+    for name in FIXTURES.iter().chain(&["merge-append-long", "v3-deletion-vectors", "older-savepoint"]) {
+        let (order, lists, deletes) = read_in_order(name);
+        let is_data_manifest = |p: &String| p.ends_with(".avro") && !lists.contains(p) && !deletes.contains(p);
+        let first_data = order.iter().position(is_data_manifest).unwrap_or_else(|| panic!("{name}: no data manifest read"));
+        let last_list = order.iter().rposition(|p| lists.contains(p)).unwrap();
+        assert!(last_list < first_data, "{name}: list #{last_list} read after data manifest #{first_data}: {order:#?}");
+        if let Some(last_delete) = order.iter().rposition(|p| deletes.contains(p)) {
+            with_deletes += 1;
+            assert!(last_delete < first_data, "{name}: delete manifest #{last_delete} read after data manifest #{first_data}");
+        }
+        assert!(order[first_data..].iter().all(is_data_manifest), "{name}: only data manifests after the first");
+    }
+    assert!(with_deletes >= 2, "fixtures with delete manifests: {with_deletes}");
+}
+
+#[test]
+fn what_the_current_files_decide_waits_for_all_of_them_and_says_how_far_it_is() {
+    use icescope::analysis::findings::{findings, FindingKind, TableRef};
+    use icescope::analysis::partitions::partition_stats;
+    let (f, m) = folder("late-data");
+    let mut l = futures::executor::block_on(Loader::open(&f, &m, false)).unwrap();
+    l.history.plan(ReadMode::MetadataFirst);
+    let total = l.history.snapshots[l.history.current_index().unwrap()].summary.unpack().manifests.unwrap() as usize;
+    assert!(total >= 3, "late-data's current snapshot names {total} manifests");
+    let late = |h: &TableHistory| findings(h, &TableRef::guess(h, None)).iter().filter(|f| f.kind == FindingKind::LateOneRowFiles).count();
+    let (dec, mut seen_partway) = (icescope::load::decoder::Inline, false);
+    let mut pump = icescope::load::Pump::new(&f, &dec, 1);
+    while futures::executor::block_on(pump.next(&mut l)) {
+        let h = &l.history;
+        match h.current_files_wait() {
+            Some(w) => {
+                if w.manifests_read > 0 {
+                    seen_partway = true;
+                    assert!(h.lists_settled(), "the data manifests are read after every list");
+                    assert_eq!(w.manifests, Some(total));
+                    assert!(partition_stats(h).is_empty(), "no partition counted from part of the files");
+                    assert_eq!(late(h), 0, "no late-file finding from part of the files");
+                }
+            }
+            None => break,
+        }
+    }
+    while futures::executor::block_on(pump.next(&mut l)) {}
+    assert!(seen_partway, "the wait was seen part way");
+    assert_eq!(l.history.current_files_wait(), None);
+    assert!(!partition_stats(&l.history).is_empty());
+    assert_eq!(late(&l.history), 1, "late-data's finding, once every file is read");
+}

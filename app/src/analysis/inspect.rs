@@ -23,6 +23,10 @@ pub struct Inspect {
     pub shape: super::shape::Shape,
     /// How the numbers were obtained (set by whoever loaded the table).
     pub load: Option<LoadInfo>,
+    /// While the current snapshot's manifests are still being read: how far. The partitions, small
+    /// files, late files and dangling deletes wait for them (`TableHistory::current_files_wait`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_wait: Option<crate::model::FilesWait>,
     /// Savepoints read beside the table, judged against it (set by the session that read them).
     #[serde(skip)]
     pub savepoints: Option<super::savepoint::Judged>,
@@ -313,6 +317,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
         jobs: job_spans(history).iter().map(JobRow::from).collect(),
         projection: super::projection::projection(history),
         findings,
+        files_wait: history.current_files_wait(),
         gaps: history.gaps(),
         disagreements: history
             .disagreements()

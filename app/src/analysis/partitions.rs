@@ -28,6 +28,10 @@ const DAY_MS: i64 = 86_400_000;
 /// Partitions of the current snapshot, sorted by label (dates sort in time order).
 pub fn partition_stats(history: &TableHistory) -> Vec<PartitionStat> {
     let Some(cur) = history.current_index() else { return Vec::new() };
+    // Counted from every file or not at all: the caption says what it waits for.
+    if history.current_files_wait().is_some() {
+        return Vec::new();
+    }
     let mut by: BTreeMap<String, PartitionStat> = BTreeMap::new();
     let mut labels = Labels::new(history);
     // Per partition label: its day's start, and the newest commit of its one-row files.

@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use crate::decode::manifest_digest::{DigestFault, DigestedManifest};
-use crate::decode::{Manifest, ManifestFile};
+use crate::decode::{Manifest, ManifestContent, ManifestFile};
 
 use super::history::{Fault, Gap, GapKind, ListSlot, ManifestSlot, TableHistory, Want};
 use super::list_counts::{count_list, list_totals, row_disagreements, NoCount};
-use super::reading::{same_object, Need, ReadReason, MAX_KEPT_ENTRIES, SPARE_KEPT_ENTRIES};
+use super::reading::{same_object, Lane, Need, ReadMode, ReadReason, MAX_KEPT_ENTRIES, SPARE_KEPT_ENTRIES};
 
 /// What a manifest's decode is asked for (`TableHistory::manifest_ask`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,9 +88,18 @@ impl TableHistory {
             self.release_if_done(path);
             return;
         }
+        // Read metadata first, the data manifests of the snapshots shown in detail wait behind the
+        // lists (a person's selection does not): what they decide waits for them, and says so.
+        let bulk =
+            detail && self.reading.mode == Some(ReadMode::MetadataFirst) && !users.iter().any(|i| self.reading.reasons.get(i) == Some(&ReadReason::Selected));
         let mut missing = 0usize;
         for m in list.iter() {
             let p = &m.manifest_path;
+            let lane = match (detail, bulk && m.content == ManifestContent::Data) {
+                (true, true) => Lane::Bulk,
+                (true, false) => Lane::Hi,
+                (false, _) => Lane::Lo,
+            };
             match self.manifests.get_mut(p) {
                 None => {
                     self.manifests.insert(p.clone(), ManifestSlot::Pending);
@@ -103,12 +112,12 @@ impl TableHistory {
                         .zip(count(m.existing_files_count))
                         .zip(count(m.deleted_files_count))
                         .and_then(|((a, e), d)| a.checked_add(e)?.checked_add(d));
-                    self.enqueue(Need::Manifest { path: p.clone(), expected_bytes: expected, expected_entries: entries }, detail);
+                    self.enqueue_in(Need::Manifest { path: p.clone(), expected_bytes: expected, expected_entries: entries }, lane);
                     self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());
                     missing += 1;
                 }
                 Some(ManifestSlot::Pending) => {
-                    if detail {
+                    if lane == Lane::Hi {
                         self.promote(p);
                     }
                     self.reading.waiting.entry(p.clone()).or_default().push(path.to_string());

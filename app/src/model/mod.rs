@@ -20,6 +20,6 @@ pub use delivery::ManifestAsk;
 pub use digest::{LiveCounts, ManifestCounts};
 pub use flink::FlinkCommit;
 pub use history::{Fault, Gap, GapKind, LengthMismatch, LiveFile, MetadataSize, SnapshotState, TableHistory, Want};
-pub use reading::{Need, ReadMode, ReadReason};
+pub use reading::{FilesWait, Need, ReadMode, ReadReason};
 pub use totals::{CountSource, Disagreement, PackedTotals, ScanFiles, Totals};
 pub use writer::Writer;

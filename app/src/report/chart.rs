@@ -67,7 +67,10 @@ pub fn jobs_caption(table: &str) -> String {
     format!("{table} — Flink jobs by commit time, one tick per commit")
 }
 
-pub fn partitions_caption(table: &str, shown: usize, all: usize) -> String {
+pub fn partitions_caption(table: &str, shown: usize, all: usize, wait: Option<&crate::model::FilesWait>) -> String {
+    if let Some(w) = wait {
+        return format!("{table} — data files per partition: waiting for the current snapshot's manifests ({})", super::load::manifests_read(w));
+    }
     if shown < all {
         format!("{table} — data files per partition (the newest {shown} of {all}), one-row files in red")
     } else {

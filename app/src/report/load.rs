@@ -11,6 +11,22 @@ pub const READ_BY_SPARK: &str =
 /// Where a table was opened from Spark's export: its data files are elsewhere.
 pub const DATA_NOT_HERE: &str = "Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them.";
 
+/// What waits for the current snapshot's manifests while they are read after the lists.
+pub fn files_wait(w: &crate::model::FilesWait) -> String {
+    let read = manifests_read(w);
+    format!(
+        "Partitions, small files, late files and dangling deletes wait for the current snapshot's manifests ({read}); every other chart and finding is final."
+    )
+}
+
+/// `1,234 of 17,280 read`.
+pub fn manifests_read(w: &crate::model::FilesWait) -> String {
+    match w.manifests {
+        Some(total) => format!("{} of {} read", thousands(w.manifests_read as u64), thousands(total as u64)),
+        None => format!("{} read", thousands(w.manifests_read as u64)),
+    }
+}
+
 /// How the numbers per snapshot were had: `3 counted from manifests, 12 from manifest lists (a
 /// sample of 10 across the history), 985 as the snapshot summaries state`.
 pub fn count_sources(l: &LoadInfo) -> String {

@@ -59,6 +59,9 @@ pub struct TableView {
     pub partition_timeline: Arc<PartitionTimeline>,
     /// Everything the plan asked for has been read (or failed).
     pub complete: bool,
+    /// Every chart and finding not counted from the current snapshot's files is final: only the
+    /// bulk of its data manifests is still being read (`Inspect::files_wait`).
+    pub charts_final: bool,
     /// The two snapshots compared, once asked: the diff and its Markdown, or why there is none.
     pub diff: Option<Arc<Result<(SnapshotDiff, String), String>>>,
     /// The metadata walk at the snapshot and manifest chosen (the current snapshot at first).
@@ -154,6 +157,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             partitions: Arc::new(partition_stats(history)),
             partition_timeline: Arc::new(partition_timeline(history, 200)),
             complete,
+            charts_final: complete || history.lists_settled(),
             walk: Arc::new(walk(history, self.walk.0.or(history.current_index()).unwrap_or(0), self.walk.1.as_deref(), WALK_ROWS)),
             footers,
             diff: self.compare.as_ref().map(|(a, b)| {

@@ -37,7 +37,7 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         if now.data_files == 1 { "" } else { "s" },
         thousands(opened)
     );
-    let dangling = dangling_deletes(cx, cur);
+    let dangling = if h.current_files_wait().is_none() { dangling_deletes(cx, cur) } else { 0 };
     if now.equality_delete_files > 0 {
         evidence.push_str(" rewrite_position_delete_files cannot touch equality deletes; only a data-file rewrite applies them.");
     }

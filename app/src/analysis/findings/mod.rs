@@ -170,10 +170,16 @@ pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
     out.extend(checkpoints::end_of_input(&cx));
     out.extend(checkpoints::gaps(&cx));
     out.extend(retention::restore_point_expiry(&cx));
-    out.extend(late::late_one_row_files(&cx));
+    // Counted from the current snapshot's files: nothing until they are all read, not a part.
+    let files_read = history.current_files_wait().is_none();
+    if files_read {
+        out.extend(late::late_one_row_files(&cx));
+    }
     out.extend(manifests::never_merged(&cx));
     out.extend(properties::not_read(&cx));
-    out.extend(files::small_files(&cx));
+    if files_read {
+        out.extend(files::small_files(&cx));
+    }
     out.extend(deletes::delete_debt(&cx));
     out.extend(schema::stale_writer_schema(&cx));
     out.extend(schema::name_reused(&cx));

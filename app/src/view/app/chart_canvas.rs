@@ -97,6 +97,9 @@ pub fn ChartCanvas(testid: &'static str, tab: ChartKind) -> impl IntoView {
                     if !marks::has(marks::FIRST_CHART) {
                         marks::mark(marks::FIRST_CHART);
                     }
+                    if o.charts_final && !marks::has(marks::CHARTS_BEFORE_FILES) {
+                        marks::mark(marks::CHARTS_BEFORE_FILES);
+                    }
                     if o.complete && !marks::has(marks::ALL_CHARTS) {
                         marks::mark(marks::ALL_CHARTS);
                     }

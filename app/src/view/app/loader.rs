@@ -243,6 +243,9 @@ async fn drive(state: AppState, first: bool) {
     let files = s.files.clone();
     let current = s.loader.history.current_index();
     let mut detail_published = current.is_some_and(|c| s.loader.history.counts(c).is_some());
+    // The lists read while the current snapshot's manifests are not: every chart but the
+    // partitions is final then, and is shown at once.
+    let mut lists_published = s.loader.history.lists_settled();
     let mut last_publish = marks::now_ms();
     let mut last_progress = 0.0;
     let mut publish_every = 3_000.0;
@@ -303,8 +306,10 @@ async fn drive(state: AppState, first: bool) {
         // for it cost a 17,280-manifest read seconds and showed nothing new. A walk, comparison or
         // selection asked for is shown at the next publish, changed or not.
         let changed = s.asked() || s.loader.history.revision() != published_revision;
-        if changed && ((detail_done && !detail_published) || now - last_publish > publish_every) {
+        let lists_done = !lists_published && s.loader.history.lists_settled();
+        if changed && ((detail_done && !detail_published) || lists_done || now - last_publish > publish_every) {
             detail_published |= detail_done;
+            lists_published |= lists_done;
             s.loader.history.settle_batch();
             publish(state, &mut s, pump.in_flight());
             published_revision = s.loader.history.revision();

@@ -130,6 +130,7 @@ impl Facts {
 fn ReadStatus() -> impl IntoView {
     let state = expect_context::<AppState>();
     let progress = move || state.progress.get();
+    let files_wait = state.part(|o| o.report.files_wait);
     let counted = move || {
         state.opened.with(|o| {
             o.as_ref().and_then(|o| o.report.load.as_ref()).map(|l| {
@@ -152,6 +153,7 @@ fn ReadStatus() -> impl IntoView {
                 })
             }}
             {move || progress().stopped.map(|s| view! { <p class="hint" data-testid="stopped">{s}</p> })}
+            {move || files_wait.get().flatten().map(|w| view! { <p class="hint" data-testid="files-wait">{crate::report::load::files_wait(&w)}</p> })}
             {move || {
                 let p = progress();
                 match (p.all_snapshots, p.full_estimate) {

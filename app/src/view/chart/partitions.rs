@@ -43,20 +43,22 @@ pub fn draw_partitions<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     parts: &[PartitionStat],
     timeline: &PartitionTimeline,
+    wait: Option<&crate::model::FilesWait>,
     dress: &Dress<'_>,
 ) -> super::Drawn {
-    super::drawn(draw(root, parts, timeline, dress))
+    super::drawn(draw(root, parts, timeline, wait, dress))
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     parts: &[PartitionStat],
     timeline: &PartitionTimeline,
+    wait: Option<&crate::model::FilesWait>,
     dress: &Dress<'_>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let look = &dress.look;
     let shown = &parts[parts.len().saturating_sub(MAX_BARS)..];
-    let caption = crate::report::chart::partitions_caption(&dress.stamp.table, shown.len(), parts.len());
+    let caption = crate::report::chart::partitions_caption(&dress.stamp.table, shown.len(), parts.len(), wait);
     let frame = super::frame(root, dress, &caption, &legend_items(parts, look))?;
     let (_, h) = frame.dim_in_pixel();
     let (main, lower) = frame.split_vertically(h * 11 / 20);

@@ -75,7 +75,7 @@ pub fn height(kind: ChartKind, inputs: &Inputs<'_>, stamp: &Stamp, width: u32, l
         ChartKind::Partitions => {
             let shown = inputs.partitions.len().min(super::partitions::MAX_BARS);
             (
-                crate::report::chart::partitions_caption(table, shown, inputs.partitions.len()),
+                crate::report::chart::partitions_caption(table, shown, inputs.partitions.len(), inputs.report.files_wait.as_ref()),
                 super::partitions::legend_items(inputs.partitions, &look),
                 super::partitions::plot_height(width, &look),
             )
@@ -102,7 +102,7 @@ pub fn draw<DB: DrawingBackend>(kind: ChartKind, area: &DrawingArea<DB, Shift>, 
         ChartKind::Jobs => {
             super::timeline::draw_timeline(area, inputs.jobs, &maintenance(inputs.report), &flagged(inputs.report), &shape_events(inputs.report), &d)
         }
-        ChartKind::Partitions => super::partitions::draw_partitions(area, inputs.partitions, inputs.timeline, &d),
+        ChartKind::Partitions => super::partitions::draw_partitions(area, inputs.partitions, inputs.timeline, inputs.report.files_wait.as_ref(), &d),
         ChartKind::Deletes => super::deletes::draw_deletes(area, inputs.series, inputs.jobs, &d),
         ChartKind::Projection => {
             let now = inputs.series.points.iter().rev().map(|p| p.totals()).find(|t| t.has_core());

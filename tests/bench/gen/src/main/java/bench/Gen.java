@@ -91,6 +91,9 @@ public final class Gen {
    */
   static int fastBatch = 100;
   static int tail = 150; // last commits committed one by one (≥ previous-versions-max + 1)
+  /** With `--s3-bucket B`: tables located at s3://B/<name>, kept on disk at <out>/<name>. */
+  static String s3Bucket;
+  static Path outRoot;
 
   enum Kind {
     MERGE,
@@ -122,10 +125,12 @@ public final class Gen {
         case "--batch" -> batch = Integer.parseInt(args[++i]);
         case "--fast-batch" -> fastBatch = Integer.parseInt(args[++i]);
         case "--tail" -> tail = Integer.parseInt(args[++i]);
+        case "--s3-bucket" -> s3Bucket = args[++i];
         default -> names.add(args[i]);
       }
     }
     out = out.toAbsolutePath().normalize();
+    outRoot = out;
     List<Workload> all = workloads(small);
     List<Workload> chosen = new ArrayList<>();
     for (Workload w : all) {
@@ -184,6 +189,11 @@ public final class Gen {
     // No .crc side files next to every metadata and data file, no chmod process per file.
     conf.set("fs.file.impl", LocalFs.class.getName());
     conf.setBoolean("fs.file.impl.disable.cache", true);
+    conf.set("fs.s3.impl", MappedS3Fs.class.getName());
+    conf.setBoolean("fs.s3.impl.disable.cache", true);
+    if (outRoot != null) {
+      conf.set(MappedS3Fs.ROOT, outRoot.toString());
+    }
     return conf;
   }
 
@@ -202,7 +212,7 @@ public final class Gen {
     Schema schema = w.kind() == Kind.UPSERT ? UPSERT_SCHEMA : SCHEMA;
     PartitionSpec ps = PartitionSpec.builderFor(schema).day("ts").build();
     HadoopTables tables = new HadoopTables(hadoopConf());
-    String location = "file://" + dir;
+    String location = s3Bucket != null ? "s3://" + s3Bucket + "/" + w.name() : "file://" + dir;
     Table created = tables.create(schema, ps, SortOrder.unsorted(), props, location);
     ops = new DeferredOps(((HasTableOperations) created).operations());
     table = new BaseTable(ops, created.name());
@@ -557,6 +567,9 @@ public final class Gen {
   }
 
   static Path localPath(String location) {
+    if (s3Bucket != null && location.startsWith("s3://" + s3Bucket + "/")) {
+      return outRoot.resolve(location.substring(("s3://" + s3Bucket + "/").length()));
+    }
     String p = location.replaceFirst("^file:(//)?", "");
     return Paths.get(p);
   }
