@@ -22,11 +22,20 @@ pub struct Pump<'f, F: Fetch, D: Decoder> {
     parallel: usize,
     inflight: FuturesUnordered<InFlight<'f>>,
     since_settle: usize,
+    /// Reads are asked for only once this many can be (`refill_by`).
+    refill: usize,
 }
 
 impl<'f, F: Fetch, D: Decoder> Pump<'f, F, D> {
     pub fn new(files: &'f F, dec: &'f D, parallel: usize) -> Self {
-        Pump { files, dec, parallel: parallel.max(1), inflight: FuturesUnordered::new(), since_settle: 0 }
+        Pump { files, dec, parallel: parallel.max(1), inflight: FuturesUnordered::new(), since_settle: 0, refill: 1 }
+    }
+
+    /// Asks for reads `n` at a time: a source that sends the reads asked for together in one
+    /// request (`icescope serve`'s batches) would otherwise send one a request as each arrives.
+    pub fn refill_by(mut self, n: usize) -> Self {
+        self.refill = n.clamp(1, self.parallel);
+        self
     }
 
     /// Reads in flight now.
@@ -60,7 +69,7 @@ impl<'f, F: Fetch, D: Decoder> Pump<'f, F, D> {
     /// Starts as many reads as there is room for.
     pub fn fill(&mut self, loader: &mut Loader) {
         let room = self.parallel.saturating_sub(self.inflight.len());
-        if room == 0 {
+        if room == 0 || (room < self.refill && !self.inflight.is_empty()) {
             return;
         }
         for need in loader.history.next_needs(room) {

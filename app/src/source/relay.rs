@@ -19,6 +19,11 @@ pub const HELLO: &str = "/relay/hello";
 pub const CATALOG: &str = "/relay/catalog";
 pub const OPEN: &str = "/relay/open";
 pub const FILE: &str = "/relay/file";
+/// Several whole files of one table in one request: a browser keeps six HTTP/1.1 connections
+/// to an origin, so one file a request holds a day's 17,280 manifests to six round trips at a time.
+pub const FILES: &str = "/relay/files";
+/// Files a `/relay/files` request names, at most; the query stays under `MAX_QUERY` too.
+pub const MAX_BATCH: usize = 32;
 
 /// What `/relay/hello` answers: what the relay was started with, without a secret.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +76,68 @@ pub fn file_path(id: u32, reference: &str) -> String {
     format!("{FILE}?table={id}&ref={}", super::http::encode(reference))
 }
 
+/// `/relay/files?table=ID&ref=…&ref=…`
+pub fn files_path(id: u32, references: &[&str]) -> String {
+    let mut path = format!("{FILES}?table={id}");
+    for r in references {
+        path.push_str("&ref=");
+        path.push_str(&super::http::encode(r));
+    }
+    path
+}
+
+/// Every value of `key`, percent-decoded, in order: at most `max + 1` (more is refused by the
+/// caller without decoding them all); None if one is not UTF-8.
+pub fn query_values(query: &str, key: &str, max: usize) -> Option<Vec<String>> {
+    query
+        .split('&')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k == key).then_some(v)
+        })
+        .take(max.saturating_add(1))
+        .map(|v| percent_encoding::percent_decode_str(v).decode_utf8().ok().map(|s| s.into_owned()))
+        .collect()
+}
+
+/// A `/relay/files` answer: per file, in the order asked, its status (200, or the status of the
+/// relay's error), its length and its bytes (the file, or the `Failed` JSON).
+pub fn frames(parts: &[(u16, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(parts.iter().map(|(_, b)| b.len() + 6).sum());
+    for (status, body) in parts {
+        out.extend_from_slice(&status.to_be_bytes());
+        out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
+        out.extend_from_slice(body);
+    }
+    out
+}
+
+/// The frames of a `/relay/files` answer: exactly `expected` of them, each length checked against
+/// the bytes present, nothing left over.
+pub fn unframe(body: &[u8], expected: usize) -> Result<Vec<(u16, &[u8])>, String> {
+    let mut out = Vec::with_capacity(expected.min(MAX_BATCH));
+    let mut rest = body;
+    while !rest.is_empty() {
+        if out.len() == expected {
+            return Err(format!("{} bytes after the {expected} files asked for", rest.len()));
+        }
+        let (Some(status), Some(len)) = (rest.get(..2), rest.get(2..6)) else {
+            return Err(format!("frame {} is cut short in its header", out.len()));
+        };
+        let status = u16::from_be_bytes([status[0], status[1]]);
+        let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        let Some(bytes) = 6usize.checked_add(len).and_then(|end| rest.get(6..end)) else {
+            return Err(format!("frame {} declares {len} bytes; {} are present", out.len(), rest.len().saturating_sub(6)));
+        };
+        out.push((status, bytes));
+        rest = &rest[6 + len..];
+    }
+    if out.len() != expected {
+        return Err(format!("{} files answered of the {expected} asked for", out.len()));
+    }
+    Ok(out)
+}
+
 /// A query string's value for `key`, percent-decoded; None where absent or not UTF-8.
 pub fn query_value(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
@@ -93,5 +160,26 @@ mod tests {
         assert_eq!(query_value(q, "nope"), None);
         assert_eq!(query_value("ref=%FF", "ref"), None, "not UTF-8");
         assert_eq!(query_value(open_path("a.b c").split_once('?').unwrap().1, "table").as_deref(), Some("a.b c"));
+        let refs = ["s3://b/x&ref=y.avro", "ref=", "ü %2F"];
+        let p = files_path(3, &refs);
+        let (_, q) = p.split_once('?').unwrap();
+        assert_eq!(query_values(q, "ref", 32), Some(refs.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(query_values(q, "ref", 1).map(|v| v.len()), Some(2), "one past the bound, then no more");
+    }
+
+    #[test]
+    fn frames_round_trip_and_every_declared_length_is_checked() {
+        let parts = vec![(200u16, b"abc".to_vec()), (502, Vec::new()), (200, vec![7u8; 70_000])];
+        let body = frames(&parts);
+        let back = unframe(&body, 3).unwrap();
+        assert_eq!(back.iter().map(|(s, b)| (*s, b.to_vec())).collect::<Vec<_>>(), parts);
+        assert!(unframe(&body, 2).unwrap_err().contains("after the 2 files"));
+        assert!(unframe(&body, 4).unwrap_err().contains("3 files answered of the 4"));
+        for cut in [1, 5, 8, body.len() - 1] {
+            assert!(unframe(&body[..cut], 3).is_err(), "cut at {cut}");
+        }
+        let mut lying = frames(&[(200, b"ab".to_vec())]);
+        lying[2..6].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(unframe(&lying, 1).unwrap_err().contains("declares 4294967295 bytes; 2 are present"));
     }
 }

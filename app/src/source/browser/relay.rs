@@ -2,7 +2,10 @@
 //! the catalog's listing, a table opened, and its files read by reference. Every request goes to
 //! the page's own origin; the relay decides where it goes from there and signs it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
 
 use crate::source::files::SourceError;
 use crate::source::http::{HttpError, HttpErrorKind, Request, Response};
@@ -56,10 +59,14 @@ fn get(path: &str, token: &str) -> Request {
 
 /// The relay's error as the CLI saw it, else its message.
 fn failure(path: &str, resp: &Response) -> HttpError {
-    match serde_json::from_slice::<Failed>(&resp.body) {
+    failure_of(path, resp.status, &resp.body)
+}
+
+fn failure_of(path: &str, status: u16, body: &[u8]) -> HttpError {
+    match serde_json::from_slice::<Failed>(body) {
         Ok(Failed { error: Some(e), .. }) => e,
         Ok(Failed { message, .. }) => HttpError { url: path.to_string(), kind: HttpErrorKind::Other, message },
-        Err(_) => HttpError::status(path, resp.status, &resp.body),
+        Err(_) => HttpError::status(path, status, body),
     }
 }
 
@@ -84,32 +91,102 @@ pub async fn listing(token: &str) -> Result<Listing, HttpError> {
 
 pub async fn open(token: &str, table: &str) -> Result<(Opened, RelayFiles), HttpError> {
     let opened: Opened = json(&relay::open_path(table), token).await?;
-    let files = RelayFiles { token: token.to_string(), id: opened.id };
+    let files = RelayFiles::new(token, opened.id);
     Ok((opened, files))
 }
 
 /// A metadata file by its location, read by the relay with the S3 settings serve was given.
 pub async fn open_location(token: &str, location: &str) -> Result<(Opened, RelayFiles), HttpError> {
     let opened: Opened = json(&relay::open_location_path(location), token).await?;
-    let files = RelayFiles { token: token.to_string(), id: opened.id };
+    let files = RelayFiles::new(token, opened.id);
     Ok((opened, files))
 }
 
-/// A table's files through the relay, by the references its metadata names.
+type Answer = Result<Vec<u8>, SourceError>;
+
+/// Whole-file reads asked for in one turn of the page, sent together as `/relay/files` requests.
+#[derive(Default)]
+struct Batch {
+    waiting: RefCell<Vec<(String, oneshot::Sender<Answer>)>>,
+    scheduled: Cell<bool>,
+}
+
+/// A table's files through the relay, by the references its metadata names. Whole files go in
+/// batches of up to `relay::MAX_BATCH` a request, so the browser's six connections to the relay
+/// carry six batches at once while the relay reads their files concurrently.
 pub struct RelayFiles {
     token: String,
     id: u32,
+    batch: Rc<Batch>,
+}
+
+/// Reads the loader keeps asked for through the relay: six requests of a batch each.
+pub const IN_FLIGHT: usize = 6 * relay::MAX_BATCH;
+
+impl RelayFiles {
+    fn new(token: &str, id: u32) -> RelayFiles {
+        RelayFiles { token: token.to_string(), id, batch: Rc::default() }
+    }
+}
+
+/// Sends what waits, in requests of at most `MAX_BATCH` references and `MAX_QUERY` bytes.
+fn send_waiting(batch: &Batch, token: &str, id: u32) {
+    batch.scheduled.set(false);
+    let mut all = std::mem::take(&mut *batch.waiting.borrow_mut()).into_iter().peekable();
+    while all.peek().is_some() {
+        let mut group = Vec::new();
+        let mut query = relay::files_path(id, &[]).len();
+        while let Some((r, _)) = all.peek() {
+            let more = "&ref=".len() + crate::source::http::encode(r).len();
+            if !group.is_empty() && (group.len() == relay::MAX_BATCH || query + more > relay::MAX_QUERY) {
+                break;
+            }
+            query += more;
+            group.extend(all.next());
+        }
+        wasm_bindgen_futures::spawn_local(send_group(group, token.to_string(), id));
+    }
+}
+
+async fn send_group(group: Vec<(String, oneshot::Sender<Answer>)>, token: String, id: u32) {
+    let refs: Vec<&str> = group.iter().map(|(r, _)| r.as_str()).collect();
+    let path = relay::files_path(id, &refs);
+    let answered = super::fetch::send(&get(&path, &token)).await;
+    let framed = match &answered {
+        Ok(resp) if resp.status == 200 => relay::unframe(&resp.body, group.len()).map_err(|message| HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Malformed, message }),
+        Ok(resp) => Err(failure(relay::FILES, resp)),
+        Err(e) => Err(e.clone()),
+    };
+    match framed {
+        Ok(frames) => {
+            for ((reference, tx), (status, bytes)) in group.into_iter().zip(frames) {
+                let answer = match status {
+                    200 => Ok(bytes.to_vec()),
+                    _ => Err(SourceError::Http { path: reference.clone(), error: failure_of(&reference, status, bytes) }),
+                };
+                let _ = tx.send(answer);
+            }
+        }
+        Err(error) => {
+            for (reference, tx) in group {
+                let _ = tx.send(Err(SourceError::Http { path: reference, error: error.clone() }));
+            }
+        }
+    }
 }
 
 impl Fetch for RelayFiles {
     async fn fetch(&self, reference: &str) -> Result<Vec<u8>, SourceError> {
-        let path = relay::file_path(self.id, reference);
-        let io = |error: HttpError| SourceError::Http { path: reference.to_string(), error };
-        let resp = super::fetch::send(&get(&path, &self.token)).await.map_err(io)?;
-        match resp.status {
-            200 => Ok(resp.body),
-            _ => Err(io(failure(reference, &resp))),
+        let (tx, rx) = oneshot::channel();
+        self.batch.waiting.borrow_mut().push((reference.to_string(), tx));
+        // Sent once the page's turn ends: every read asked for in it joins the same batches.
+        if !self.batch.scheduled.replace(true) {
+            let (batch, token, id) = (self.batch.clone(), self.token.clone(), self.id);
+            wasm_bindgen_futures::spawn_local(async move { send_waiting(&batch, &token, id) });
         }
+        rx.await.unwrap_or_else(|_| {
+            Err(SourceError::Http { path: reference.to_string(), error: HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Other, message: "the batch was dropped".into() } })
+        })
     }
 
     async fn fetch_range(&self, reference: &str, range: ByteRange) -> Result<RangeRead, SourceError> {

@@ -255,8 +255,17 @@ async fn drive(state: AppState, first: bool) {
     state.progress.update(|p| p.loading = true);
     // A picked file is read by the browser process, not over a connection: more reads in flight
     // keep it busy while the page decodes what has arrived.
-    let parallel = if matches!(*files, TableFiles::Picked(_) | TableFiles::Handle(_)) { 4 * PARALLEL } else { PARALLEL };
-    let mut pump = Pump::new(&*files, &WorkerDecoder, parallel);
+    // Through the relay, whole files go in batches (`relay::IN_FLIGHT`).
+    let parallel = match *files {
+        TableFiles::Picked(_) | TableFiles::Handle(_) => 4 * PARALLEL,
+        TableFiles::Relay(_) => crate::source::browser::relay::IN_FLIGHT,
+        // The browser sends six at a time to a store; more asked for keep those six busy while
+        // the page decodes what came back.
+        TableFiles::Remote(_) | TableFiles::Listed(_) => 3 * PARALLEL,
+        _ => PARALLEL,
+    };
+    let batched = if matches!(*files, TableFiles::Relay(_)) { crate::source::relay::MAX_BATCH } else { 1 };
+    let mut pump = Pump::new(&*files, &WorkerDecoder, parallel).refill_by(batched);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
     if first {

@@ -73,6 +73,10 @@ impl Relay {
                 (Some(id), Some(r)) => self.file(id, &r, range),
                 _ => failed(400, "file needs ?table=ID&ref=REFERENCE", None),
             },
+            relay::FILES => match (q("table").and_then(|t| t.parse::<usize>().ok()), relay::query_values(query, "ref", relay::MAX_BATCH)) {
+                (Some(id), Some(refs)) if !refs.is_empty() && refs.len() <= relay::MAX_BATCH && range.is_none() => self.files(id, &refs),
+                _ => failed(400, &format!("files needs ?table=ID and 1 to {} &ref=REFERENCE, no Range", relay::MAX_BATCH), None),
+            },
             _ => failed(404, "no such relay operation", None),
         }
     }
@@ -179,11 +183,11 @@ impl Relay {
         json(&Opened { id: (tables.len() - 1) as u32, metadata_location: location.to_string(), vended: Vec::new() })
     }
 
-    /// One file the table names, whole or a range of it. A fresh `RemoteFiles` per read (its
+    /// The files of table `id` as the CLI reads them. A fresh `RemoteFiles` per request (its
     /// planning is a few map lookups): reads run on many threads at once, none waits on another.
-    fn file(&self, id: usize, reference: &str, range: Option<&str>) -> Served {
+    fn files_of(&self, id: usize) -> Result<(Arc<OpenTable>, RemoteFiles<Ureq>), Served> {
         let Some(open) = self.tables.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned() else {
-            return failed(404, "no table opened with that id in this run", None);
+            return Err(failed(404, "no table opened with that id in this run", None));
         };
         let files = match &*open {
             OpenTable::Catalog { session, namespace, table, loaded } => {
@@ -191,6 +195,45 @@ impl Relay {
                 RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), session.clone(), namespace.clone(), table.clone(), &loaded)
             }
             OpenTable::Location(location) => RemoteFiles::direct(self.transport.clone(), self.user_s3.clone(), location),
+        };
+        Ok((open, files))
+    }
+
+    /// Storage credentials a read refreshed: the table's next reads start with them.
+    fn keep_credentials(open: &OpenTable, files: &RemoteFiles<Ureq>) {
+        let storage = files.access().storage.clone();
+        if let (OpenTable::Catalog { loaded, .. }, false) = (open, storage.is_empty()) {
+            loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
+        }
+    }
+
+    /// Several whole files at once, read concurrently on the transport's threads, answered in
+    /// frames in the order asked (`relay::frames`); a file that fails is its own frame's error.
+    fn files(&self, id: usize, references: &[String]) -> Served {
+        let (open, files) = match self.files_of(id) {
+            Ok(f) => f,
+            Err(refused) => return refused,
+        };
+        let read = block_on(futures::future::join_all(references.iter().map(|r| files.fetch(r))));
+        let parts: Vec<(u16, Vec<u8>)> = read
+            .into_iter()
+            .map(|r| match r {
+                Ok(body) => (200, body),
+                Err(e) => {
+                    let s = source_failed(&e);
+                    (s.status, s.body)
+                }
+            })
+            .collect();
+        Self::keep_credentials(&open, &files);
+        Served { status: 200, content_type: "application/octet-stream", body: relay::frames(&parts), content_range: None }
+    }
+
+    /// One file the table names, whole or a range of it.
+    fn file(&self, id: usize, reference: &str, range: Option<&str>) -> Served {
+        let (open, files) = match self.files_of(id) {
+            Ok(f) => f,
+            Err(refused) => return refused,
         };
         let served = match range {
             None => match block_on(files.fetch(reference)) {
@@ -205,10 +248,7 @@ impl Relay {
                 },
             },
         };
-        let storage = files.access().storage.clone();
-        if let (OpenTable::Catalog { loaded, .. }, false) = (&*open, storage.is_empty()) {
-            loaded.lock().unwrap_or_else(|p| p.into_inner()).storage_credentials = storage;
-        }
+        Self::keep_credentials(&open, &files);
         served
     }
 }
