@@ -5,6 +5,9 @@
 #   bash tests/bench/make_workloads.sh            # w1b-1000 w1b-3000 w2 w1a w3 w1b (the full set; long)
 #   bash tests/bench/make_workloads.sh --small    # the same names, scaled down (smoke run, ~3 minutes)
 #   bash tests/bench/make_workloads.sh w2 w1a     # only some (with or without --small)
+#   bash tests/bench/make_workloads.sh --s3-bucket bench w1a w1b
+#                                                 # located at s3://bench/<name> (every path in the
+#                                                 # metadata), kept on disk: network_day.py puts it on S3
 #
 # Each table gets tests/bench/work/<name>/facts.json (what the generator knows: commits, files,
 # records, current snapshot id, job id, metadata file, bytes of manifest lists and manifests).

@@ -103,7 +103,13 @@ test('a catalog without CORS opens through icescope serve: PyIceberg\'s counts, 
     // Every request the page made went to icescope serve: the catalog's and S3's ports saw none.
     const elsewhere = requests.filter((u) => new URL(u).origin !== serve.origin && !u.startsWith('data:') && !u.startsWith('blob:'));
     assert.deepEqual(elsewhere, [], 'requests past the relay');
-    assert.ok(requests.some((u) => u.includes('/relay/file?')), 'the table\'s files came through the relay');
+    // Whole files come in batches (`/relay/files`, one request for many); none one by one.
+    const batches = requests.filter((u) => u.includes('/relay/files?')).map((u) => new URL(u).searchParams.getAll('ref'));
+    const refs = batches.flat();
+    assert.ok(refs.some((r) => r.endsWith('.metadata.json')) && refs.some((r) => r.includes('/snap-')), `the table's files came through the relay: ${refs}`);
+    assert.deepEqual(requests.filter((u) => u.includes('/relay/file?')), [], 'no whole file read one a request');
+    assert.ok(Math.max(...batches.map((b) => b.length)) > 1, `some batch carried several files: ${batches.map((b) => b.length)}`);
+    assert.equal(new Set(refs).size, refs.length, 'no file asked for twice');
     // The page narrowed itself to its own origin.
     const csp = await page.locator('meta[data-testid="narrowed-csp"]').getAttribute('content');
     assert.equal(csp, "connect-src 'self'");

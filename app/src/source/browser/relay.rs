@@ -153,7 +153,9 @@ async fn send_group(group: Vec<(String, oneshot::Sender<Answer>)>, token: String
     let path = relay::files_path(id, &refs);
     let answered = super::fetch::send(&get(&path, &token)).await;
     let framed = match &answered {
-        Ok(resp) if resp.status == 200 => relay::unframe(&resp.body, group.len()).map_err(|message| HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Malformed, message }),
+        Ok(resp) if resp.status == 200 => {
+            relay::unframe(&resp.body, group.len()).map_err(|message| HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Malformed, message })
+        }
         Ok(resp) => Err(failure(relay::FILES, resp)),
         Err(e) => Err(e.clone()),
     };
@@ -185,7 +187,10 @@ impl Fetch for RelayFiles {
             wasm_bindgen_futures::spawn_local(async move { send_waiting(&batch, &token, id) });
         }
         rx.await.unwrap_or_else(|_| {
-            Err(SourceError::Http { path: reference.to_string(), error: HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Other, message: "the batch was dropped".into() } })
+            Err(SourceError::Http {
+                path: reference.to_string(),
+                error: HttpError { url: relay::FILES.into(), kind: HttpErrorKind::Other, message: "the batch was dropped".into() },
+            })
         })
     }
 

@@ -259,9 +259,6 @@ async fn drive(state: AppState, first: bool) {
     let parallel = match *files {
         TableFiles::Picked(_) | TableFiles::Handle(_) => 4 * PARALLEL,
         TableFiles::Relay(_) => crate::source::browser::relay::IN_FLIGHT,
-        // The browser sends six at a time to a store; more asked for keep those six busy while
-        // the page decodes what came back.
-        TableFiles::Remote(_) | TableFiles::Listed(_) => 3 * PARALLEL,
         _ => PARALLEL,
     };
     let batched = if matches!(*files, TableFiles::Relay(_)) { crate::source::relay::MAX_BATCH } else { 1 };
