@@ -333,7 +333,8 @@ impl TableHistory {
             Some(ListSlot::Pending) => Some(FilesWait { manifests_read: 0, manifests: s.summary.unpack().manifests.and_then(|m| usize::try_from(m).ok()) }),
             Some(ListSlot::Loaded(list)) => {
                 let read = list.iter().filter(|m| !matches!(self.manifests.get(&m.manifest_path), Some(ManifestSlot::Pending) | None)).count();
-                Some(FilesWait { manifests_read: read, manifests: Some(list.len()) })
+                // Every one read or failed: the files are what they will be (a finding says what is missing).
+                (read < list.len()).then_some(FilesWait { manifests_read: read, manifests: Some(list.len()) })
             }
             _ => None,
         }

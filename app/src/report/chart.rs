@@ -69,7 +69,7 @@ pub fn jobs_caption(table: &str) -> String {
 
 pub fn partitions_caption(table: &str, shown: usize, all: usize, wait: Option<&crate::model::FilesWait>) -> String {
     if let Some(w) = wait {
-        return format!("{table} — data files per partition: waiting for the current snapshot's manifests ({})", super::load::manifests_read(w));
+        return format!("{table} — data files per partition: waiting for {}", super::load::current_manifests(w));
     }
     if shown < all {
         format!("{table} — data files per partition (the newest {shown} of {all}), one-row files in red")

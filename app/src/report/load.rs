@@ -11,19 +11,20 @@ pub const READ_BY_SPARK: &str =
 /// Where a table was opened from Spark's export: its data files are elsewhere.
 pub const DATA_NOT_HERE: &str = "Spark read this table: its data files are not in an export folder. Open the table's own folder or catalog to read them.";
 
-/// What waits for the current snapshot's manifests while they are read after the lists.
+/// What waits for the current snapshot's manifests once every list is read (the progress line
+/// counts them as they come; a report is not redrawn for each).
 pub fn files_wait(w: &crate::model::FilesWait) -> String {
-    let read = manifests_read(w);
     format!(
-        "Partitions, small files, late files and dangling deletes wait for the current snapshot's manifests ({read}); every other chart and finding is final."
+        "Every chart and finding is final except the partitions, small files, late files and dangling deletes: they are counted from {} once all are read.",
+        current_manifests(w)
     )
 }
 
-/// `1,234 of 17,280 read`.
-pub fn manifests_read(w: &crate::model::FilesWait) -> String {
+/// `the current snapshot's 17,280 manifests`.
+pub fn current_manifests(w: &crate::model::FilesWait) -> String {
     match w.manifests {
-        Some(total) => format!("{} of {} read", thousands(w.manifests_read as u64), thousands(total as u64)),
-        None => format!("{} read", thousands(w.manifests_read as u64)),
+        Some(total) => format!("the current snapshot's {} manifest{}", thousands(total as u64), if total == 1 { "" } else { "s" }),
+        None => "the current snapshot's manifests".to_string(),
     }
 }
 

@@ -130,7 +130,8 @@ impl Facts {
 fn ReadStatus() -> impl IntoView {
     let state = expect_context::<AppState>();
     let progress = move || state.progress.get();
-    let files_wait = state.part(|o| o.report.files_wait);
+    // Said once the lists are all read: before that, everything is still coming.
+    let files_wait = state.part(|o| o.report.files_wait.filter(|_| o.charts_final));
     let counted = move || {
         state.opened.with(|o| {
             o.as_ref().and_then(|o| o.report.load.as_ref()).map(|l| {
