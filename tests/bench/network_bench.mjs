@@ -10,7 +10,8 @@
 //   node tests/bench/network_bench.mjs BIN DIST TABLE_DIR [DELAY_MS=20] [--only cli,direct,serve]
 import { spawn, execFileSync } from 'node:child_process';
 import readline from 'node:readline';
-import { appTarget, catalogSel as cs, launchBrowser, newPage } from '../e2e/lib/harness.mjs';
+import { appTarget, launchBrowser, newPage } from '../e2e/lib/harness.mjs';
+import { fillLocation } from './open_location.mjs';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args.splice(args.indexOf('--only'), 2)[1].split(',') : ['cli', 'direct', 'serve'];
@@ -59,15 +60,7 @@ try {
       const { page, context } = await newPage(browser);
       let requests = 0;
       page.on('request', (r) => { if (r.url().startsWith(f.s3_endpoint)) requests += 1; });
-      await page.goto(app.url, { waitUntil: 'load' });
-      await page.locator(cs.panel).waitFor({ state: 'attached' });
-      if (!(await page.locator(cs.panel).evaluate((d) => d.open))) await page.locator(cs.summary).click();
-      await page.locator(cs.s3Endpoint).fill(f.s3_endpoint);
-      await page.locator(cs.s3Region).fill(f.region);
-      await page.locator(cs.s3AccessKeyId).fill(f.key);
-      await page.locator(cs.s3SecretAccessKey).fill(f.secret);
-      await page.locator(cs.s3PathStyle).setChecked(true);
-      await page.locator('[data-testid="location"]').fill(f.metadata_location);
+      await fillLocation(page, app.url, f);
       await stats('reset');
       const before = await page.evaluate(() => performance.now());
       await page.locator('[data-testid="location-open"]').click();

@@ -4,7 +4,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { appTarget, catalogSel as cs, launchBrowser, newPage, SCREENSHOT_DIR } from '../e2e/lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, SCREENSHOT_DIR } from '../e2e/lib/harness.mjs';
+import { fillLocation } from './open_location.mjs';
 
 const [tableDir, delay = '20'] = process.argv.slice(2);
 const store = spawn('tests/.venv/bin/python', ['tests/bench/network_day.py', tableDir, delay], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -17,14 +18,7 @@ try {
       const { page, context } = await newPage(browser);
       await page.setViewportSize({ width, height: 1000 });
       await page.emulateMedia({ colorScheme: theme });
-      await page.goto(app.url, { waitUntil: 'load' });
-      if (!(await page.locator(cs.panel).evaluate((d) => d.open))) await page.locator(cs.summary).click();
-      await page.locator(cs.s3Endpoint).fill(f.s3_endpoint);
-      await page.locator(cs.s3Region).fill(f.region);
-      await page.locator(cs.s3AccessKeyId).fill(f.key);
-      await page.locator(cs.s3SecretAccessKey).fill(f.secret);
-      await page.locator(cs.s3PathStyle).setChecked(true);
-      await page.locator('[data-testid="location"]').fill(f.metadata_location);
+      await fillLocation(page, app.url, f);
       await page.locator('[data-testid="location-open"]').click();
       await page.locator('[data-testid="files-wait"]').waitFor({ state: 'visible', timeout: 120000 });
       await page.locator('[data-testid="tab-partitions"]').click();
