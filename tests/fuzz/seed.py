@@ -113,6 +113,9 @@ def seeds():
         yield ("s3_list", page.read_bytes())
     yield ("s3_list", b'<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>')
     yield ("s3_list", b"http://10.0.0.9:81/a/b?X-Amz-Signature=s3cr3t#f")
+    # Every savepoint and retained checkpoint the lab kept, as Flink wrote its _metadata.
+    for metadata in sorted((HERE.parent / "savepoints").glob("*/*/_metadata")):
+        yield ("flink_savepoint", metadata.read_bytes())
 
 
 def main():
