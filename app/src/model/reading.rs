@@ -92,7 +92,7 @@ pub(crate) struct ReadState {
     pub(super) hi: VecDeque<Need>,
     pub(super) lo: VecDeque<Need>,
     /// The current and last snapshots' data manifests when the history is read metadata first:
-    /// after the lists, which every chart but the partitions' is final with (`waiting_for_files`).
+    /// after the lists, which every chart but the partitions' is final with (`current_files_wait`).
     /// A day of fast appends names 17,280 of them; over a network they are most of the load.
     pub(super) bulk: VecDeque<Need>,
     pub(super) queued: std::collections::HashSet<String>,
@@ -345,8 +345,8 @@ impl TableHistory {
     pub fn lists_settled(&self) -> bool {
         self.reading.hi.is_empty()
             && self.reading.lo.is_empty()
-            && !self.lists.values().any(|l| matches!(l, ListSlot::Pending))
             && self.lists.values().all(|l| match l {
+                ListSlot::Pending => false,
                 ListSlot::Loaded(list) => list
                     .iter()
                     .filter(|m| m.content == ManifestContent::Deletes)

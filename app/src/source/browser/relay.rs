@@ -120,9 +120,6 @@ pub struct RelayFiles {
     batch: Rc<Batch>,
 }
 
-/// Reads the loader keeps asked for through the relay: six requests of a batch each.
-pub const IN_FLIGHT: usize = 6 * relay::MAX_BATCH;
-
 impl RelayFiles {
     fn new(token: &str, id: u32) -> RelayFiles {
         RelayFiles { token: token.to_string(), id, batch: Rc::default() }

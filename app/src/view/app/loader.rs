@@ -254,15 +254,14 @@ async fn drive(state: AppState, first: bool) {
     let mut sizes_recorded = s.loader.history.metadata_sizes.len() > 1 || s.loader.history.metadata.metadata_log.is_empty();
     state.progress.update(|p| p.loading = true);
     // A picked file is read by the browser process, not over a connection: more reads in flight
-    // keep it busy while the page decodes what has arrived.
-    // Through the relay, whole files go in batches (`relay::IN_FLIGHT`).
-    let parallel = match *files {
-        TableFiles::Picked(_) | TableFiles::Handle(_) => 4 * PARALLEL,
-        TableFiles::Relay(_) => crate::source::browser::relay::IN_FLIGHT,
-        _ => PARALLEL,
+    // keep it busy while the page decodes what has arrived. Through the relay, each of the
+    // browser's connections carries a batch of whole files, asked for a batch at a time.
+    let (parallel, refill) = match *files {
+        TableFiles::Picked(_) | TableFiles::Handle(_) => (4 * PARALLEL, 1),
+        TableFiles::Relay(_) => (PARALLEL * crate::source::relay::MAX_BATCH, crate::source::relay::MAX_BATCH),
+        _ => (PARALLEL, 1),
     };
-    let batched = if matches!(*files, TableFiles::Relay(_)) { crate::source::relay::MAX_BATCH } else { 1 };
-    let mut pump = Pump::new(&*files, &WorkerDecoder, parallel).refill_by(batched);
+    let mut pump = Pump::new(&*files, &WorkerDecoder, parallel).refill_by(refill);
     // What metadata.json says is drawn before any read goes out: measured on a 17,280-snapshot
     // folder, reads in flight during the first layout made it no sooner and the load no faster.
     if first {
@@ -313,7 +312,7 @@ async fn drive(state: AppState, first: bool) {
         // selection asked for is shown at the next publish, changed or not.
         let changed = s.asked() || s.loader.history.revision() != published_revision;
         let lists_done = !lists_published && s.loader.history.lists_settled();
-        if changed && ((detail_done && !detail_published) || lists_done || now - last_publish > publish_every) {
+        if lists_done || (changed && ((detail_done && !detail_published) || now - last_publish > publish_every)) {
             detail_published |= detail_done;
             lists_published |= lists_done;
             s.loader.history.settle_batch();
