@@ -289,3 +289,19 @@ fn dark_pictures_have_a_dark_ground_and_projector_text_is_larger() {
     let smallest = |svg: &str| elements(svg, "text").iter().map(|(t, _)| num(t, "font-size")).fold(f64::INFINITY, f64::min);
     assert!(smallest(&big) >= smallest(&dark) * 1.3, "projector text {} vs {}", smallest(&big), smallest(&dark));
 }
+
+#[test]
+fn while_the_current_manifests_are_read_the_partitions_picture_says_so_instead_of_empty_axes() {
+    let dir = root().join("tests/fixtures/late-data");
+    let h = history(&dir);
+    let mut a = analysed(&h);
+    a.partitions.clear();
+    a.report.files_wait = Some(icescope::model::FilesWait { manifests_read: 4_210, manifests: Some(17_280) });
+    let svg = picture::svg(ChartKind::Partitions, &a.inputs(), &stamp("late-data", &h), TICKET, TICKET_WIDTH).unwrap();
+    let texts: Vec<String> = text_boxes(&svg).into_iter().map(|t| t.text).collect();
+    assert!(texts.iter().any(|t| t == "Counted once the current snapshot's 17,280 manifests are read: 4,210 so far."), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("waiting for the current snapshot's 17,280 manifests")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t == "live data files"), "no empty axes: {texts:?}");
+    std::fs::create_dir_all(root().join("tests/out/charts")).unwrap();
+    std::fs::write(root().join("tests/out/charts/late-data-partitions-waiting.svg"), &svg).unwrap();
+}

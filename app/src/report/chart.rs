@@ -78,6 +78,12 @@ pub fn partitions_caption(table: &str, shown: usize, all: usize, wait: Option<&c
     }
 }
 
+/// What the partitions chart shows in place of its bars while the current snapshot's manifests
+/// are read: `Counted once the current snapshot's 17,280 manifests are read: 4,210 so far.`
+pub fn partitions_waiting(w: &crate::model::FilesWait) -> String {
+    format!("Counted once {} are read: {} so far.", super::load::current_manifests(w), thousands(w.manifests_read as u64))
+}
+
 pub fn projection_caption(table: &str, interval_ms: f64) -> String {
     format!("{table} — now and after one more day at one commit every {:.1} s", interval_ms / 1000.0)
 }

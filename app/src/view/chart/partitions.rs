@@ -59,10 +59,19 @@ fn draw<DB: DrawingBackend>(
     let look = &dress.look;
     let shown = &parts[parts.len().saturating_sub(MAX_BARS)..];
     let caption = crate::report::chart::partitions_caption(&dress.stamp.table, shown.len(), parts.len(), wait);
-    let frame = super::frame(root, dress, &caption, &legend_items(parts, look))?;
+    let waiting = wait.filter(|_| parts.is_empty());
+    let legend = if waiting.is_some() { Vec::new() } else { legend_items(parts, look) };
+    let frame = super::frame(root, dress, &caption, &legend)?;
     let (_, h) = frame.dim_in_pixel();
     let (main, lower) = frame.split_vertically(h * 11 / 20);
     draw_timeline(&lower, timeline, look)?;
+    if let Some(w) = waiting {
+        // Empty axes would read as a table without partitions: the space says what it waits for.
+        let (mw, mh) = main.dim_in_pixel();
+        let font = look.font(15.0, look.faint()).pos(Pos::new(HPos::Center, VPos::Center));
+        main.draw(&Text::new(crate::report::chart::partitions_waiting(w), (mw as i32 / 2, mh as i32 / 2), font))?;
+        return Ok(0);
+    }
     let n = shown.len().max(1);
     // Headroom above the tallest bar for its note.
     let y_max = shown.iter().map(|p| p.data_files).max().unwrap_or(1).max(1) as f64 * 1.3;
