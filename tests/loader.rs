@@ -561,3 +561,80 @@ fn what_the_current_files_decide_waits_for_all_of_them_and_says_how_far_it_is() 
     assert!(!partition_stats(&l.history).is_empty());
     assert_eq!(late(&l.history), 1, "late-data's finding, once every file is read");
 }
+
+/// The fixture's metadata files, oldest first (by the version their names carry).
+fn metadata_files(f: &LocalFolder) -> Vec<String> {
+    let mut m: Vec<String> = f.index().paths().filter(|p| icescope::source::metadata_pick::is_metadata_file(p)).map(str::to_string).collect();
+    m.sort_by_key(|p| (icescope::source::metadata_pick::metadata_version(p), p.clone()));
+    m
+}
+
+fn report(h: &TableHistory) -> serde_json::Value {
+    let table = icescope::analysis::findings::TableRef::guess(h, None);
+    serde_json::to_value(icescope::analysis::inspect::inspect(h, &table)).unwrap()
+}
+
+/// Every fixture walked commit by commit as a watch sees it: each metadata file read into the
+/// history of the one before. After every step the report equals a fresh read of that file, and
+/// over the walk no list or manifest is read twice: each step reads only what its commit added.
+#[test]
+fn a_table_read_commit_by_commit_equals_a_fresh_read_and_reads_each_file_once() {
+    let all: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("metadata").is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(all.len() >= 15, "{all:?}");
+    let mut steps = 0;
+    for name in all {
+        let (f, _) = folder(&name);
+        let versions = metadata_files(&f);
+        let mut loader = load(&f, &versions[0], ReadMode::All);
+        let mut read: Vec<String> = loader.stats.paths.clone().unwrap_or_default().into_iter().skip(1).collect();
+        for v in &versions[1..] {
+            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v, 8)).unwrap();
+            let fresh = load(&f, v, ReadMode::All);
+            assert_eq!(rows(&loader.history), rows(&fresh.history), "{name} at {v}");
+            assert_eq!(report(&loader.history), report(&fresh.history), "{name} at {v}");
+            read.extend(loader.stats.paths.clone().unwrap_or_default().into_iter().skip(1));
+            assert_eq!(loader.stats.paths.as_ref().map(|p| p[0].as_str()), Some(v.as_str()), "{name}: the step reads its metadata file first");
+            steps += 1;
+        }
+        let unique: HashSet<&String> = read.iter().collect();
+        let twice: Vec<&String> = read.iter().filter(|p| read.iter().filter(|q| q == p).count() > 1).collect();
+        assert_eq!(unique.len(), read.len(), "{name}: read more than once: {twice:?}");
+    }
+    assert!(steps > 250, "{steps} steps");
+}
+
+/// A long history read metadata first, walked over its last commits: each step reads its
+/// metadata file, its commit's list and the manifests that commit created, nothing read before
+/// (the sample across the history is kept, not spaced anew), and counts the current snapshot as
+/// a fresh read does.
+#[test]
+fn a_step_read_metadata_first_reads_only_the_new_commit() {
+    let (f, _) = folder("merge-append-long");
+    let versions = metadata_files(&f);
+    let start = versions.len() - 6;
+    let mut loader = load(&f, &versions[start], ReadMode::MetadataFirst);
+    let sampled = |h: &TableHistory| (0..h.snapshots.len()).filter(|&i| h.read_reason(i) == Some(ReadReason::Sample)).count();
+    assert!(sampled(&loader.history) >= 12, "a sample across the history");
+    let mut read: Vec<String> = loader.stats.paths.clone().unwrap().into_iter().skip(1).collect();
+    for v in &versions[start + 1..] {
+        futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v, 8)).unwrap();
+        let fresh = load(&f, v, ReadMode::MetadataFirst);
+        let h = &loader.history;
+        let cur = h.current_index().unwrap();
+        assert_eq!(h.counts(cur), fresh.history.counts(cur), "{v}");
+        assert!(h.counts(cur).is_some(), "{v}");
+        let paths: Vec<String> = loader.stats.paths.clone().unwrap().into_iter().skip(1).collect();
+        let created = h.snapshots[cur].snapshot.summary_i64("manifests-created").unwrap().max(0) as usize;
+        assert_eq!(paths.len(), 1 + created, "{v}: {paths:?}");
+        assert!(paths[0].contains("/snap-"), "{v}: {paths:?}");
+        read.extend(paths);
+        assert!(sampled(h) >= 12, "{v}: the sample is kept");
+    }
+    let unique: HashSet<&String> = read.iter().collect();
+    assert_eq!(unique.len(), read.len(), "a file read twice: {read:?}");
+}

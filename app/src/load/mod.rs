@@ -18,6 +18,7 @@ pub mod data_scan;
 pub mod decoder;
 use crate::decode::job::{Decoded, Job};
 use decoder::Decoder;
+mod advance;
 mod key_scan;
 mod pump;
 pub mod spark_export;

@@ -15,6 +15,8 @@ use crate::decode::{Manifest, ManifestFile, ManifestStatus, Snapshot, TableMetad
 use super::digest::{LiveCounts, ManifestDigest, WrittenColumns};
 
 use super::flink::FlinkCommit;
+
+mod advance;
 use super::totals::{disagreements, Disagreement, KindDelta, Totals};
 
 /// What kind of failure a gap is, kept apart from its message: a person fixes a 403, a CORS

@@ -121,6 +121,11 @@ pub(crate) struct ReadState {
     pub(crate) list_warnings: std::collections::BTreeMap<String, Vec<String>>,
     /// Manifest entries held for detail snapshots, against `MAX_KEPT_ENTRIES`.
     pub(super) kept_entries: usize,
+    /// The sample across the history is planned: a watched table's next metadata file keeps it
+    /// rather than spacing a new one (each new commit is read as one of the last few).
+    pub(super) sampled: bool,
+    /// Snapshots a watched table's last metadata file had read as its current or last few.
+    pub(super) carried_recent: Vec<usize>,
 }
 
 /// Entries held for the views of the current and selected snapshots (~300 bytes each with their
@@ -185,7 +190,8 @@ impl TableHistory {
         match mode {
             ReadMode::All => wants.extend((0..n).map(|i| (i, Want::Manifests, n <= AUTO_ALL_UP_TO, ReadReason::AllSnapshots))),
             _ => {
-                if n > 0 {
+                if n > 0 && !self.reading.sampled {
+                    self.reading.sampled = true;
                     // Evenly spaced, first and last included; fewer where the lists are long (a
                     // fast-append day has lists of up to 17,280 rows): at most SAMPLE_ROWS rows in all,
                     // as the summaries count them, and never fewer than MIN_SAMPLE snapshots.
@@ -206,6 +212,9 @@ impl TableHistory {
         }
         for (i, want, detail, reason) in wants {
             self.want(i, want, detail, reason);
+        }
+        for i in std::mem::take(&mut self.reading.carried_recent) {
+            self.reading.reasons.entry(i).or_insert(ReadReason::Recent);
         }
         self.settle_batch();
     }
