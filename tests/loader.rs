@@ -622,7 +622,13 @@ fn a_step_read_metadata_first_reads_only_the_new_commit() {
     assert!(sampled(&loader.history) >= 12, "a sample across the history");
     let mut read: Vec<String> = loader.stats.paths.clone().unwrap().into_iter().skip(1).collect();
     for v in &versions[start + 1..] {
+        let known = |h: &TableHistory, n: usize| -> Vec<_> { (0..n).map(|i| (h.snapshots[i].snapshot.snapshot_id, h.counts(i), h.totals(i))).collect() };
+        let before = known(&loader.history, loader.history.snapshots.len());
         futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v, 8)).unwrap();
+        // Every count had before is still had, unchanged: a commit adds, it does not forget.
+        assert_eq!(before, known(&loader.history, before.len()), "{v}");
+        let beyond = before.iter().filter(|b| b.2.source != Some(CountSource::Summary)).count();
+        assert!(beyond > 12, "{v}: {beyond} read beyond their summaries");
         let fresh = load(&f, v, ReadMode::MetadataFirst);
         let h = &loader.history;
         let cur = h.current_index().unwrap();
