@@ -10,6 +10,7 @@ pub mod growth;
 pub mod inspect;
 pub mod job_overlaps;
 pub mod jobs;
+pub mod live;
 pub mod merge;
 pub mod orphans;
 pub mod partitions;

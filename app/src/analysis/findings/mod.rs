@@ -23,7 +23,7 @@ use crate::model::TableHistory;
 use super::jobs::{job_spans, JobSpan};
 pub use super::statement::Statement;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,

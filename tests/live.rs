@@ -1,0 +1,222 @@
+//! A table watched as it grows: the lab's tables, written by real Flink and Spark jobs, replayed
+//! metadata file by metadata file at the moment each was committed, looked at once a second (a
+//! poll), the history advanced as a watch advances it. What the events must say comes from the
+//! files: every commit once, in order, with its ids; a new job at its first commit; the stall
+//! the TaskManager kill left, within a poll of its due time and not before, then the resume.
+
+use std::path::Path;
+
+use icescope::analysis::findings::TableRef;
+use icescope::analysis::live::{look, Event, LiveOptions, LiveState, Observed};
+use icescope::load::{load_with_stats, Loader};
+use icescope::model::ReadMode;
+use icescope::source::local::LocalFolder;
+use icescope::source::metadata_pick::{is_metadata_file, metadata_version};
+use icescope::source::FileSet;
+
+const POLL_MS: i64 = 1_000;
+
+/// The fixture's metadata files, oldest first, each with the time its commit made it current.
+fn versions(f: &LocalFolder) -> Vec<(String, i64)> {
+    let mut m: Vec<String> = f.index().paths().filter(|p| is_metadata_file(p)).map(str::to_string).collect();
+    m.sort_by_key(|p| (metadata_version(p), p.clone()));
+    m.into_iter()
+        .map(|p| {
+            let json: serde_json::Value = serde_json::from_slice(&f.read_path(&p).unwrap()).unwrap();
+            let at = json["last-updated-ms"].as_i64().unwrap();
+            (p, at)
+        })
+        .collect()
+}
+
+/// Polls once a second from the first metadata file's time to `until` past the last, each poll
+/// reading the newest file committed by then; every look's events.
+fn watch(name: &str, options: LiveOptions, until: i64) -> (Vec<Observed>, Loader) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let f = LocalFolder::open(&dir).unwrap();
+    let v = versions(&f);
+    let mut loader = load_with_stats(&f, &v[0].0, ReadMode::Auto, false).unwrap();
+    let table = TableRef::guess(&loader.history, None);
+    let (mut state, mut all) = (LiveState::default(), Vec::new());
+    let mut at = 0;
+    let mut now = v[0].1;
+    while now <= v.last().unwrap().1 + until {
+        let newest = v.iter().rposition(|(_, t)| *t <= now).unwrap();
+        if newest > at {
+            at = newest;
+            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, &v[at].0, 8)).unwrap();
+        }
+        let (events, next) = look(&loader.history, &table, &state, now, options);
+        all.extend(events);
+        state = next;
+        now += POLL_MS;
+    }
+    (all, loader)
+}
+
+fn commits(events: &[Observed]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|o| match &o.event {
+            Event::Commit(c) | Event::Maintenance(c) => Some(c.snapshot_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ids(loader: &Loader) -> Vec<String> {
+    loader.history.snapshots.iter().map(|s| s.snapshot.snapshot_id.0.to_string()).collect()
+}
+
+/// Every snapshot any of the fixture's metadata files names, in commit order: those expired
+/// since were committed too.
+fn ever(name: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let f = LocalFolder::open(&dir).unwrap();
+    let mut all: Vec<(i64, String)> = Vec::new();
+    for (p, _) in versions(&f) {
+        let json: serde_json::Value = serde_json::from_slice(&f.read_path(&p).unwrap()).unwrap();
+        for s in json["snapshots"].as_array().into_iter().flatten() {
+            let id = s["snapshot-id"].to_string();
+            if !all.iter().any(|(_, i)| *i == id) {
+                all.push((s["sequence-number"].as_i64().unwrap_or(0), id));
+            }
+        }
+    }
+    all.sort();
+    all.into_iter().map(|(_, id)| id).collect()
+}
+
+#[test]
+fn every_commit_is_one_event_in_commit_order_with_the_tables_ids() {
+    for name in ["append-stream", "savepoint-twice", "maintenance-live", "concurrent-writers", "taskmanager-kill", "upsert-stream", "late-data"] {
+        let (events, loader) = watch(name, LiveOptions::default(), POLL_MS);
+        assert!(matches!(events[0].event, Event::Watching { .. }), "{name}: {:?}", events[0]);
+        assert_eq!(commits(&events), ever(name), "{name}");
+        // Expiry is said too: what the table lost is the difference.
+        let expired: usize = events.iter().map(|o| if let Event::Expired { snapshots } = o.event { snapshots } else { 0 }).sum();
+        assert_eq!(expired, ever(name).len() - ids(&loader).len(), "{name}");
+        // Each commit is said by the look that first saw it: never before its commit time.
+        for o in &events {
+            if let Event::Commit(c) | Event::Maintenance(c) = &o.event {
+                assert!(o.at_ms >= c.committed_ms && o.at_ms < c.committed_ms + POLL_MS + 1_000, "{name}: {c:?} seen at {}", o.at_ms);
+            }
+        }
+    }
+}
+
+#[test]
+fn maintenance_commits_are_said_as_maintenance() {
+    let (events, loader) = watch("maintenance-live", LiveOptions::default(), POLL_MS);
+    let maintenance: Vec<&String> = events.iter().filter_map(|o| if let Event::Maintenance(c) = &o.event { Some(&c.snapshot_id) } else { None }).collect();
+    let replaces: Vec<String> =
+        loader.history.snapshots.iter().filter(|s| s.snapshot.operation.to_string() == "replace").map(|s| s.snapshot.snapshot_id.0.to_string()).collect();
+    assert_eq!(replaces.len(), 4);
+    assert_eq!(maintenance, replaces.iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_resumed_savepoint_is_a_new_job_at_its_first_commit_and_the_replay_finding_follows_at_once() {
+    let (events, loader) = watch("savepoint-twice", LiveOptions::default(), POLL_MS);
+    let spans = icescope::analysis::jobs::job_spans(&loader.history);
+    assert_eq!(spans.len(), 3);
+    let new_jobs: Vec<(String, Option<i64>, bool, Option<String>, i64)> = events
+        .iter()
+        .filter_map(|o| match &o.event {
+            Event::NewJob { job_id, first_checkpoint_id, restored_state, previous_job_id, .. } => {
+                Some((job_id.clone(), *first_checkpoint_id, *restored_state, previous_job_id.clone(), o.at_ms))
+            }
+            _ => None,
+        })
+        .collect();
+    let want: Vec<(String, Option<i64>, bool)> = spans.iter().map(|j| (j.job_id.clone(), j.first_checkpoint(), j.first_checkpoint().unwrap() > 1)).collect();
+    assert_eq!(new_jobs.iter().map(|n| (n.0.clone(), n.1, n.2)).collect::<Vec<_>>(), want);
+    assert_eq!(new_jobs[2].3.as_deref(), Some(spans[1].job_id.as_str()), "the third job follows the second");
+    // Said right before its first commit, by the same look.
+    for (i, o) in events.iter().enumerate() {
+        if let Event::NewJob { job_id, .. } = &o.event {
+            match &events[i + 1].event {
+                Event::Commit(c) => assert_eq!(c.job_id.as_deref(), Some(job_id.as_str())),
+                e => panic!("after the new job {job_id}: {e:?}"),
+            }
+        }
+    }
+    // The replay finding is an event of the look that saw the third job's first commit.
+    let replayed: Vec<&Observed> = events.iter().filter(|o| matches!(&o.event, Event::Finding(f) if f.kind.as_str() == "savepoint_replayed")).collect();
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert_eq!(replayed[0].at_ms, new_jobs[2].4);
+    assert!(replayed[0].event.is_alarm());
+}
+
+#[test]
+fn the_taskmanager_kill_is_a_stall_within_a_poll_of_its_due_time_then_a_resume_with_the_gap() {
+    let options = LiveOptions { stall_after: 3.0 };
+    let (events, loader) = watch("taskmanager-kill", options, 0);
+    let h = &loader.history;
+    let t: Vec<i64> = h.snapshots.iter().map(|s| s.snapshot.timestamp_ms).collect();
+    // The gap the kill left: the one interval far over the others.
+    let (gap_at, gap) = t.windows(2).enumerate().map(|(i, w)| (i, w[1] - w[0])).max_by_key(|x| x.1).unwrap();
+    assert!(gap > 20_000, "{gap}");
+    let mut before: Vec<i64> = t[..=gap_at].windows(2).map(|w| w[1] - w[0]).collect();
+    before.sort_unstable();
+    let usual = before[before.len() / 2];
+    let stalls: Vec<&Observed> = events.iter().filter(|o| matches!(o.event, Event::Stalled { .. })).collect();
+    assert_eq!(stalls.len(), 1, "{stalls:?}");
+    let Event::Stalled { last_commit_ms, usual_interval_ms, .. } = &stalls[0].event else { unreachable!() };
+    assert_eq!((*last_commit_ms, *usual_interval_ms), (t[gap_at], usual));
+    let due = t[gap_at] + 3 * usual;
+    assert!(stalls[0].at_ms > due && stalls[0].at_ms <= due + POLL_MS, "stalled at {} for due {due}", stalls[0].at_ms);
+    assert!(stalls[0].event.is_alarm());
+    let resumed: Vec<&Observed> = events.iter().filter(|o| matches!(o.event, Event::Resumed { .. })).collect();
+    assert_eq!(resumed.len(), 1);
+    let Event::Resumed { gap_ms, commit_ms, .. } = &resumed[0].event else { unreachable!() };
+    assert_eq!((*gap_ms, *commit_ms), (gap, t[gap_at + 1]));
+    // With the default 6 times its pace, 22 s after 5 s commits is not a stall.
+    let (events, _) = watch("taskmanager-kill", LiveOptions::default(), 0);
+    assert!(!events.iter().any(|o| matches!(o.event, Event::Stalled { .. })));
+}
+
+#[test]
+fn a_finished_job_is_never_stalled_and_a_running_one_is() {
+    // Jobs that ended with their end-of-input commit, or were replaced by a job resumed from their
+    // savepoint: two minutes after, none is stalled.
+    for name in ["taskmanager-kill", "savepoint-twice", "concurrent-writers"] {
+        let (events, _) = watch(name, LiveOptions::default(), 120_000);
+        assert!(!events.iter().any(|o| matches!(o.event, Event::Stalled { .. })), "{name}");
+    }
+    // A job cancelled without a final commit: it goes quiet, and is stalled once.
+    let (events, _) = watch("append-stream", LiveOptions::default(), 120_000);
+    assert_eq!(events.iter().filter(|o| matches!(o.event, Event::Stalled { .. })).count(), 1);
+    // A table as it stood before its last commit: the job still runs, and goes quiet.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/append-stream");
+    let f = LocalFolder::open(&dir).unwrap();
+    let v = versions(&f);
+    let (path, at) = &v[v.len() - 2];
+    let loader = load_with_stats(&f, path, ReadMode::Auto, false).unwrap();
+    let table = TableRef::guess(&loader.history, None);
+    let (events, state) = look(&loader.history, &table, &LiveState::default(), at + 1_000, LiveOptions::default());
+    assert!(!events.iter().any(|o| matches!(o.event, Event::Stalled { .. })));
+    let (events, _) = look(&loader.history, &table, &state, at + 60_000, LiveOptions::default());
+    assert!(events.iter().any(|o| matches!(o.event, Event::Stalled { .. })), "{events:?}");
+    // Said once: the next look keeps it.
+    let (_, state) = look(&loader.history, &table, &state, at + 60_000, LiveOptions::default());
+    let (events, _) = look(&loader.history, &table, &state, at + 61_000, LiveOptions::default());
+    assert!(!events.iter().any(|o| matches!(o.event, Event::Stalled { .. })), "{events:?}");
+}
+
+#[test]
+fn the_state_survives_a_file_between_looks() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/savepoint-twice");
+    let f = LocalFolder::open(&dir).unwrap();
+    let v = versions(&f);
+    let first = load_with_stats(&f, &v[8].0, ReadMode::Auto, false).unwrap();
+    let table = TableRef::guess(&first.history, None);
+    let (_, state) = look(&first.history, &table, &LiveState::default(), v[8].1, LiveOptions::default());
+    let saved = serde_json::to_string(&state).unwrap();
+    let state: LiveState = serde_json::from_str(&saved).unwrap();
+    let last = load_with_stats(&f, &v.last().unwrap().0, ReadMode::Auto, false).unwrap();
+    let (events, _) = look(&last.history, &table, &state, v.last().unwrap().1, LiveOptions::default());
+    let said = commits(&events);
+    let all = ids(&last);
+    assert_eq!(said, all[first.history.snapshots.len()..].to_vec());
+}
