@@ -51,8 +51,8 @@ pub struct LiveState {
     pub slowing: BTreeSet<String>,
     /// Jobs seen writing at once, `a b` (in order of first commit).
     pub overlapping: BTreeSet<String>,
-    /// Findings that held: kind and jobs → severity.
-    pub findings: BTreeMap<String, Severity>,
+    /// Findings that held: kind (and jobs) → its severity and title then.
+    pub findings: BTreeMap<String, (Severity, String)>,
     /// When growth was last said (ms), and the metadata file's size then.
     pub growth_at: Option<(i64, u64)>,
 }
@@ -76,32 +76,78 @@ pub struct Commit {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// The first look: what is there already.
-    Watching { metadata_file: String, snapshots: usize, current_snapshot_id: Option<String>, writers: Vec<WriterPace> },
+    Watching {
+        metadata_file: String,
+        snapshots: usize,
+        current_snapshot_id: Option<String>,
+        writers: Vec<WriterPace>,
+    },
     /// A newer metadata file was read.
-    Metadata { metadata_file: String, bytes: Option<u64> },
+    Metadata {
+        metadata_file: String,
+        bytes: Option<u64>,
+    },
     Commit(Commit),
     /// A rewrite (`replace`) or Flink's in-job maintenance: not the streaming writer's commit.
     Maintenance(Commit),
     /// Snapshots gone from the table since the last look (expire_snapshots).
-    Expired { snapshots: usize },
+    Expired {
+        snapshots: usize,
+    },
     /// A Flink job id first seen: a restart, a resume from a savepoint, or a second deployment.
-    NewJob { job_id: String, first_checkpoint_id: Option<i64>, restored_state: bool, previous_job_id: Option<String>, previous_last_commit_ms: Option<i64> },
+    NewJob {
+        job_id: String,
+        first_checkpoint_id: Option<i64>,
+        restored_state: bool,
+        previous_job_id: Option<String>,
+        previous_last_commit_ms: Option<i64>,
+    },
     /// A job committed while another was still committing.
-    SecondWriter { job_ids: Vec<String>, first_commit_ms: i64 },
+    SecondWriter {
+        job_ids: Vec<String>,
+        first_commit_ms: i64,
+    },
     /// No commit for `stall_after` times the writer's usual interval.
-    Stalled { writer: String, last_commit_ms: i64, usual_interval_ms: i64, silent_ms: i64 },
+    Stalled {
+        writer: String,
+        last_commit_ms: i64,
+        usual_interval_ms: i64,
+        silent_ms: i64,
+    },
     /// A stalled writer committed again (or a new job took over after it stalled).
-    Resumed { writer: String, last_commit_ms: i64, commit_ms: i64, gap_ms: i64, by_job: Option<String> },
+    Resumed {
+        writer: String,
+        last_commit_ms: i64,
+        commit_ms: i64,
+        gap_ms: i64,
+        by_job: Option<String>,
+    },
     /// Its last intervals are over twice its usual.
-    Slowing { writer: String, recent_interval_ms: i64, usual_interval_ms: i64 },
+    Slowing {
+        writer: String,
+        recent_interval_ms: i64,
+        usual_interval_ms: i64,
+    },
     /// Back to its usual pace.
-    Steady { writer: String, recent_interval_ms: i64, usual_interval_ms: i64 },
+    Steady {
+        writer: String,
+        recent_interval_ms: i64,
+        usual_interval_ms: i64,
+    },
     /// metadata.json's size now, and how fast it grew since it was last said.
-    MetadataGrowth { bytes: u64, bytes_per_hour: i64, since_ms: i64 },
+    MetadataGrowth {
+        bytes: u64,
+        bytes_per_hour: i64,
+        since_ms: i64,
+    },
     /// A finding newly holds.
     Finding(Finding),
-    /// A finding that held no longer does.
-    FindingCleared { key: String },
+    /// A finding that held no longer does: its title when it last held.
+    FindingCleared {
+        key: String,
+        severity: Severity,
+        title: String,
+    },
 }
 
 /// An event and when the look that saw it ran.
@@ -182,11 +228,8 @@ pub fn paces(history: &TableHistory) -> Vec<WriterPace> {
             let intervals: Vec<i64> = t.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
             let usual_from = intervals.len().saturating_sub(PACE_INTERVALS);
             let usual = if intervals.len() >= MIN_INTERVALS { median(&mut intervals[usual_from..].to_vec()) } else { None };
-            let recent = if intervals.len() >= MIN_INTERVALS + RECENT_INTERVALS {
-                median(&mut intervals[intervals.len() - RECENT_INTERVALS..].to_vec())
-            } else {
-                None
-            };
+            let recent =
+                if intervals.len() >= MIN_INTERVALS + RECENT_INTERVALS { median(&mut intervals[intervals.len() - RECENT_INTERVALS..].to_vec()) } else { None };
             let is_job = writer.starts_with("job ");
             WriterPace {
                 writer: writer.clone(),
@@ -229,13 +272,18 @@ fn commit_of(s: &crate::model::SnapshotState) -> Commit {
     }
 }
 
+/// Which finding a later look's is the same one: its kind, and for the kinds about what a pair
+/// of jobs did, the jobs. A finding about the table (small files, merges pending, end-of-input
+/// commits) is the same one while it holds, whatever its numbers and jobs grow to.
 fn finding_key(f: &Finding) -> String {
+    use super::findings::FindingKind as K;
+    let per_jobs = matches!(f.kind, K::SavepointReplayed | K::ConcurrentWriters | K::JobResumed | K::RestoredWorkCommittedLate | K::CheckpointGaps);
     let mut jobs = f.job_ids.clone();
     jobs.sort();
-    if jobs.is_empty() {
-        f.kind.as_str().to_string()
-    } else {
+    if per_jobs && !jobs.is_empty() {
         format!("{} {}", f.kind.as_str(), jobs.join(" "))
+    } else {
+        f.kind.as_str().to_string()
     }
 }
 
@@ -271,7 +319,8 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
     let mut new_jobs: HashMap<String, Event> = HashMap::new();
     if !first {
         for j in spans.iter().filter(|j| !state.job_ids.contains(&j.job_id)) {
-            let previous = spans.iter().filter(|p| p.job_id != j.job_id && p.first_commit_ms <= j.first_commit_ms).max_by_key(|p| p.last_commit_ms.min(j.first_commit_ms));
+            let previous =
+                spans.iter().filter(|p| p.job_id != j.job_id && p.first_commit_ms <= j.first_commit_ms).max_by_key(|p| p.last_commit_ms.min(j.first_commit_ms));
             new_jobs.insert(
                 j.job_id.clone(),
                 Event::NewJob {
@@ -371,10 +420,10 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         if !state.findings.contains_key(&key) {
             out.push(Event::Finding(f.clone()));
         }
-        next.findings.insert(key, f.severity);
+        next.findings.insert(key, (f.severity, f.title.clone()));
     }
-    for key in state.findings.keys().filter(|k| !next.findings.contains_key(*k)) {
-        out.push(Event::FindingCleared { key: key.clone() });
+    for (key, (severity, title)) in state.findings.iter().filter(|(k, _)| !next.findings.contains_key(*k)) {
+        out.push(Event::FindingCleared { key: key.clone(), severity: *severity, title: title.clone() });
     }
     // Growth of metadata.json, once an hour of watching.
     let bytes = history.metadata_sizes.last().map(|m| m.bytes);

@@ -10,6 +10,7 @@ pub mod duplicates;
 pub mod finding;
 pub mod footers;
 pub mod inspect_text;
+pub mod live;
 pub mod load;
 pub mod markdown;
 pub mod projection;

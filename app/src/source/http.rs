@@ -45,8 +45,11 @@ impl Request {
 pub struct Response {
     pub status: u16,
     pub body: Vec<u8>,
-    /// `Content-Range`, the one response header read: a ranged GET's bytes and the object's size.
+    /// `Content-Range`: a ranged GET's bytes and the object's size.
     pub content_range: Option<String>,
+    /// `ETag`: a catalog's tag for the table metadata it answered, sent back as `If-None-Match`
+    /// by a watch (304 when nothing changed).
+    pub etag: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

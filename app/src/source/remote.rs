@@ -55,6 +55,27 @@ pub async fn load_table<T: Transport>(t: &T, session: &Session, namespace: &[Str
     session.read_load_table(&req, &resp)
 }
 
+/// LoadTable again, with the ETag of the last answer as `If-None-Match`: None when the catalog
+/// answers 304 (the table's metadata is as it was), else the answer and its ETag. A catalog that
+/// keeps no ETags answers in full every time.
+pub async fn load_table_if_changed<T: Transport>(
+    t: &T,
+    session: &Session,
+    namespace: &[String],
+    table: &str,
+    etag: Option<&str>,
+) -> Result<Option<(LoadTableResult, Option<String>)>, HttpError> {
+    let mut req = session.load_table_request(namespace, table, t.now_ms())?;
+    if let Some(tag) = etag {
+        req = req.header("If-None-Match", tag);
+    }
+    let resp = t.send(&req).await?;
+    if resp.status == 304 && etag.is_some() {
+        return Ok(None);
+    }
+    session.read_load_table(&req, &resp).map(|l| Some((l, resp.etag.clone())))
+}
+
 /// The files of a table on an object store or web server, addressed by full URLs.
 pub struct RemoteFiles<T: Transport> {
     transport: T,

@@ -115,6 +115,7 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         return Err(HttpError::redirect(&req.url, Some(status), location.to_str().ok()));
     }
     let content_range = response.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let etag = response.headers().get("etag").and_then(|v| v.to_str().ok()).map(str::to_string);
     let declared = response.headers().get("content-length").and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY) {
         return Err(too_large(&req.url, declared));
@@ -138,7 +139,7 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         }
         body.extend_from_slice(&chunk[..n]);
     }
-    Ok(Response { status, body, content_range })
+    Ok(Response { status, body, content_range, etag })
 }
 
 /// Bytes of all bodies being received at once: with `IN_FLIGHT` requests, each bounded by

@@ -41,6 +41,9 @@ pub enum Command {
     /// Before you resume: what resuming from a Flink savepoint or retained checkpoint will do to the
     /// table (safe, replays, restore_point_expired, committer_mismatch), with the committer's state
     Savepoint(Savepoint),
+    /// Follow a running writer: poll the table, read only what is new, and say each commit, new
+    /// job, stall, resume and finding as it happens
+    Watch(Watch),
     /// The app on 127.0.0.1, with a relay to the catalog and stores named here: no CORS needed,
     /// no secret in the page; open the address it prints
     Serve(Serve),
@@ -169,6 +172,59 @@ pub struct Duplicates {
     /// json, text or markdown
     #[arg(long, value_enum, default_value = "json", help_heading = "Output")]
     pub format: ReportFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Watch {
+    #[command(flatten)]
+    pub table: NamedTable,
+    /// How often to look: 5s, 500ms, 1m (each look reads the newest metadata file and what it adds)
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = duration_ms, help_heading = "Watching")]
+    pub every: u64,
+    /// A writer is stalled after this many times its usual interval (the median of its last 20)
+    #[arg(long, value_name = "K", default_value_t = 6.0, help_heading = "Watching")]
+    pub stall_after: f64,
+    /// Stop after this long (default: until interrupted)
+    #[arg(long = "for", value_name = "DURATION", value_parser = duration_ms, help_heading = "Watching")]
+    pub for_ms: Option<u64>,
+    /// Look once, against the last look's --state, and exit: for cron and schedulers
+    #[arg(long, requires = "state", help_heading = "Watching")]
+    pub once: bool,
+    /// The file the last look's state is read from and this one's written to
+    #[arg(long, value_name = "FILE", help_heading = "Watching")]
+    pub state: Option<String>,
+    /// Stop at the first alarm (a stall, or a critical finding newly holding)
+    #[arg(long, help_heading = "Watching")]
+    pub stop_on_alarm: bool,
+    /// text (a ticker) or jsonl (one JSON object per event)
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
+    pub format: WatchFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WatchFormat {
+    Text,
+    Jsonl,
+}
+
+/// `5s`, `500ms`, `10m`, `1h`, or a number of seconds, as milliseconds: at least 100 ms.
+fn duration_ms(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: f64 = n.parse().map_err(|_| format!("`{s}`: a duration is a number and a unit (500ms, 5s, 10m, 1h)"))?;
+    let per = match unit.trim() {
+        "ms" => 1.0,
+        "" | "s" => 1000.0,
+        "m" | "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        u => return Err(format!("`{u}`: the units are ms, s, m and h")),
+    };
+    let ms = n * per;
+    if !(100.0..=1e12).contains(&ms) {
+        return Err(format!("`{s}`: from 100ms to about 30 years"));
+    }
+    Ok(ms as u64)
 }
 
 #[derive(Debug, clap::Args)]

@@ -15,12 +15,14 @@ pub enum Failure {
     Unreadable(String),
     /// The output could not be written: an export's folder or file, or stdout.
     Output(String),
+    /// `watch` saw a writer stall or a critical finding newly hold (the events were printed).
+    Alarms(usize),
 }
 
 impl Failure {
     pub fn code(&self) -> u8 {
         match self {
-            Failure::Findings { .. } => 1,
+            Failure::Findings { .. } | Failure::Alarms(_) => 1,
             Failure::Usage(_) => 2,
             Failure::Unreadable(_) => 3,
             Failure::Output(_) => 4,
@@ -34,6 +36,7 @@ impl Failure {
                 let (findings, above) = (if *count == 1 { "finding is" } else { "findings are" }, if *at == Severity::Critical { "" } else { " or above" });
                 format!("{count} {findings} {name}{above} (--fail-on {name})")
             }
+            Failure::Alarms(n) => format!("{n} alarm{} while watching: a writer stalled or a critical finding newly holds", if *n == 1 { "" } else { "s" }),
             Failure::Usage(m) | Failure::Unreadable(m) | Failure::Output(m) => m.clone(),
         }
     }

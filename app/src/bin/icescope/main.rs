@@ -17,6 +17,8 @@ mod options;
 mod savepoint;
 #[cfg(not(target_arch = "wasm32"))]
 mod serve;
+#[cfg(not(target_arch = "wasm32"))]
+mod watch;
 
 #[cfg(not(target_arch = "wasm32"))]
 use args::{Command, ReportFormat};
@@ -80,6 +82,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Chart(c) => chart::chart(&c),
         Command::Savepoint(c) => savepoint::savepoint(&c),
         Command::Serve(c) => serve::serve(&c),
+        Command::Watch(c) => watch::watch(&c),
     }
 }
 

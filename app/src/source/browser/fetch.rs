@@ -109,7 +109,8 @@ pub async fn send(req: &Request) -> Result<Response, HttpError> {
         Some(stream) => read_bounded(req, stream, dog.as_ref()).await?,
         None => Vec::new(),
     };
-    Ok(Response { status: response.status(), body, content_range })
+    let etag = response.headers().get("etag").ok().flatten();
+    Ok(Response { status: response.status(), body, content_range, etag })
 }
 
 /// The body chunk by chunk, so that one past `MAX_BODY` is refused before it is all in memory and

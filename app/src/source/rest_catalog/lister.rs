@@ -198,7 +198,7 @@ mod tests {
         while let Some(req) = lister.next(&s, 0).unwrap() {
             sent += 1;
             assert!(sent <= MAX_LIST_REQUESTS, "the lister asked past its bound");
-            let resp = Response { status: 200, body: answer(&req.url).into_bytes(), content_range: None };
+            let resp = Response { status: 200, body: answer(&req.url).into_bytes(), content_range: None, etag: None };
             lister.feed(&s, &req, &resp).unwrap();
         }
         (lister.finish(), sent)
@@ -264,7 +264,7 @@ mod tests {
         let mut lister = Lister::default();
         let s = Session { uri: "http://c".into(), prefix: String::new(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
         let req = lister.next(&s, 0).unwrap().unwrap();
-        lister.feed(&s, &req, &Response { status: 200, body: page.into_bytes(), content_range: None }).unwrap();
+        lister.feed(&s, &req, &Response { status: 200, body: page.into_bytes(), content_range: None, etag: None }).unwrap();
         let listing = lister.finish();
         assert_eq!(listing.namespaces.len(), MAX_LISTED);
         assert_eq!(listing.incomplete, vec![format!("10 more names are not listed (at most {MAX_LISTED} namespaces and tables are kept)")]);

@@ -1,0 +1,151 @@
+//! A watched table's events as people read them: one line each for the CLI's ticker and the app's
+//! event list, and one JSON object per line for machines (`watch --format jsonl`).
+
+use crate::analysis::findings::thousands;
+use crate::analysis::live::{Commit, Event, Observed, WriterPace};
+use crate::model::time::rfc3339_ms;
+
+use super::text::visible;
+
+/// `12.3 s`, `4 min 10 s`, `2 h 5 min`: a duration as a person says it.
+pub fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000)
+    } else {
+        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
+    }
+}
+
+/// `job 3d02fc…` for a Flink job's writer key, the rest as they are.
+fn writer(w: &str) -> String {
+    match w.strip_prefix("job ") {
+        Some(id) => format!("job {}", crate::analysis::findings::Context::short(id)),
+        None => w.to_string(),
+    }
+}
+
+fn count(v: Option<u64>, one: &str, many: &str) -> Option<String> {
+    v.map(|n| format!("{} {}", thousands(n), if n == 1 { one } else { many }))
+}
+
+fn commit(c: &Commit) -> String {
+    let by = match (&c.job_id, c.checkpoint_id) {
+        (Some(j), Some(cp)) if cp == crate::model::flink::END_OF_INPUT_CHECKPOINT => {
+            format!("job {} (its end-of-input commit)", crate::analysis::findings::Context::short(j))
+        }
+        (Some(j), Some(cp)) => format!("job {} checkpoint {cp}", crate::analysis::findings::Context::short(j)),
+        (Some(j), None) => format!("job {}", crate::analysis::findings::Context::short(j)),
+        (None, _) => c.writer.label().to_string(),
+    };
+    let added: Vec<String> = [
+        count(c.added_data_files, "data file", "data files"),
+        count(c.added_delete_files, "delete file", "delete files"),
+        count(c.added_records, "record", "records"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let added = if added.is_empty() { String::new() } else { format!(": +{}", added.join(", +")) };
+    format!("snapshot {} ({}) by {by}{added}, committed {}", c.snapshot_id, visible(&c.operation), rfc3339_ms(c.committed_ms))
+}
+
+fn pace(p: &WriterPace, now_ms: i64) -> String {
+    let state = if p.finished {
+        "finished".to_string()
+    } else if p.replaced {
+        "replaced by a later job".to_string()
+    } else {
+        format!("last commit {} ago", duration(now_ms.saturating_sub(p.last_commit_ms)))
+    };
+    let every = p.usual_interval_ms.map(|u| format!(", one every {}", duration(u))).unwrap_or_default();
+    format!("{} ({} commits{every}; {state})", writer(&p.writer), thousands(p.commits as u64))
+}
+
+/// One line: the time the look ran, then what it saw.
+pub fn line(o: &Observed) -> String {
+    let what = match &o.event {
+        Event::Watching { metadata_file, snapshots, current_snapshot_id, writers } => {
+            let writers: Vec<String> = writers.iter().map(|p| pace(p, o.at_ms)).collect();
+            format!(
+                "watching {}: {} snapshots, current {}{}",
+                visible(metadata_file),
+                thousands(*snapshots as u64),
+                current_snapshot_id.as_deref().unwrap_or("none"),
+                if writers.is_empty() { String::new() } else { format!("; writers: {}", writers.join("; ")) }
+            )
+        }
+        Event::Metadata { metadata_file, bytes } => {
+            format!("new metadata file {}{}", visible(metadata_file), bytes.map(|b| format!(" ({})", super::text::bytes(b))).unwrap_or_default())
+        }
+        Event::Commit(c) => format!("commit: {}", commit(c)),
+        Event::Maintenance(c) => format!("maintenance: {}", commit(c)),
+        Event::Expired { snapshots } => format!("{} snapshot{} expired from the table", thousands(*snapshots as u64), if *snapshots == 1 { "" } else { "s" }),
+        Event::NewJob { job_id, first_checkpoint_id, restored_state, previous_job_id, previous_last_commit_ms } => {
+            let from = match (first_checkpoint_id, restored_state) {
+                (Some(c), true) => format!("starting at checkpoint {c}: it restored state (a savepoint or retained checkpoint)"),
+                (Some(c), false) => format!("starting at checkpoint {c}: it restored no state"),
+                (None, _) => "committing without checkpoint ids".to_string(),
+            };
+            let after = match (previous_job_id, previous_last_commit_ms) {
+                (Some(p), Some(t)) => format!("; job {} last committed {}", crate::analysis::findings::Context::short(p), rfc3339_ms(*t)),
+                _ => String::new(),
+            };
+            format!("new Flink job {job_id}, {from}{after}")
+        }
+        Event::SecondWriter { job_ids, first_commit_ms } => format!(
+            "two jobs writing at once: {} committed at {} while {} was still committing",
+            job_ids.get(1).map(String::as_str).unwrap_or(""),
+            rfc3339_ms(*first_commit_ms),
+            job_ids.first().map(String::as_str).unwrap_or("")
+        ),
+        Event::Stalled { writer: w, last_commit_ms, usual_interval_ms, silent_ms } => format!(
+            "STALLED: {} has not committed for {} (since {}), {:.0} times its usual {}",
+            writer(w),
+            duration(*silent_ms),
+            rfc3339_ms(*last_commit_ms),
+            *silent_ms as f64 / (*usual_interval_ms).max(1) as f64,
+            duration(*usual_interval_ms)
+        ),
+        Event::Resumed { writer: w, last_commit_ms, commit_ms, gap_ms, by_job } => match by_job {
+            Some(j) => format!(
+                "resumed: job {} took over from {} at {}, {} after its last commit ({})",
+                crate::analysis::findings::Context::short(j),
+                writer(w),
+                rfc3339_ms(*commit_ms),
+                duration(*gap_ms),
+                rfc3339_ms(*last_commit_ms)
+            ),
+            None => format!("resumed: {} committed again at {}, after a gap of {}", writer(w), rfc3339_ms(*commit_ms), duration(*gap_ms)),
+        },
+        Event::Slowing { writer: w, recent_interval_ms, usual_interval_ms } => format!(
+            "slowing: {} now commits every {} against its usual {} (backpressure or long checkpoints)",
+            writer(w),
+            duration(*recent_interval_ms),
+            duration(*usual_interval_ms)
+        ),
+        Event::Steady { writer: w, recent_interval_ms, usual_interval_ms } => {
+            format!("steady again: {} commits every {} (usual {})", writer(w), duration(*recent_interval_ms), duration(*usual_interval_ms))
+        }
+        Event::MetadataGrowth { bytes, bytes_per_hour, since_ms } => format!(
+            "metadata.json is {}, growing {}/h since {}",
+            super::text::bytes(*bytes),
+            if *bytes_per_hour < 0 { format!("-{}", super::text::bytes(bytes_per_hour.unsigned_abs())) } else { super::text::bytes(*bytes_per_hour as u64) },
+            rfc3339_ms(*since_ms)
+        ),
+        Event::Finding(f) => format!("[{}] {}: {}", f.severity.label(), visible(&f.title), visible(&f.evidence)),
+        Event::FindingCleared { severity, title, .. } => format!("[{}] no longer holds: {}", severity.label(), visible(title)),
+    };
+    format!("{}  {what}", rfc3339_ms(o.at_ms))
+}
+
+/// One JSON object per event, the time the look ran first (`at`, `at_ms`).
+pub fn jsonl(o: &Observed) -> String {
+    let mut v = serde_json::to_value(o).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("at".into(), serde_json::Value::String(rfc3339_ms(o.at_ms)));
+    }
+    v.to_string()
+}
