@@ -29,7 +29,7 @@ enum Follow {
     /// A table folder (or a metadata file in one): its `metadata/` listed again.
     Folder(PathBuf),
     /// A REST catalog: LoadTable, with the last answer's ETag.
-    Catalog { session: Session, namespace: Vec<String>, table: String, etag: Option<String> },
+    Catalog { session: Box<Session>, namespace: Vec<String>, table: String, etag: Option<String> },
     /// An `s3://…/metadata/x.metadata.json`: the prefix listed.
     S3 { prefix: String },
     /// An https:// metadata file: `version-hint.text` beside it.
@@ -50,7 +50,7 @@ impl Follow {
             let ident = a.table.as_deref().ok_or_else(|| Failure::usage("--catalog needs --table NS.NAME"))?;
             let (namespace, table) = split_identifier(ident).ok_or_else(|| Failure::Usage(format!("--table `{ident}`: expected NAMESPACE.TABLE")))?;
             let session = block_on(remote::connect(&Ureq::default(), &open::options(&a.catalog, &a.s3(), uri)?)).map_err(Failure::unreadable)?;
-            return Ok(Follow::Catalog { session, namespace, table, etag: None });
+            return Ok(Follow::Catalog { session: Box::new(session), namespace, table, etag: None });
         }
         let target = a
             .target
@@ -99,7 +99,7 @@ impl Follow {
                     // An OAuth2 token expires within hours: a watch outlives it.
                     Err(e) if matches!(e.kind, icescope::source::http::HttpErrorKind::Status(401 | 419)) => {
                         let uri = a.catalog.catalog.as_deref().unwrap_or_default();
-                        *session = block_on(remote::connect(&t, &open::options(&a.catalog, &a.s3(), uri)?)).map_err(Failure::unreadable)?;
+                        **session = block_on(remote::connect(&t, &open::options(&a.catalog, &a.s3(), uri)?)).map_err(Failure::unreadable)?;
                         block_on(remote::load_table_if_changed(&t, session, namespace, table, etag.as_deref()))
                     }
                     r => r,
@@ -114,7 +114,7 @@ impl Follow {
                     return Ok(None);
                 }
                 // Vended credentials and the location's host come with each answer.
-                let files = RemoteFiles::from_catalog(t, a.s3(), session.clone(), namespace.clone(), table.clone(), &loaded);
+                let files = RemoteFiles::from_catalog(t, a.s3(), (**session).clone(), namespace.clone(), table.clone(), &loaded);
                 Ok(Some((Some(Files::Remote(Box::new(files))), location)))
             }
             Follow::S3 { prefix } => {
