@@ -93,6 +93,24 @@ pub struct StorageCredential {
     pub config: Props,
 }
 
+/// The ETag a LoadTable answer carried, as `If-None-Match` sends it back. Jetty's compression
+/// handler appends `--gzip` to the tag of a gzipped answer, and Apache Iceberg's REST reference
+/// server (1.11, on Jetty 12.1) then compares the header with its own tag, without the suffix:
+/// sent back as received, every conditional LoadTable was answered in full.
+pub fn as_sent_back(etag: &str) -> String {
+    let t = etag.trim();
+    let (quoted, inner) = match t.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        Some(inner) => (true, inner),
+        None => (false, t),
+    };
+    let inner = inner.strip_suffix("--gzip").unwrap_or(inner);
+    if quoted {
+        format!("\"{inner}\"")
+    } else {
+        inner.to_string()
+    }
+}
+
 impl CatalogOptions {
     pub fn base(&self) -> String {
         self.uri.trim_end_matches('/').to_string()
@@ -344,6 +362,14 @@ pub fn masked(key: &str, value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_etag_is_sent_back_without_the_suffix_jetty_added_for_gzip() {
+        assert_eq!(super::as_sent_back("efa3a054--gzip"), "efa3a054");
+        assert_eq!(super::as_sent_back("\"efa3a054--gzip\""), "\"efa3a054\"");
+        assert_eq!(super::as_sent_back("W/\"x\""), "W/\"x\"");
+        assert_eq!(super::as_sent_back("plain"), "plain");
+    }
 
     #[test]
     fn longest_vended_prefix_wins_over_config_over_user() {
