@@ -67,7 +67,7 @@ pub async fn load_table_if_changed<T: Transport>(
 ) -> Result<Option<(LoadTableResult, Option<String>)>, HttpError> {
     let mut req = session.load_table_request(namespace, table, t.now_ms())?;
     if let Some(tag) = etag {
-        req = req.header("If-None-Match", &super::rest_catalog::as_sent_back(tag));
+        req = req.header("If-None-Match", super::rest_catalog::as_sent_back(tag));
     }
     let resp = t.send(&req).await?;
     if resp.status == 304 && etag.is_some() {
