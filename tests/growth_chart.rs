@@ -24,7 +24,7 @@ fn render(series: &GrowthSeries, stamp: &Stamp) -> (usize, String) {
     let mut svg = String::new();
     let n = {
         let root = Measured::svg(SVGBackend::with_string(&mut svg, (1280, 560))).into_drawing_area();
-        draw_growth(&root, series, &[], &Dress { stamp, look: TICKET, title: None }).unwrap()
+        draw_growth(&root, series, &[], false, &Dress { stamp, look: TICKET, title: None }).unwrap()
     };
     (n, svg)
 }

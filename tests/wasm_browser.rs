@@ -66,7 +66,7 @@ async fn growth_chart_paints_a_canvas() {
     let backend = CanvasBackend::with_canvas_object(canvas.clone()).unwrap();
     let stamp = Stamp { table: "example".into(), snapshot: "1".into(), metadata_file: "metadata/v3.metadata.json".into(), generated_at: "now".into() };
     let dress = Dress { stamp: &stamp, look: TICKET, title: None };
-    let n = draw_growth(&Measured::canvas(backend, (1280, 560)).into_drawing_area(), &GrowthSeries::of(&history), &[], &dress).unwrap();
+    let n = draw_growth(&Measured::canvas(backend, (1280, 560)).into_drawing_area(), &GrowthSeries::of(&history), &[], false, &dress).unwrap();
     assert_eq!(n, history.snapshots.len());
     let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().unchecked_into();
     let pixels = ctx.get_image_data(0.0, 0.0, 1280.0, 560.0).unwrap().data();

@@ -64,6 +64,17 @@ fn pace(p: &WriterPace, now_ms: i64) -> String {
     format!("{} ({} commits{every}; {state})", writer(&p.writer), thousands(p.commits as u64))
 }
 
+/// `job 3d02fc8b… last committed 4.2 s ago (one every 5.0 s)`: a writer in the live badge.
+pub fn since_last(p: &WriterPace, now_ms: i64) -> String {
+    let every = p.usual_interval_ms.map(|u| format!(" (one every {})", duration(u))).unwrap_or_default();
+    format!("{} last committed {} ago{every}", writer(&p.writer), duration(now_ms.saturating_sub(p.last_commit_ms)))
+}
+
+/// The live event list's heading.
+pub fn events_heading(events: usize, looks: u64) -> String {
+    format!("Live: {} event{} in {} look{}, newest first", thousands(events as u64), if events == 1 { "" } else { "s" }, thousands(looks), if looks == 1 { "" } else { "s" })
+}
+
 /// One line: the time the look ran, then what it saw.
 pub fn line(o: &Observed) -> String {
     let what = match &o.event {

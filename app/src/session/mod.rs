@@ -5,6 +5,7 @@
 //! after report rather than inside `load`, which stays below analysis.
 
 pub mod assemble;
+pub mod live;
 pub mod open;
 pub mod savepoint;
 
@@ -68,6 +69,8 @@ pub struct TableView {
     pub walk: Arc<Walk>,
     /// Manifests against the Parquet footers, once they were read.
     pub footers: Option<Arc<FooterReport>>,
+    /// While the table is watched: its events and writers.
+    pub live: Option<Arc<live::LiveView>>,
 }
 
 /// An open table: its files, what has been read, and what the views asked for. `D` decodes the
@@ -89,6 +92,8 @@ pub struct TableSession<F: Fetch, D: Decoder = Inline> {
     /// Whether a request was made since the last answer (a walk or comparison is shown then).
     asked: bool,
     savepoints: Option<Arc<crate::analysis::savepoint::Savepoints>>,
+    /// Set while the table is watched (`live`).
+    live: Option<live::Live>,
 }
 
 impl<F: Fetch, D: Decoder> TableSession<F, D> {
@@ -96,7 +101,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub fn new(name: String, files: Rc<F>, dec: D, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
         loader.history.plan(mode);
         let summaries = Arc::new(loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
-        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false, savepoints: None }
+        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false, savepoints: None, live: None }
     }
 
     /// Takes a request: what it needs is queued for reading; the next answer shows it.
@@ -160,6 +165,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             charts_final: complete || history.lists_settled(),
             walk: Arc::new(walk(history, self.walk.0.or(history.current_index()).unwrap_or(0), self.walk.1.as_deref(), WALK_ROWS)),
             footers,
+            live: self.live.as_ref().map(|l| Arc::new(l.view(history))),
             diff: self.compare.as_ref().map(|(a, b)| {
                 Arc::new((|| {
                     let (x, y) = (resolve(history, a)?, resolve(history, b)?);

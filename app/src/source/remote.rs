@@ -109,8 +109,35 @@ impl<T: Transport> RemoteFiles<T> {
         RemoteFiles { transport, access: RefCell::new(access), catalog: Some((session, namespace, table)) }
     }
 
+    /// Opened through a catalog: `reload` can ask it again.
+    pub fn has_catalog(&self) -> bool {
+        self.catalog.is_some()
+    }
+
     pub fn access(&self) -> std::cell::Ref<'_, ObjectAccess> {
         self.access.borrow()
+    }
+
+    /// The table these files came from, asked of its catalog again (the last answer's ETag sent
+    /// back): the files of a new version (with what the catalog vends now) and its location, or
+    /// None when it answers 304 or still names `current`; and the answer's ETag (None on a 304:
+    /// keep the last). An error for files not opened through a catalog.
+    pub async fn reload(&self, transport: T, current: &str, etag: Option<&str>) -> Result<(Option<(RemoteFiles<T>, String)>, Option<String>), HttpError> {
+        let Some((session, namespace, table)) = &self.catalog else {
+            return Err(HttpError { url: current.to_string(), kind: HttpErrorKind::Other, message: "not opened through a catalog".into() });
+        };
+        let Some((loaded, tag)) = load_table_if_changed(&transport, session, namespace, table, etag).await? else { return Ok((None, None)) };
+        let location = loaded.metadata_location.clone().ok_or_else(|| HttpError {
+            url: session.uri.clone(),
+            kind: HttpErrorKind::Other,
+            message: format!("{table}: the catalog returned no metadata-location"),
+        })?;
+        if location == current {
+            return Ok((None, tag));
+        }
+        let user = self.access.borrow().user.clone();
+        let files = RemoteFiles::from_catalog(transport, user, session.clone(), namespace.clone(), table.clone(), &loaded);
+        Ok((Some((files, location)), tag))
     }
 
     async fn request(&self, reference: &str) -> Result<Request, HttpError> {

@@ -110,6 +110,11 @@ impl HandleFiles {
         self.index.is_empty()
     }
 
+    /// The picked folder, to be listed again (a watch looks for newer metadata files).
+    pub fn root(&self) -> FileSystemDirectoryHandle {
+        self.root.clone()
+    }
+
     /// Where a reference is under the picked folder: the segments after the root's own name
     /// (followed by one of its entries), else from the first segment that names one of its
     /// entries. `..` and `.` never name anything.

@@ -22,7 +22,7 @@ const TABS: [(Tab, &str, &str, &str); 5] = [
 
 /// What the charts are drawn from, out of the opened table.
 pub fn inputs(o: &Opened) -> Inputs<'_> {
-    Inputs { series: &o.series, jobs: &o.jobs, partitions: &o.partitions, timeline: &o.partition_timeline, report: &o.report }
+    Inputs { series: &o.series, jobs: &o.jobs, partitions: &o.partitions, timeline: &o.partition_timeline, report: &o.report, live: o.live.is_some() }
 }
 
 #[component]

@@ -29,9 +29,9 @@ pub type Shared = Rc<Mutex<TableSession<TableFiles, WorkerDecoder>>>;
 /// The open table: its generation, its session, and for the metadata picker its versions.
 #[derive(Clone)]
 pub struct Current {
-    generation: u64,
+    pub(super) generation: u64,
     pub(super) session: Shared,
-    files: Rc<TableFiles>,
+    pub(super) files: Rc<TableFiles>,
     pick: Option<MetadataPick>,
     /// Savepoints read for this table: judged again against the version the picker opens.
     savepoints: Option<Arc<Savepoints>>,
@@ -60,7 +60,7 @@ pub(super) fn publish(state: AppState, s: &mut TableSession<TableFiles, WorkerDe
 
 /// Cheap enough for every batch; the full-history estimate (a pass over every snapshot) is
 /// recomputed only when `estimate` is set: at the start and at the end of a read.
-fn report_progress(state: AppState, s: &TableSession<TableFiles, WorkerDecoder>, loading: bool, stopped: Option<String>, estimate: bool) {
+pub(super) fn report_progress(state: AppState, s: &TableSession<TableFiles, WorkerDecoder>, loading: bool, stopped: Option<String>, estimate: bool) {
     let h = &s.loader.history;
     let (done, queued, expected) = h.progress();
     let all = h.read_mode() == Some(ReadMode::All);

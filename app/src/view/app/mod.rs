@@ -18,6 +18,7 @@ mod gallery;
 #[cfg(feature = "heap-stats")]
 mod heap_stats;
 mod keys;
+mod live;
 mod loader;
 mod marks;
 mod open_location;

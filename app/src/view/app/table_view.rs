@@ -56,6 +56,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                     </dl>
                 })}
                 <ReadStatus/>
+                <super::live::LiveSwitch/>
             </div>
             {move || gaps.get().filter(|g| !g.is_empty()).map(|gaps| view! {
                     <details class="gaps" open>
@@ -85,6 +86,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                 </details>
             })}
             <AlertStrip/>
+            <super::live::LiveEvents/>
             <Charts/>
             {move || below.get().then(|| view! {
                 <FindingsPanel catalog=catalog/>

@@ -130,14 +130,15 @@ fn has_sizes(series: &GrowthSeries) -> bool {
 }
 
 /// Draws the chart and returns how many x positions it drew.
-pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, jobs: &[JobSpan], dress: &Dress<'_>) -> super::Drawn {
-    super::drawn(draw(root, series, jobs, dress))
+pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, jobs: &[JobSpan], newest: bool, dress: &Dress<'_>) -> super::Drawn {
+    super::drawn(draw(root, series, jobs, newest, dress))
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &GrowthSeries,
     jobs: &[JobSpan],
+    newest: bool,
     dress: &Dress<'_>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let look = &dress.look;
@@ -236,6 +237,15 @@ fn draw<DB: DrawingBackend>(
     }
     for run in runs(|c| c.records) {
         chart.draw_secondary_series(LineSeries::new(run, look.series(palette::RECORDS).stroke_width(1)))?;
+    }
+    // Watched: the newest commit's points are ringed, where the next one will appear beside.
+    if let (true, Some(last), Some(&x)) = (newest, series.points.last(), xs.last()) {
+        let t = last.totals();
+        for (_, colour, count) in SERIES {
+            if let Some(v) = count(&t).filter(|&v| v > 0) {
+                chart.draw_series(std::iter::once(Circle::new((x, v as f64), look.len(7.0) as i32, look.series(colour).stroke_width(2))))?;
+            }
+        }
     }
     lanes::draw(&lane_area, series, jobs, lay, look)?;
     if strip_h > 0 {

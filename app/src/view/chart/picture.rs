@@ -23,6 +23,8 @@ pub struct Inputs<'a> {
     pub partitions: &'a [PartitionStat],
     pub timeline: &'a PartitionTimeline,
     pub report: &'a Inspect,
+    /// The table is watched: the newest snapshot is ringed on the growth chart.
+    pub live: bool,
 }
 
 /// The analysis the charts read, owned: what the CLI makes of a table, as the app's loader does.
@@ -49,7 +51,7 @@ impl Analysed {
     }
 
     pub fn inputs(&self) -> Inputs<'_> {
-        Inputs { series: &self.series, jobs: &self.jobs, partitions: &self.partitions, timeline: &self.timeline, report: &self.report }
+        Inputs { series: &self.series, jobs: &self.jobs, partitions: &self.partitions, timeline: &self.timeline, report: &self.report, live: false }
     }
 }
 
@@ -98,7 +100,7 @@ pub fn height(kind: ChartKind, inputs: &Inputs<'_>, stamp: &Stamp, width: u32, l
 pub fn draw<DB: DrawingBackend>(kind: ChartKind, area: &DrawingArea<DB, Shift>, inputs: &Inputs<'_>, stamp: &Stamp, look: Look) -> Drawn {
     let d = dress(kind, inputs, stamp, look);
     match kind {
-        ChartKind::Growth => super::growth::draw_growth(area, inputs.series, inputs.jobs, &d),
+        ChartKind::Growth => super::growth::draw_growth(area, inputs.series, inputs.jobs, inputs.live, &d),
         ChartKind::Jobs => {
             super::timeline::draw_timeline(area, inputs.jobs, &maintenance(inputs.report), &flagged(inputs.report), &shape_events(inputs.report), &d)
         }
