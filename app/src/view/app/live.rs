@@ -130,7 +130,11 @@ pub fn LiveSwitch() -> impl IntoView {
     let state = expect_context::<AppState>();
     let w = Watching { on: RwSignal::new(false), every_s: RwSignal::new(5), problem: RwSignal::new(None), run: RwSignal::new(0) };
     provide_context(w);
-    let why_not = move || state.session.with_value(|c| c.as_ref().and_then(|c| not_followable(&c.files)).map(str::to_string));
+    // The session is no signal: its answers are, and one comes with it.
+    let why_not = move || {
+        state.opened.track();
+        state.session.with_value(|c| c.as_ref().and_then(|c| not_followable(&c.files)).map(str::to_string))
+    };
     let toggle = move |_| {
         let on = !w.on.get_untracked();
         w.on.set(on);

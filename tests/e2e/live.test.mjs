@@ -1,0 +1,134 @@
+// The Live switch in Chromium: a lab table (savepoint-twice, written by Flink) grows in the folder
+// the app watches, metadata file by metadata file as Flink committed them; the folder is picked as
+// a handle (the origin-private file system, as folder_handle.test.mjs does). After each look the
+// growth chart's points and the snapshot count equal the snapshots of the newest metadata file
+// there; the resumed job and the replay are events; the tab a person chose stays chosen. A dropped
+// folder is a copy of one moment: the switch says so and stays off.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, SCREENSHOT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
+
+const NAME = 'savepoint-twice';
+const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
+const version = (f) => Number(/^v(\d+)\.metadata\.json$/.exec(f)?.[1]);
+const versions = fs.readdirSync(path.join(DIR, 'metadata')).filter((f) => version(f)).sort((a, b) => version(a) - version(b));
+const snapshots = (f) => (JSON.parse(fs.readFileSync(path.join(DIR, 'metadata', f), 'utf8')).snapshots ?? []).length;
+// The table as it stood after its first job's last commit, then grown in these steps.
+const START = 5;
+const STEPS = [6, 9, 13, 15, versions.length];
+
+let target;
+let browser;
+
+before(async () => {
+  target = await appTarget();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await target?.close();
+});
+
+/** The fixture with its metadata files up to `upTo` only, in a temporary folder. */
+function tableUpTo(upTo) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-live-'));
+  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= upTo });
+  return dir;
+}
+
+async function writeToOpfs(page, rel, file) {
+  await page.evaluate(async ({ rel, b64 }) => {
+    let dir = await navigator.storage.getDirectory();
+    const parts = rel.split('/');
+    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
+    const w = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
+    await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    await w.close();
+  }, { rel, b64: fs.readFileSync(file).toString('base64') });
+}
+
+async function shown(page) {
+  return {
+    points: Number(await page.locator(sel.chart).getAttribute('data-points')),
+    count: Number(await page.locator(sel.count).textContent()),
+  };
+}
+
+test(`${NAME}: the Live switch follows the folder as Flink's commits land, and the chart grows with it`, { timeout: 180000 }, async () => {
+  const { page, errors } = await newPage(browser);
+  const start = tableUpTo(START);
+  try {
+    await screenshotOnFailure(page, 'live', async () => {
+      await openGallery(page, target.url);
+      await copyToOpfs(page, start, NAME);
+      await pickerAnswers(page, NAME);
+      await chooseFolder(page);
+      await waitReady(page, errors);
+      assert.deepEqual(await shown(page), { points: snapshots(versions[START - 1]), count: snapshots(versions[START - 1]) });
+      // A person's choice survives each update: the jobs tab stays open.
+      await page.locator('[data-testid="tab-jobs"]').click();
+      await page.locator('[data-testid="live-every"]').selectOption('2');
+      const sw = page.locator('[data-testid="live-switch"]');
+      assert.equal(await sw.isEnabled(), true);
+      await sw.click();
+      await page.locator('[data-testid="live-badge"]').waitFor({ timeout: TIMEOUT_MS });
+      for (const upTo of STEPS) {
+        for (const f of versions.slice(0, upTo)) {
+          if (version(f) > START) await writeToOpfs(page, `${NAME}/metadata/${f}`, path.join(DIR, 'metadata', f));
+        }
+        const want = snapshots(versions[upTo - 1]);
+        await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
+        await page.locator('[data-testid="tab-growth"]').click();
+        await page.waitForFunction((n) => document.querySelector('canvas[data-testid="growth-chart"]')?.dataset.points === String(n), want, { timeout: TIMEOUT_MS });
+        assert.deepEqual(await shown(page), { points: want, count: want }, `after ${versions[upTo - 1]}`);
+        await page.locator('[data-testid="tab-jobs"]').click();
+      }
+      assert.equal(await page.locator('[data-testid="tab-jobs"]').getAttribute('aria-selected'), 'true');
+      // Every commit since the switch went on is one event; the two resumed jobs and the replay too.
+      const events = await page.locator('[data-testid="live-events"] li').evaluateAll((els) => els.map((e) => ({ kind: e.dataset.kind, text: e.textContent, alarm: e.classList.contains('alarm') })));
+      const commits = events.filter((e) => e.kind === 'commit');
+      assert.equal(commits.length, snapshots(versions.at(-1)) - snapshots(versions[START - 1]));
+      const jobs = events.filter((e) => e.kind === 'new_job');
+      assert.equal(jobs.length, 2, JSON.stringify(jobs));
+      const replay = events.filter((e) => e.kind === 'finding' && e.text.includes('Savepoint replayed'));
+      assert.equal(replay.length, 1);
+      assert.equal(replay[0].alarm, true);
+      // Newest first: the last commit heads the list of commits.
+      // As text: a snapshot id passes 2^53, which a JS number rounds.
+      const raw = fs.readFileSync(path.join(DIR, 'metadata', versions.at(-1)), 'utf8');
+      const lastId = /"current-snapshot-id"\s*:\s*(\d+)/.exec(raw)[1];
+      assert.ok(commits[0].text.includes(lastId), `${commits[0].text} names ${lastId}`);
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.locator('[data-testid="tab-growth"]').click();
+      for (const [w, scheme] of [[1280, 'light'], [800, 'light'], [1280, 'dark']]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.setViewportSize({ width: w, height: 1000 });
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `live-${w}-${scheme}.png`) });
+      }
+      assert.deepEqual(errors.all ?? [], []);
+    });
+  } finally {
+    fs.rmSync(start, { recursive: true, force: true });
+    await page.context().close();
+  }
+});
+
+test('a dropped folder is a copy of one moment: the Live switch says so and stays off', async () => {
+  const { page, errors } = await newPage(browser);
+  try {
+    await openGallery(page, target.url);
+    await page.locator(sel.folderInput).setInputFiles(DIR);
+    await waitReady(page, errors);
+    const sw = page.locator('[data-testid="live-switch"]');
+    assert.equal(await sw.isDisabled(), true);
+    assert.match(await page.locator('[data-testid="live-why-not"]').textContent(), /copy of one moment/);
+  } finally {
+    await page.context().close();
+  }
+});
