@@ -89,6 +89,8 @@ test(`${NAME}: the Live switch follows the folder as Flink's commits land, and t
         await page.locator('[data-testid="tab-jobs"]').click();
       }
       assert.equal(await page.locator('[data-testid="tab-jobs"]').getAttribute('aria-selected'), 'true');
+      // The metadata file shown is the newest, with the folder's versions to go back to.
+      assert.equal(await page.locator('[data-testid="metadata-picker"]').inputValue(), `${NAME}/metadata/${versions.at(-1)}`);
       // Every commit since the switch went on is one event; the two resumed jobs and the replay too.
       const events = await page.locator('[data-testid="live-events"] li').evaluateAll((els) => els.map((e) => ({ kind: e.dataset.kind, text: e.textContent, alarm: e.classList.contains('alarm') })));
       const commits = events.filter((e) => e.kind === 'commit');

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::analysis::live::{Event, LiveOptions};
+use crate::source::metadata_pick::MetadataPick;
 use crate::source::browser::fetch::Browser;
 
 use super::files::TableFiles;
@@ -35,21 +36,28 @@ fn not_followable(files: &TableFiles) -> Option<&'static str> {
     }
 }
 
-/// The newest metadata file, when it is not `current`: with the files to read it from where the
-/// source had to be listed or asked again.
-async fn newer(files: &TableFiles, current: &str, etag: &mut Option<String>) -> Result<Option<(Option<TableFiles>, String)>, String> {
+/// A newer metadata file: where it is, the files to read it from where the source had to be
+/// listed or asked again, and in a folder which of its files it is and why (the picker's list).
+struct Newer {
+    path: String,
+    files: Option<TableFiles>,
+    pick: Option<MetadataPick>,
+}
+
+/// The newest metadata file, when it is not `current`.
+async fn newer(files: &TableFiles, current: &str, etag: &mut Option<String>) -> Result<Option<Newer>, String> {
     match files {
         TableFiles::Handle(h) => {
             let fresh = HandleFiles::open(h.root()).await?.ok_or("the folder holds no metadata/ any more")?;
             let pick = crate::load::pick_metadata(&fresh).await.ok_or("the folder's metadata/ holds no metadata file any more")?;
-            Ok((pick.path != current).then(|| (Some(TableFiles::Handle(fresh)), pick.path)))
+            Ok((pick.path != current).then(|| Newer { path: pick.path.clone(), files: Some(TableFiles::Handle(fresh)), pick: Some(pick) }))
         }
         TableFiles::Remote(r) => {
             let (new, tag) = r.reload(Browser, current, etag.as_deref()).await.map_err(|e| e.to_string())?;
             if tag.is_some() {
                 *etag = tag;
             }
-            Ok(new.map(|(f, location)| (Some(TableFiles::Remote(f)), location)))
+            Ok(new.map(|(f, path)| Newer { path, files: Some(TableFiles::Remote(f)), pick: None }))
         }
         other => Err(not_followable(other).unwrap_or("this source cannot be followed").to_string()),
     }
@@ -94,15 +102,21 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
         }
         let path = s.loader.history.metadata_file.clone();
         match newer(&current.files, &path, &mut etag).await {
-            Ok(Some((fresh, newest))) => {
+            Ok(Some(Newer { path: newest, files: fresh, pick })) => {
                 let files = fresh.map(Rc::new).unwrap_or_else(|| current.files.clone());
                 if let Err(e) = s.advance(files.clone(), &newest, IN_FLIGHT).await {
                     w.problem.set(Some(format!("{newest}: {e}")));
                     continue;
                 }
+                if pick.is_some() {
+                    s.pick.clone_from(&pick);
+                }
                 state.session.update_value(|c| {
                     if let Some(c) = c.as_mut().filter(|c| c.generation == generation) {
                         c.files = files;
+                        if pick.is_some() {
+                            c.pick = pick;
+                        }
                     }
                 });
             }

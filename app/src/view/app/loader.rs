@@ -32,7 +32,7 @@ pub struct Current {
     pub(super) generation: u64,
     pub(super) session: Shared,
     pub(super) files: Rc<TableFiles>,
-    pick: Option<MetadataPick>,
+    pub(super) pick: Option<MetadataPick>,
     /// Savepoints read for this table: judged again against the version the picker opens.
     savepoints: Option<Arc<Savepoints>>,
 }
