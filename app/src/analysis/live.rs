@@ -82,10 +82,13 @@ pub enum Event {
         current_snapshot_id: Option<String>,
         writers: Vec<WriterPace>,
     },
-    /// A newer metadata file was read.
+    /// A newer metadata file was read: its size, and what reading it and what it adds took
+    /// (files and bytes, the metadata file's included), where the caller says (`with_read`).
     Metadata {
         metadata_file: String,
         bytes: Option<u64>,
+        read_files: Option<usize>,
+        read_bytes: Option<u64>,
     },
     Commit(Commit),
     /// A rewrite (`replace`) or Flink's in-job maintenance: not the streaming writer's commit.
@@ -287,6 +290,16 @@ fn finding_key(f: &Finding) -> String {
     }
 }
 
+/// The look's new-metadata event with what the step that read it cost.
+pub fn with_read(events: &mut [Observed], files: usize, bytes: u64) {
+    for o in events {
+        if let Event::Metadata { read_files, read_bytes, .. } = &mut o.event {
+            *read_files = Some(files);
+            *read_bytes = Some(bytes);
+        }
+    }
+}
+
 /// One look at the table: the events since `state` (every finding, on the first look), and the
 /// state to keep for the next.
 pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms: i64, options: LiveOptions) -> (Vec<Observed>, LiveState) {
@@ -304,7 +317,7 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         });
     } else if state.metadata_file.as_deref() != Some(history.metadata_file.as_str()) {
         let bytes = history.metadata_sizes.iter().find(|m| m.file == history.metadata_file).map(|m| m.bytes);
-        out.push(Event::Metadata { metadata_file: history.metadata_file.clone(), bytes });
+        out.push(Event::Metadata { metadata_file: history.metadata_file.clone(), bytes, read_files: None, read_bytes: None });
     }
     next.snapshot_ids = history.snapshots.iter().map(|s| s.snapshot.snapshot_id.0.to_string()).collect();
     if !first {

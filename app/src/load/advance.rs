@@ -16,7 +16,9 @@ impl Loader {
         // Through `dec`: in the browser a day's metadata file is decoded off the page's thread.
         let metadata = match dec.decode(crate::decode::job::Job::TableMetadata { path: metadata_path.to_string(), bytes }).await? {
             crate::decode::job::Decoded::Metadata(m) => *m,
-            _ => return Err(LoadError::Decode(crate::decode::DecodeError::new(metadata_path, "", super::decoder::unexpected(metadata_path, "table metadata")))),
+            _ => {
+                return Err(LoadError::Decode(crate::decode::DecodeError::new(metadata_path, "", super::decoder::unexpected(metadata_path, "table metadata"))))
+            }
         };
         let mode = self.history.read_mode().unwrap_or(crate::model::ReadMode::Auto);
         let known: Vec<crate::model::MetadataSize> = self.history.metadata_sizes.clone();

@@ -72,7 +72,13 @@ pub fn since_last(p: &WriterPace, now_ms: i64) -> String {
 
 /// The live event list's heading.
 pub fn events_heading(events: usize, looks: u64) -> String {
-    format!("Live: {} event{} in {} look{}, newest first", thousands(events as u64), if events == 1 { "" } else { "s" }, thousands(looks), if looks == 1 { "" } else { "s" })
+    format!(
+        "Live: {} event{} in {} look{}, newest first",
+        thousands(events as u64),
+        if events == 1 { "" } else { "s" },
+        thousands(looks),
+        if looks == 1 { "" } else { "s" }
+    )
 }
 
 /// One line: the time the look ran, then what it saw.
@@ -88,8 +94,12 @@ pub fn line(o: &Observed) -> String {
                 if writers.is_empty() { String::new() } else { format!("; writers: {}", writers.join("; ")) }
             )
         }
-        Event::Metadata { metadata_file, bytes } => {
-            format!("new metadata file {}{}", visible(metadata_file), bytes.map(|b| format!(" ({})", super::text::bytes(b))).unwrap_or_default())
+        Event::Metadata { metadata_file, bytes, read_files, read_bytes } => {
+            let read = match (read_files, read_bytes) {
+                (Some(f), Some(b)) => format!("; read {} file{}, {}", thousands(*f as u64), if *f == 1 { "" } else { "s" }, super::text::bytes(*b)),
+                _ => String::new(),
+            };
+            format!("new metadata file {}{}{read}", visible(metadata_file), bytes.map(|b| format!(" ({})", super::text::bytes(b))).unwrap_or_default())
         }
         Event::Commit(c) => format!("commit: {}", commit(c)),
         Event::Maintenance(c) => format!("maintenance: {}", commit(c)),

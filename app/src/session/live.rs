@@ -37,7 +37,13 @@ pub struct Live {
 
 impl Live {
     pub fn view(&self, history: &crate::model::TableHistory) -> LiveView {
-        LiveView { events: self.events.iter().cloned().collect(), writers: paces(history), looked_ms: self.looked_ms, looks: self.looks, advances: self.advances }
+        LiveView {
+            events: self.events.iter().cloned().collect(),
+            writers: paces(history),
+            looked_ms: self.looked_ms,
+            looks: self.looks,
+            advances: self.advances,
+        }
     }
 }
 
@@ -61,7 +67,8 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub fn look(&mut self, now_ms: i64, options: LiveOptions) {
         let table = self.table_ref();
         let live = self.live.get_or_insert_with(Live::default);
-        let (events, next) = look(&self.loader.history, &table, &live.state, now_ms, options);
+        let (mut events, next) = look(&self.loader.history, &table, &live.state, now_ms, options);
+        crate::analysis::live::with_read(&mut events, self.loader.stats.files, self.loader.stats.bytes);
         live.state = next;
         live.looked_ms = now_ms;
         live.looks += 1;

@@ -54,7 +54,7 @@ const AFTER_HELP: &str = "TABLE is a table folder, a metadata.json, an https:// 
 --catalog URI --table NS.NAME. metadata.json is read first: every snapshot's summary totals, then the manifests of the current and last \
 snapshots and the manifest lists of a sample (tables over 200 snapshots). Secrets may come from ICESCOPE_TOKEN, ICESCOPE_CREDENTIAL and \
 AWS_* instead of flags, out of shell history. `icescope <command> --help` lists a command's options. Exit codes: 0 done, 1 a finding \
-at `inspect --fail-on`'s severity or above, 2 usage, 3 the table or an input could not be read, 4 the output could not be written.";
+at `inspect --fail-on`'s severity or above or an alarm in `watch`, 2 usage, 3 the table or an input could not be read, 4 the output could not be written.";
 
 #[derive(Debug, clap::Args)]
 pub struct Inspect {

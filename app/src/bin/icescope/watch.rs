@@ -170,7 +170,8 @@ pub fn watch(w: &Watch) -> Result<(), Failure> {
     let mut alarms = 0;
     loop {
         let now = icescope::load::now_ms() as i64;
-        let (events, next) = look(&loader.history, &table, &state, now, options);
+        let (mut events, next) = look(&loader.history, &table, &state, now, options);
+        icescope::analysis::live::with_read(&mut events, loader.stats.files, loader.stats.bytes);
         state = next;
         let mut out = String::new();
         for e in &events {

@@ -10,8 +10,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::analysis::live::{Event, LiveOptions};
-use crate::source::metadata_pick::MetadataPick;
 use crate::source::browser::fetch::Browser;
+use crate::source::metadata_pick::MetadataPick;
 
 use super::files::TableFiles;
 use super::handle::HandleFiles;
@@ -31,7 +31,9 @@ fn not_followable(files: &TableFiles) -> Option<&'static str> {
         TableFiles::Picked(_) | TableFiles::Served(_) => {
             Some("a dropped or bundled folder is a copy of one moment: pick the table's folder with Choose folder… (or open it from its catalog) to follow it")
         }
-        TableFiles::Remote(_) | TableFiles::Listed(_) => Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it"),
+        TableFiles::Remote(_) | TableFiles::Listed(_) => {
+            Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it")
+        }
         TableFiles::Relay(_) => Some("through icescope serve, follow the table with `icescope watch` for now"),
     }
 }

@@ -130,7 +130,13 @@ fn has_sizes(series: &GrowthSeries) -> bool {
 }
 
 /// Draws the chart and returns how many x positions it drew.
-pub fn draw_growth<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, series: &GrowthSeries, jobs: &[JobSpan], newest: bool, dress: &Dress<'_>) -> super::Drawn {
+pub fn draw_growth<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    series: &GrowthSeries,
+    jobs: &[JobSpan],
+    newest: bool,
+    dress: &Dress<'_>,
+) -> super::Drawn {
     super::drawn(draw(root, series, jobs, newest, dress))
 }
 
