@@ -315,6 +315,21 @@ def savepoint_resume(f):
             f"snapshot left. The savepoint folders, as Flink wrote them, are in tests/savepoints/savepoint-resume/.")
 
 
+def live_watch(f):
+    lab = f["job_labels"]
+    kill = next(e for e in f["timeline"] if e["event"] == "taskmanager-killed")
+    start = next(e for e in f["timeline"] if e["event"] == "taskmanager-started")
+    sp = {p["label"]: p for p in f["savepoints"]}
+    return (f"icescope watch followed FlinkSink jobs ({f['checkpoint_ms'] // 1000} s checkpoints) through the REST catalog, one look "
+            f"every {f['watch']['every_ms'] // 1000} s. Job 1 {lab['1'][:8]}… took savepoint A (checkpoint {sp['A']['checkpoint_id']}) and ran "
+            f"on; its only TaskManager was killed and another started {(start['t_ms'] - kill['t_ms']) / 1000:.0f} s later; it was stopped "
+            f"with savepoint B (checkpoint {sp['B']['checkpoint_id']}). Job 2 {lab['2'][:8]}… resumed from B and was stopped with savepoint C "
+            f"(checkpoint {sp['C']['checkpoint_id']}). Job 3 {lab['3'][:8]}… resumed from the OLDER savepoint A; Spark rewrote the data "
+            f"files while it ran, and it was cancelled. The table then held {_n(f['at_end']['rows'])} rows for "
+            f"{_n(f['at_end']['distinct_ids'])} ids ({_n(f['at_end']['duplicates'])} duplicates). What the watch printed is in "
+            f"watch-events.jsonl.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -328,6 +343,7 @@ CAPTIONS = {
     "savepoint-no-stop": savepoint_no_stop,
     "older-savepoint": older_savepoint,
     "savepoint-resume": savepoint_resume,
+    "live-watch": live_watch,
     "merge-append-long": merge_append_long,
     "icebergsink-v2": icebergsink_v2,
     "dynamic-sink": dynamic_sink,

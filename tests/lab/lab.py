@@ -49,6 +49,8 @@ class Scenario:
             "timeline": [],
         }
         self.t0 = K.now_ms()
+        # The timeline's t_ms count from here: its events' wall-clock times are t0_ms + t_ms.
+        self.facts["t0_ms"] = self.t0
         created = K.labjob("create", f"table={self.ident}", f"kind={kind}",
                            *([f"partition={partition}"] if partition else []),
                            *[f"prop.{k}={v}" for k, v in (props or {}).items()])
@@ -728,6 +730,101 @@ def older_savepoint():
     s.finish(CAPTIONS["older-savepoint"])
 
 
+def icescope_bin() -> Path:
+    """The CLI the live scenario watches with: $ICESCOPE_BIN, else the release build, else the debug one."""
+    if os.environ.get("ICESCOPE_BIN"):
+        return Path(os.environ["ICESCOPE_BIN"])
+    rel = K.REPO / "target" / "release" / "icescope"
+    return rel if rel.exists() else K.REPO / "target" / "debug" / "icescope"
+
+
+def live_watch():
+    """`icescope watch` follows a running FlinkSink job through the REST catalog while the lab takes a
+    savepoint, kills the only TaskManager (and starts another 20 s later), stops the job with a
+    savepoint, resumes a second job from the OLDER savepoint (a replay), has Spark rewrite the data
+    files (a maintenance commit) and cancels the job. The watch's JSON lines are kept in the fixture
+    (watch-events.jsonl) with Flink's and Spark's record of when each of those happened."""
+    import subprocess
+    import threading
+    s = Scenario("live-watch")
+    cp_ms, every_ms, stall_after = 3000, 1000, 4
+    kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms())
+    s.facts["checkpoint_ms"], s.facts["watch"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}
+    j1 = s.submit(name="live-watch 1", **kw)
+    K.wait_running(j1)
+    wait_checkpoints(j1, 3)
+    binary = icescope_bin()
+    args = [str(binary), "watch", "--catalog", K.CATALOG["uri"], "--warehouse", K.BUCKET, "--table", s.ident,
+            "--credential", f"{K.S3_KEY}:{K.S3_SECRET}", "--scope", "catalog",
+            "--s3-endpoint", K.CATALOG["s3_endpoint"], "--s3-access-key-id", K.S3_KEY, "--s3-secret-access-key", K.S3_SECRET,
+            "--s3-region", "us-east-1", "--s3-path-style-access",
+            "--every", f"{every_ms}ms", "--stall-after", str(stall_after), "--format", "jsonl"]
+    s.facts["watch"].update({"command": [a if a != K.S3_SECRET and a != f"{K.S3_KEY}:{K.S3_SECRET}" else "<secret>" for a in args[1:]],
+                             "version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()})
+    out = K.WORK / "live-watch.jsonl"
+    lines: list[str] = []
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(K.WORK / "logs" / "live-watch.stderr", "w"), text=True)
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    K.wait_for("the watch's first look", lambda: any('"watching"' in ln for ln in lines), timeout=60)
+    s.mark("watch-started", pid=proc.pid)
+    wait_checkpoints(j1, 6)
+    spa = {"label": "A", "job_id": j1, **K.trigger_savepoint(j1)}
+    s.mark("savepoint A (no stop)", **spa)
+    wait_checkpoints(j1, 10)
+    tm = TM["name"]
+    pid = K._procs[tm].pid
+    K.kill(tm, signal.SIGKILL)
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
+    time.sleep(20)
+    TM["name"] = K.start_taskmanager()
+    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
+    done = K.checkpoint_counts(j1)["completed"]
+    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(j1)["completed"] >= done + 3, timeout=300)
+    spb = {"label": "B", "job_id": j1, **K.stop_with_savepoint(j1)}
+    s.mark("stop-with-savepoint B", **spb)
+    s.job(j1, stopped_by="stop-with-savepoint B", killed_taskmanager_pid=pid)
+    # Job 2 resumes from B, as it should, and commits; stopped with savepoint C.
+    j2 = s.submit(name="live-watch 2 (resume from B)", restore=spb["savepoint_path"], **kw)
+    K.wait_running(j2)
+    wait_checkpoints(j2, 4)
+    spc = {"label": "C", "job_id": j2, **K.stop_with_savepoint(j2)}
+    s.mark("stop-with-savepoint C", **spc)
+    s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"])
+    # Job 3 resumes from the OLDER savepoint A: its committer skips what job 1 committed after A,
+    # then commits checkpoint ids job 2 already committed: the replay.
+    j3 = s.submit(name="live-watch 3 (resume from the OLDER savepoint A)", restore=spa["savepoint_path"], **kw)
+    K.wait_running(j3)
+    last_b = spb["checkpoint_id"] or 0
+    K.wait_for("job 3 past job 1's last checkpoint", lambda: K.checkpoint_counts(j3)["completed"] >= last_b - spa["checkpoint_id"] + 3, timeout=300)
+    b = K.current_snapshot(s.t)
+    res, attempts = call_recorded("rewrite_data_files", f"table => '{s.ident}', options => map('partial-progress.enabled', 'true', 'min-input-files', '2')")
+    s.facts["maintenance"] = [{"call": "rewrite_data_files", "result": res, "attempts": attempts, "snapshot_before": b,
+                               "snapshot_after": K.current_snapshot(s.t)}]
+    s.mark("rewrite_data_files", snapshot_before=b, snapshot_after=s.facts["maintenance"][0]["snapshot_after"])
+    done = K.checkpoint_counts(j3)["completed"]
+    K.wait_for("2 more checkpoints of job 3", lambda: K.checkpoint_counts(j3)["completed"] >= done + 2, timeout=300)
+    K.cancel_job(j3)
+    s.mark("canceled", job_id=j3)
+    s.job(j3, stopped_by="cancel", restored_from=spa["savepoint_path"])
+    # Long enough for the watch to call job 3 stalled: stall_after times its interval, and a look.
+    time.sleep(stall_after * cp_ms / 1000 + 8)
+    proc.terminate()
+    proc.wait(10)
+    reader.join(5)
+    s.mark("watch-stopped", exit_code=proc.returncode)
+    out.write_text("".join(lines))
+    s.facts["savepoints"] = [spa, spb, spc]
+    s.facts["job_labels"] = {"1": j1, "2": j2, "3": j3}
+    s.facts["commits"] = flink_commits(s.t)
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
+
+    def keep_events(dest: Path):
+        shutil.copyfile(out, dest / "watch-events.jsonl")
+    s.finish(CAPTIONS["live-watch"], after_export=keep_events)
+
+
 def metadata_now(t: str) -> str:
     """The table's current metadata file (its basename): what a reader opened the table from at this moment."""
     rows = K.sql(f"SELECT file FROM {t}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
@@ -1101,6 +1198,7 @@ SCENARIOS = {
     "savepoint-resume": savepoint_resume,
     "savepoint-sinks": savepoint_sinks,
     "savepoint-uids": savepoint_uids,
+    "live-watch": live_watch,
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}

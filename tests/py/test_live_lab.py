@@ -1,0 +1,120 @@
+"""What `icescope watch` printed while the lab's Flink job ran (tests/fixtures/live-watch, written by
+`bash tests/lab/run_lab.sh live-watch`), against what Flink, Spark and the table say happened:
+every commit made while it watched is one event, in commit order, with the table's ids; the
+TaskManager kill is a stall of job 1, said within `stall-after` times its interval plus a look of
+its last commit and not before, then its resume; job 2, resumed from the older savepoint, is a new
+job at its first commit with restored state, and the replay finding follows in the same look;
+Spark's rewrite is a maintenance event; the cancelled job 2 stalls at the end.
+
+The facts are Flink's REST record and Spark's reading of the table (facts.json); the events are
+the watch's own JSON lines (watch-events.jsonl)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "live-watch"
+
+pytestmark = pytest.mark.skipif(not (FIXTURE / "watch-events.jsonl").exists(), reason="the live-watch lab fixture is not there")
+
+
+@pytest.fixture(scope="module")
+def run():
+    facts = json.loads((FIXTURE / "facts.json").read_text())
+    events = [json.loads(line) for line in (FIXTURE / "watch-events.jsonl").read_text().splitlines() if line.strip()]
+    return facts, events
+
+
+def of(events, kind):
+    return [e for e in events if e["event"] == kind]
+
+
+def test_every_commit_made_while_watching_is_one_event_in_commit_order(run):
+    facts, events = run
+    first = of(events, "watching")[0]
+    before = first["snapshots"]
+    table = [str(c["snapshot_id"]) for c in facts["commits"]]
+    said = [e["snapshot_id"] for e in events if e["event"] in ("commit", "maintenance")]
+    assert said == table[before:]
+    records = {str(c["snapshot_id"]): c["added_records"] for c in facts["commits"]}
+    for e in of(events, "commit"):
+        assert e["added_records"] == records[e["snapshot_id"]]
+        assert e["at_ms"] >= e["committed_ms"]
+
+
+def at(facts, event):
+    """When a timeline event happened, on the wall clock."""
+    return facts["t0_ms"] + next(e["t_ms"] for e in facts["timeline"] if e["event"] == event)
+
+
+def test_the_taskmanager_kill_is_a_stall_of_job_1_then_its_resume(run):
+    facts, events = run
+    j1 = facts["job_labels"]["1"]
+    stall_after = facts["watch"]["stall_after"]
+    every = facts["watch"]["every_ms"]
+    kill, restart = at(facts, "taskmanager-killed"), at(facts, "taskmanager-started")
+    times = [e["committed_ms"] for e in of(events, "commit") if e["job_id"] == j1]
+    last = max(t for t in times if t <= kill)
+    stalls = [e for e in of(events, "stalled") if e["writer"] == f"job {j1}" and e["last_commit_ms"] == last]
+    assert len(stalls) == 1, of(events, "stalled")
+    stall = stalls[0]
+    due = last + stall_after * stall["usual_interval_ms"]
+    assert due < stall["at_ms"] <= due + every + 3_000, (stall, due)
+    assert stall["at_ms"] < restart + 60_000
+    resumed = [e for e in of(events, "resumed") if e["writer"] == f"job {j1}" and e["last_commit_ms"] == last]
+    assert len(resumed) == 1
+    after = min(t for t in times if t > last)
+    assert resumed[0]["commit_ms"] == after and resumed[0]["gap_ms"] == after - last and resumed[0]["by_job"] is None
+
+
+def test_every_stall_but_the_last_ends_in_a_resume(run):
+    facts, events = run
+    stalls = of(events, "stalled")
+    for st in stalls[:-1]:
+        later = [e for e in of(events, "resumed") if e["writer"] == st["writer"] and e["last_commit_ms"] == st["last_commit_ms"]]
+        assert len(later) == 1, st
+        assert later[0]["at_ms"] > st["at_ms"]
+    assert stalls[-1]["writer"] == f"job {facts['job_labels']['3']}"
+
+
+def test_the_resume_from_the_older_savepoint_is_a_new_job_and_a_replay_finding_in_the_same_look(run):
+    facts, events = run
+    labels = facts["job_labels"]
+    sp = {p["label"]: p for p in facts["savepoints"]}
+    new = {e["job_id"]: e for e in of(events, "new_job")}
+    assert set(new) == {labels["2"], labels["3"]}
+    for label in ("2", "3"):
+        e = new[labels[label]]
+        assert e["restored_state"] is True
+        first_cp = min(c["max_committed_checkpoint_id"] for c in facts["commits"] if c["flink_job_id"] == labels[label])
+        assert e["first_checkpoint_id"] == first_cp
+        i = events.index(e)
+        assert events[i + 1]["event"] == "commit" and events[i + 1]["job_id"] == labels[label]
+    # Job 3's committer skipped what job 1 committed after A; its first commit is past B, among job 2's.
+    assert new[labels["3"]]["first_checkpoint_id"] > sp["B"]["checkpoint_id"]
+    assert new[labels["3"]]["previous_job_id"] == labels["2"]
+    replay = [e for e in of(events, "finding") if e["kind"] == "savepoint_replayed"]
+    assert len(replay) == 1 and replay[0]["severity"] == "critical"
+    assert replay[0]["at_ms"] == new[labels["3"]]["at_ms"]
+    assert labels["3"] in replay[0]["job_ids"]
+    assert facts["at_end"]["duplicates"] > 0
+
+
+def test_sparks_rewrite_is_maintenance(run):
+    facts, events = run
+    replaces = [str(c["snapshot_id"]) for c in facts["commits"] if c["operation"] == "replace"]
+    assert replaces and str(facts["maintenance"][0]["snapshot_after"]) == replaces[-1]
+    assert [e["snapshot_id"] for e in of(events, "maintenance")] == replaces
+    assert all(e["operation"] == "replace" and e["job_id"] is None for e in of(events, "maintenance"))
+
+
+def test_the_cancelled_job_stalls_at_the_end(run):
+    facts, events = run
+    j3 = facts["job_labels"]["3"]
+    stalls = [e for e in of(events, "stalled") if e["writer"] == f"job {j3}"]
+    assert len(stalls) == 1
+    last = max(e["committed_ms"] for e in of(events, "commit") if e["job_id"] == j3)
+    assert stalls[0]["last_commit_ms"] == last
+    assert stalls[0]["at_ms"] > at(facts, "canceled")
