@@ -5,7 +5,7 @@
 // tests/py/catalog/serve_for_e2e.py, as in catalog.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DIST } from './serve.mjs';
@@ -124,6 +124,48 @@ test('a catalog without CORS opens through icescope serve: PyIceberg\'s counts, 
     assert.ok(!dump.includes(facts.secret), 'the secret reached the page');
     assert.ok(!serve.output().includes(facts.secret), 'the secret in icescope serve\'s output');
   });
+});
+
+/** PyIceberg appends `n` batches to `table` in the e2e catalog (append_for_e2e.py): the table's snapshot ids after. */
+function append(table, n, create = false) {
+  const python = process.env.ICESCOPE_PYTHON || path.join(REPO, 'tests', '.venv', 'bin', 'python');
+  const script = path.join(REPO, 'tests', 'py', 'catalog', 'append_for_e2e.py');
+  const r = spawnSync(python, [script, JSON.stringify(catalog.facts), table, String(n), ...(create ? ['--create'] : [])], { encoding: 'utf8', timeout: 120000 });
+  if (r.status !== 0) throw new Error(`append_for_e2e.py: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1));
+}
+
+test('Live through icescope serve: the relay asks the catalog again, the chart grows with what PyIceberg appends', { timeout: 180000 }, async () => {
+  const table = 'scope_ns.live';
+  const before = append(table, 2, true);
+  const { page, errors } = await newPage(browser);
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await screenshotOnFailure(page, 'serve-live', async () => {
+    await page.goto(serve.url, { waitUntil: 'load' });
+    await page.locator(`[data-testid="catalog-table"][data-table="${table}"]`).waitFor({ state: 'attached', timeout: 3 * TIMEOUT_MS });
+    await page.locator(`[data-testid="catalog-table"][data-table="${table}"]`).click();
+    await waitReady(page, errors);
+    assert.equal((await readTableView(page)).count, String(before.snapshot_ids.length));
+    await page.locator('[data-testid="live-every"]').selectOption('2');
+    await page.locator('[data-testid="live-switch"]').click();
+    await page.locator('[data-testid="live-badge"]').waitFor({ timeout: TIMEOUT_MS });
+    const after = append(table, 3);
+    const want = after.snapshot_ids.length;
+    await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
+    await page.waitForFunction((n) => document.querySelector('canvas[data-testid="growth-chart"]')?.dataset.points === String(n), want, { timeout: TIMEOUT_MS });
+    const commits = await page.locator('[data-testid="live-events"] li[data-kind="commit"]').allTextContents();
+    const added = after.snapshot_ids.slice(before.snapshot_ids.length);
+    assert.equal(commits.length, added.length, commits.join('\n'));
+    for (const id of added) assert.ok(commits.some((c) => c.includes(id)), `commit ${id} is an event`);
+    // Each look went to the relay (the same table id, asked of the catalog again), nowhere else.
+    const reloads = requests.filter((u) => u.includes('/relay/reload?'));
+    assert.ok(reloads.length >= 2, `looks through the relay: ${reloads.length}`);
+    assert.deepEqual(requests.filter((u) => new URL(u).origin !== serve.origin && !u.startsWith('data:') && !u.startsWith('blob:')), []);
+    assert.equal(requests.filter((u) => u.includes('/relay/open?')).length, 1, 'the table was opened once');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'serve-live.png') });
+  });
+  await page.context().close();
 });
 
 test('a page on another origin cannot use the relay, even with the token', async () => {

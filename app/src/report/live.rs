@@ -38,6 +38,7 @@ fn commit(c: &Commit) -> String {
         }
         (Some(j), Some(cp)) => format!("job {} checkpoint {cp}", crate::analysis::findings::Context::short(j)),
         (Some(j), None) => format!("job {}", crate::analysis::findings::Context::short(j)),
+        (None, _) if c.writer == crate::model::Writer::Unknown => "a writer that names no engine".to_string(),
         (None, _) => c.writer.label().to_string(),
     };
     let added: Vec<String> = [

@@ -19,6 +19,8 @@ pub const HELLO: &str = "/relay/hello";
 pub const CATALOG: &str = "/relay/catalog";
 pub const OPEN: &str = "/relay/open";
 pub const FILE: &str = "/relay/file";
+/// The open catalog table asked of its catalog again (a watch): `?table=ID`.
+pub const RELOAD: &str = "/relay/reload";
 /// Several whole files of one table in one request: a browser keeps six HTTP/1.1 connections
 /// to an origin, so one file a request holds a day's 17,280 manifests to six round trips at a time.
 pub const FILES: &str = "/relay/files";
@@ -69,6 +71,18 @@ pub fn open_location_path(location: &str) -> String {
 /// `/relay/open?table=…`
 pub fn open_path(table: &str) -> String {
     format!("{OPEN}?table={}", super::http::encode(table))
+}
+
+/// What `/relay/reload?table=ID` answers: the table's metadata file now (the same one when the
+/// catalog answered 304 to the last answer's ETag).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reloaded {
+    pub metadata_location: String,
+}
+
+/// `/relay/reload?table=ID`
+pub fn reload_path(id: u32) -> String {
+    format!("{RELOAD}?table={id}")
 }
 
 /// `/relay/file?table=ID&ref=…`

@@ -91,7 +91,8 @@ pub async fn listing(token: &str) -> Result<Listing, HttpError> {
 
 pub async fn open(token: &str, table: &str) -> Result<(Opened, RelayFiles), HttpError> {
     let opened: Opened = json(&relay::open_path(table), token).await?;
-    let files = RelayFiles::new(token, opened.id);
+    let mut files = RelayFiles::new(token, opened.id);
+    files.from_catalog = true;
     Ok((opened, files))
 }
 
@@ -118,11 +119,24 @@ pub struct RelayFiles {
     token: String,
     id: u32,
     batch: Rc<Batch>,
+    /// Opened as a catalog table (not a location).
+    from_catalog: bool,
 }
 
 impl RelayFiles {
     fn new(token: &str, id: u32) -> RelayFiles {
-        RelayFiles { token: token.to_string(), id, batch: Rc::default() }
+        RelayFiles { token: token.to_string(), id, batch: Rc::default(), from_catalog: false }
+    }
+
+    /// Opened from the relay's catalog: `reload` can ask it again.
+    pub fn has_catalog(&self) -> bool {
+        self.from_catalog
+    }
+
+    /// The table's metadata file now, as its catalog answers the relay (which sends the last
+    /// answer's ETag): the same id keeps reading it.
+    pub async fn reload(&self) -> Result<String, HttpError> {
+        json::<relay::Reloaded>(&relay::reload_path(self.id), &self.token).await.map(|r| r.metadata_location)
     }
 }
 

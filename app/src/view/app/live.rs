@@ -34,7 +34,8 @@ fn not_followable(files: &TableFiles) -> Option<&'static str> {
         TableFiles::Remote(_) | TableFiles::Listed(_) => {
             Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it")
         }
-        TableFiles::Relay(_) => Some("through icescope serve, follow the table with `icescope watch` for now"),
+        TableFiles::Relay(r) if r.has_catalog() => None,
+        TableFiles::Relay(_) => Some("a metadata file opened by its location names one version: open the table from the catalog to follow it"),
     }
 }
 
@@ -60,6 +61,10 @@ async fn newer(files: &TableFiles, current: &str, etag: &mut Option<String>) -> 
                 *etag = tag;
             }
             Ok(new.map(|(f, path)| Newer { path, files: Some(TableFiles::Remote(f)), pick: None }))
+        }
+        TableFiles::Relay(r) => {
+            let path = r.reload().await.map_err(|e| e.to_string())?;
+            Ok((path != current).then_some(Newer { path, files: None, pick: None }))
         }
         other => Err(not_followable(other).unwrap_or("this source cannot be followed").to_string()),
     }

@@ -39,6 +39,8 @@ enum OpenTable {
         /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
         /// expire), so that the next read starts with the fresh ones.
         loaded: Mutex<LoadTableResult>,
+        /// The ETag of the catalog's last answer for it, sent back by `/relay/reload`.
+        etag: Mutex<Option<String>>,
     },
     /// A metadata file the page named by its location: read as `icescope inspect <location>`
     /// reads it, with the S3 settings serve was started with.
@@ -72,6 +74,10 @@ impl Relay {
             relay::FILE => match (q("table").and_then(|t| t.parse::<usize>().ok()), q("ref")) {
                 (Some(id), Some(r)) => self.file(id, &r, range),
                 _ => failed(400, "file needs ?table=ID&ref=REFERENCE", None),
+            },
+            relay::RELOAD => match q("table").and_then(|t| t.parse::<usize>().ok()) {
+                Some(id) => self.reload(id),
+                None => failed(400, "reload needs ?table=ID", None),
             },
             relay::FILES => match (q("table").and_then(|t| t.parse::<usize>().ok()), relay::query_values(query, "ref", relay::MAX_BATCH)) {
                 (Some(id), Some(refs)) if !refs.is_empty() && refs.len() <= relay::MAX_BATCH && range.is_none() => self.files(id, &refs),
@@ -140,8 +146,36 @@ impl Relay {
         if tables.len() >= MAX_TABLES {
             return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
         }
-        tables.push(Arc::new(OpenTable::Catalog { session, namespace, table, loaded: Mutex::new(loaded) }));
+        tables.push(Arc::new(OpenTable::Catalog { session, namespace, table, loaded: Mutex::new(loaded), etag: Mutex::new(None) }));
         json(&Opened { id: (tables.len() - 1) as u32, metadata_location, vended })
+    }
+
+    /// Table `id` asked of its catalog again, with the last answer's ETag: its entry is updated
+    /// in place (what the catalog vends now included), so the page keeps reading by the same id.
+    fn reload(&self, id: usize) -> Served {
+        let Some(open) = self.tables.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned() else {
+            return failed(404, "no table opened with that id in this run", None);
+        };
+        let OpenTable::Catalog { namespace, table, loaded, etag, .. } = &*open else {
+            return failed(400, "a metadata file opened by its location names one version: open the table from its catalog to follow it", None);
+        };
+        let tag = etag.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let answer = self.with_session(|s| block_on(remote::load_table_if_changed(&self.transport, s, namespace, table, tag.as_deref())));
+        match answer {
+            Ok(Some((fresh, new_tag))) => {
+                let Some(location) = fresh.metadata_location.clone() else {
+                    return failed(502, &format!("{table}: the catalog returned no metadata-location"), None);
+                };
+                *loaded.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
+                *etag.lock().unwrap_or_else(|p| p.into_inner()) = new_tag;
+                json(&relay::Reloaded { metadata_location: location })
+            }
+            Ok(None) => {
+                let location = loaded.lock().unwrap_or_else(|p| p.into_inner()).metadata_location.clone().unwrap_or_default();
+                json(&relay::Reloaded { metadata_location: location })
+            }
+            Err(e) => upstream(&e),
+        }
     }
 
     /// The hosts a location may name: the catalog's and the S3 endpoint given to serve (an
@@ -190,7 +224,7 @@ impl Relay {
             return Err(failed(404, "no table opened with that id in this run", None));
         };
         let files = match &*open {
-            OpenTable::Catalog { session, namespace, table, loaded } => {
+            OpenTable::Catalog { session, namespace, table, loaded, .. } => {
                 let loaded = loaded.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 RemoteFiles::from_catalog(self.transport.clone(), self.user_s3.clone(), session.clone(), namespace.clone(), table.clone(), &loaded)
             }
