@@ -44,7 +44,7 @@ def entry(folder: Path) -> dict | None:
     caption = (folder / "caption.md").read_text().strip() if (folder / "caption.md").exists() else ""
     files = sorted(
         str(p.relative_to(folder)) for p in folder.rglob("*")
-        if p.is_file() and p.name not in ("facts.json", "caption.md") and not p.name.startswith(".")
+        if p.is_file() and p.name not in ("facts.json", "caption.md", "watch-events.jsonl") and not p.name.startswith(".")
     )
     return {
         "name": folder.name,
