@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
+import { copyToOpfs, writeToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
 import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, SCREENSHOT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
 
 const NAME = 'savepoint-twice';
@@ -39,17 +39,6 @@ function tableUpTo(upTo) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-live-'));
   fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= upTo });
   return dir;
-}
-
-async function writeToOpfs(page, rel, file) {
-  await page.evaluate(async ({ rel, b64 }) => {
-    let dir = await navigator.storage.getDirectory();
-    const parts = rel.split('/');
-    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
-    const w = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
-    await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
-    await w.close();
-  }, { rel, b64: fs.readFileSync(file).toString('base64') });
 }
 
 async function shown(page) {
