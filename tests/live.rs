@@ -220,3 +220,30 @@ fn the_state_survives_a_file_between_looks() {
     let all = ids(&last);
     assert_eq!(said, all[first.history.snapshots.len()..].to_vec());
 }
+
+#[test]
+fn a_finding_is_cleared_only_after_two_looks_without_it_so_a_flapping_one_is_no_news() {
+    for name in ["live-watch", "savepoint-twice", "concurrent-writers"] {
+        let (events, _) = watch(name, LiveOptions::default(), POLL_MS);
+        let mut cleared_at: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+        for o in &events {
+            match &o.event {
+                Event::FindingCleared { key, .. } => {
+                    cleared_at.insert(key.clone(), o.at_ms);
+                }
+                Event::Finding(f) => {
+                    let key = f.kind.as_str();
+                    if let Some((k, at)) = cleared_at.iter().find(|(k, _)| k.split(' ').next() == Some(key)) {
+                        assert!(o.at_ms - at > POLL_MS, "{name}: {k} cleared at {at} and held again at {}", o.at_ms);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The lab's run: restore_point_expiry held and cleared between Spark's partial-progress
+    // commits look after look; now it is said once.
+    let (events, _) = watch("live-watch", LiveOptions::default(), POLL_MS);
+    let said = events.iter().filter(|o| matches!(&o.event, Event::Finding(f) if f.kind.as_str() == "restore_point_expiry")).count();
+    assert!(said <= 1, "{said}");
+}

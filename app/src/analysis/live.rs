@@ -53,6 +53,9 @@ pub struct LiveState {
     pub overlapping: BTreeSet<String>,
     /// Findings that held: kind (and jobs) → its severity and title then.
     pub findings: BTreeMap<String, (Severity, String)>,
+    /// Of those, the ones the last look did not see: said cleared if the next does not either.
+    #[serde(default)]
+    pub fading: BTreeSet<String>,
     /// When growth was last said (ms), and the metadata file's size then.
     pub growth_at: Option<(i64, u64)>,
 }
@@ -435,8 +438,17 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         }
         next.findings.insert(key, (f.severity, f.title.clone()));
     }
-    for (key, (severity, title)) in state.findings.iter().filter(|(k, _)| !next.findings.contains_key(*k)) {
-        out.push(Event::FindingCleared { key: key.clone(), severity: *severity, title: title.clone() });
+    // A finding is cleared once two looks in a row do not see it: between a maintenance job's
+    // partial-progress commits one can hold, clear and hold again within seconds (the lab's
+    // live-watch run saw restore_point_expiry do so), and each of those is no news.
+    let gone: Vec<(&String, &(Severity, String))> = state.findings.iter().filter(|(k, _)| !next.findings.contains_key(*k)).collect();
+    for (key, (severity, title)) in gone {
+        if state.fading.contains(key) {
+            out.push(Event::FindingCleared { key: key.clone(), severity: *severity, title: title.clone() });
+        } else {
+            next.findings.insert(key.clone(), (*severity, title.clone()));
+            next.fading.insert(key.clone());
+        }
     }
     // Growth of metadata.json, once an hour of watching.
     let bytes = history.metadata_sizes.last().map(|m| m.bytes);
