@@ -738,19 +738,19 @@ def icescope_bin() -> Path:
     return rel if rel.exists() else K.REPO / "target" / "debug" / "icescope"
 
 
-def live_watch():
-    """`icescope watch` follows a running FlinkSink job through the REST catalog while the lab takes a
+def live_watch(name: str = "live-watch", sink: str = "flinksink"):
+    """`icescope watch` follows a running FlinkSink (or, with `sink`, IcebergSink) job through the REST catalog while the lab takes a
     savepoint, kills the only TaskManager (and starts another 20 s later), stops the job with a
     savepoint, resumes a second job from the OLDER savepoint (a replay), has Spark rewrite the data
     files (a maintenance commit) and cancels the job. The watch's JSON lines are kept in the fixture
     (watch-events.jsonl) with Flink's and Spark's record of when each of those happened."""
     import subprocess
     import threading
-    s = Scenario("live-watch")
+    s = Scenario(name)
     cp_ms, every_ms, stall_after = 3000, 1000, 4
-    kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms())
-    s.facts["checkpoint_ms"], s.facts["watch"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}
-    j1 = s.submit(name="live-watch 1", **kw)
+    kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms(), **({} if sink == "flinksink" else {"sink": sink}))
+    s.facts["checkpoint_ms"], s.facts["watch"], s.facts["sink"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}, sink
+    j1 = s.submit(name=f"{name} 1", **kw)
     K.wait_running(j1)
     wait_checkpoints(j1, 3)
     binary = icescope_bin()
@@ -761,9 +761,9 @@ def live_watch():
             "--every", f"{every_ms}ms", "--stall-after", str(stall_after), "--format", "jsonl"]
     s.facts["watch"].update({"command": [a if a != K.S3_SECRET and a != f"{K.S3_KEY}:{K.S3_SECRET}" else "<secret>" for a in args[1:]],
                              "version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()})
-    out = K.WORK / "live-watch.jsonl"
+    out = K.WORK / f"{name}.jsonl"
     lines: list[str] = []
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(K.WORK / "logs" / "live-watch.stderr", "w"), text=True)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(K.WORK / "logs" / f"{name}.stderr", "w"), text=True)
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()
     K.wait_for("the watch's first look", lambda: any('"watching"' in ln for ln in lines), timeout=60)
@@ -785,7 +785,7 @@ def live_watch():
     s.mark("stop-with-savepoint B", **spb)
     s.job(j1, stopped_by="stop-with-savepoint B", killed_taskmanager_pid=pid)
     # Job 2 resumes from B, as it should, and commits; stopped with savepoint C.
-    j2 = s.submit(name="live-watch 2 (resume from B)", restore=spb["savepoint_path"], **kw)
+    j2 = s.submit(name=f"{name} 2 (resume from B)", restore=spb["savepoint_path"], **kw)
     K.wait_running(j2)
     wait_checkpoints(j2, 4)
     spc = {"label": "C", "job_id": j2, **K.stop_with_savepoint(j2)}
@@ -793,7 +793,7 @@ def live_watch():
     s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"])
     # Job 3 resumes from the OLDER savepoint A: its committer skips what job 1 committed after A,
     # then commits checkpoint ids job 2 already committed: the replay.
-    j3 = s.submit(name="live-watch 3 (resume from the OLDER savepoint A)", restore=spa["savepoint_path"], **kw)
+    j3 = s.submit(name=f"{name} 3 (resume from the OLDER savepoint A)", restore=spa["savepoint_path"], **kw)
     K.wait_running(j3)
     last_b = spb["checkpoint_id"] or 0
     K.wait_for("job 3 past job 1's last checkpoint", lambda: K.checkpoint_counts(j3)["completed"] >= last_b - spa["checkpoint_id"] + 3, timeout=300)
@@ -822,7 +822,7 @@ def live_watch():
 
     def keep_events(dest: Path):
         shutil.copyfile(out, dest / "watch-events.jsonl")
-    s.finish(CAPTIONS["live-watch"], after_export=keep_events)
+    s.finish(CAPTIONS[name], after_export=keep_events)
 
 
 def metadata_now(t: str) -> str:
@@ -1199,6 +1199,7 @@ SCENARIOS = {
     "savepoint-sinks": savepoint_sinks,
     "savepoint-uids": savepoint_uids,
     "live-watch": live_watch,
+    "live-watch-icebergsink": lambda: live_watch("live-watch-icebergsink", "icebergsink"),
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}
