@@ -89,7 +89,17 @@ fn ever(name: &str) -> Vec<String> {
 
 #[test]
 fn every_commit_is_one_event_in_commit_order_with_the_tables_ids() {
-    for name in ["append-stream", "savepoint-twice", "maintenance-live", "concurrent-writers", "taskmanager-kill", "upsert-stream", "late-data", "live-watch", "live-watch-icebergsink"] {
+    for name in [
+        "append-stream",
+        "savepoint-twice",
+        "maintenance-live",
+        "concurrent-writers",
+        "taskmanager-kill",
+        "upsert-stream",
+        "late-data",
+        "live-watch",
+        "live-watch-icebergsink",
+    ] {
         let (events, loader) = watch(name, LiveOptions::default(), POLL_MS);
         assert!(matches!(events[0].event, Event::Watching { .. }), "{name}: {:?}", events[0]);
         assert_eq!(commits(&events), ever(name), "{name}");
