@@ -1,0 +1,149 @@
+// The app's Live switch on a day-sized table in headless Chromium: what a commit costs the tab, and
+// how long from the commit landing until the chart shows it.
+//
+//   node tests/bench/live_browser_bench.mjs TABLE [--steps 5] [--every 5] [--dist dist]
+//
+// TABLE's metadata/ is linked into a shadow folder with its newest STEPS metadata files held back,
+// and copied from there into the origin-private file system (a profile on disk; not timed). The
+// app opens it through "Choose folder…" (showDirectoryPicker answers that folder's handle), the
+// Live switch is set to look every EVERY seconds, and then, one every EVERY seconds, each held-back
+// file is written into the folder, as a commit lands. Per file: the time from the end of its write
+// until the snapshot count shows it, and until the growth chart's points do (the page's clock).
+// CPU: utime + stime of every Chromium process from /proc, over the live part, as a share of one
+// core; the renderer's resident memory at the switch and at the end. Prints one JSON object.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { startServer, DEFAULT_DIST } from '../e2e/serve.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..', '..');
+const require = createRequire(path.join(REPO, 'tests', 'e2e', 'package.json'));
+const { chromium } = require('playwright-core');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
+const TICK = 100; // clock ticks per second on Linux
+
+const a = { steps: 5, every: 5, dist: DEFAULT_DIST, table: null };
+for (let i = 2; i < process.argv.length; i++) {
+  const v = process.argv[i];
+  if (v === '--steps') a.steps = Number(process.argv[++i]);
+  else if (v === '--every') a.every = Number(process.argv[++i]);
+  else if (v === '--dist') a.dist = path.resolve(process.argv[++i]);
+  else a.table = path.resolve(v);
+}
+const version = (n) => Number(/^v?(\d+)/.exec(n)?.[1] ?? -1);
+const src = path.join(a.table, 'metadata');
+const names = fs.readdirSync(src).filter((n) => n.endsWith('.metadata.json')).sort((x, y) => version(x) - version(y));
+const held = names.slice(-a.steps);
+const shadow = path.join(path.dirname(a.table), 'live-shadow', path.basename(a.table));
+fs.rmSync(path.dirname(shadow), { recursive: true, force: true });
+fs.mkdirSync(path.join(shadow, 'metadata'), { recursive: true });
+for (const n of fs.readdirSync(src)) if (!held.includes(n)) fs.linkSync(path.join(src, n), path.join(shadow, 'metadata', n));
+const snapshotsOf = (n) => JSON.parse(fs.readFileSync(path.join(src, n), 'utf8')).snapshots.length;
+
+function descendants() {
+  const t = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      t.set(Number(d), { ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / TICK, renderer: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=renderer') });
+    } catch {
+      // gone
+    }
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, p] of t) if (!mine.has(pid) && mine.has(p.ppid)) { mine.add(pid); grew = true; }
+  }
+  mine.delete(process.pid);
+  return [...mine].map((pid) => ({ pid, ...t.get(pid) }));
+}
+const cpu = () => descendants().reduce((s, p) => s + p.cpu, 0);
+const rendererRss = () => Math.max(0, ...descendants().filter((p) => p.renderer).map((p) => {
+  try { return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'utf8'))[1]) / 1024; } catch { return 0; }
+}));
+
+const srv = await startServer({ root: a.dist });
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-live-bench-'));
+const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 800 } });
+const out = { table: a.table, every_s: a.every, steps: [] };
+try {
+  const page = await ctx.newPage();
+  await page.goto(srv.url, { waitUntil: 'load' });
+  await page.locator('[data-testid="gallery"]').waitFor({ state: 'visible', timeout: 60000 });
+  await page.evaluate(() => {
+    const i = Object.assign(document.createElement('input'), { type: 'file', multiple: true, webkitdirectory: true, id: 'src' });
+    i.style.display = 'none';
+    document.body.append(i);
+  });
+  await page.locator('#src').setInputFiles(path.join(shadow, 'metadata'), { timeout: 900000 });
+  const root = path.basename(a.table);
+  await page.evaluate(async (root) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
+    const dir = await top.getDirectoryHandle('metadata', { create: true });
+    for (const f of document.getElementById('src').files) {
+      const w = await (await dir.getFileHandle(f.name, { create: true })).createWritable();
+      await w.write(f);
+      await w.close();
+    }
+    document.getElementById('src').remove();
+    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
+  }, root);
+  const t0 = Date.now();
+  await page.locator('label:has([data-testid="folder-input"])').click();
+  await page.locator('[data-testid="table-view"][data-state="ready"]').waitFor({ state: 'attached', timeout: 600000 });
+  out.opened_s = (Date.now() - t0) / 1000;
+  await page.locator('[data-testid="live-every"]').selectOption(String(a.every));
+  await page.locator('[data-testid="live-switch"]').click();
+  await page.locator('[data-testid="live-badge"]').waitFor({ timeout: 120000 });
+  out.rss_mib = { at_switch: Math.round(rendererRss()) };
+  const cpu0 = cpu();
+  const wall0 = Date.now();
+  for (const n of held) {
+    await new Promise((r) => setTimeout(r, a.every * 1000));
+    // The file is read by the page from disk into the folder, as a writer's upload lands whole.
+    await page.evaluate(() => {
+      const i = Object.assign(document.createElement('input'), { type: 'file', id: 'one' });
+      i.style.display = 'none';
+      document.body.append(i);
+    });
+    await page.locator('#one').setInputFiles(path.join(src, n));
+    const landed = await page.evaluate(async ({ root, n }) => {
+      const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle(root)).getDirectoryHandle('metadata');
+      const f = document.getElementById('one').files[0];
+      const tmp = await dir.getFileHandle(n, { create: true });
+      const w = await tmp.createWritable();
+      await w.write(f);
+      await w.close();
+      document.getElementById('one').remove();
+      return performance.now();
+    }, { root, n });
+    const want = snapshotsOf(n);
+    const when = (sel, attr) => page.waitForFunction(({ sel, attr, want }) => {
+      const e = document.querySelector(sel);
+      const v = e && (attr ? e.dataset[attr] : e.textContent);
+      return v === String(want) ? performance.now() : false;
+    }, { sel, attr, want }, { timeout: 120000, polling: 20 }).then((h) => h.jsonValue());
+    const [counted, charted] = await Promise.all([when('[data-testid="snapshot-count"]', null), when('canvas[data-testid="growth-chart"]', 'points')]);
+    out.steps.push({ file: n, snapshots: want, to_count_s: +((counted - landed) / 1000).toFixed(2), to_chart_s: +((charted - landed) / 1000).toFixed(2) });
+    process.stderr.write(`${n}: chart after ${((charted - landed) / 1000).toFixed(2)} s\n`);
+  }
+  await new Promise((r) => setTimeout(r, a.every * 1000));
+  out.cpu_share_of_one_core = +((cpu() - cpu0) / ((Date.now() - wall0) / 1000)).toFixed(3);
+  out.rss_mib.end = Math.round(rendererRss());
+  const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  out.landing_to_chart_s = { median: med(out.steps.map((s) => s.to_chart_s)), max: Math.max(...out.steps.map((s) => s.to_chart_s)) };
+} finally {
+  await ctx.close();
+  await srv.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+  fs.rmSync(path.dirname(shadow), { recursive: true, force: true });
+}
+console.log(JSON.stringify(out, null, 2));
