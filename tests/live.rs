@@ -257,3 +257,67 @@ fn a_finding_is_cleared_only_after_two_looks_without_it_so_a_flapping_one_is_no_
     let said = events.iter().filter(|o| matches!(&o.event, Event::Finding(f) if f.kind.as_str() == "restore_point_expiry")).count();
     assert!(said <= 1, "{said}");
 }
+
+/// append-stream's newest metadata file (twelve 5 s checkpoints by one Flink job), with each of its
+/// last `stretched` intervals made `factor` times as long: a writer behind a slow operator.
+fn paced(stretched: usize, factor: i64) -> icescope::model::TableHistory {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/append-stream");
+    let f = LocalFolder::open(&dir).unwrap();
+    let (path, _) = versions(&f).pop().unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(&f.read_path(&path).unwrap()).unwrap();
+    let snaps = json["snapshots"].as_array_mut().unwrap();
+    snaps.sort_by_key(|s| s["sequence-number"].as_i64());
+    let t: Vec<i64> = snaps.iter().map(|s| s["timestamp-ms"].as_i64().unwrap()).collect();
+    let n = t.len();
+    let mut shift = 0;
+    for i in n - stretched..n {
+        shift += (t[i] - t[i - 1]) * (factor - 1);
+        snaps[i]["timestamp-ms"] = (t[i] + shift).into();
+    }
+    let metadata = icescope::decode::TableMetadata::from_bytes(&path, &serde_json::to_vec(&json).unwrap()).unwrap();
+    icescope::model::TableHistory::new(&path, metadata)
+}
+
+#[test]
+fn intervals_stretching_to_three_times_the_usual_are_slowing_and_back_to_it_steady() {
+    let kinds = |events: &[Observed]| events.iter().filter(|o| matches!(o.event, Event::Slowing { .. } | Event::Steady { .. })).count();
+    let h = paced(0, 1);
+    let table = TableRef::guess(&h, None);
+    let at = |h: &icescope::model::TableHistory| h.snapshots.last().unwrap().snapshot.timestamp_ms + 1_000;
+    let (events, _) = look(&h, &table, &LiveState::default(), at(&h), LiveOptions::default());
+    assert_eq!(kinds(&events), 0, "the writer as it ran: steady");
+    let slow = paced(5, 3);
+    let (events, state) = look(&slow, &table, &LiveState::default(), at(&slow), LiveOptions::default());
+    let said: Vec<_> = events
+        .iter()
+        .filter_map(|o| {
+            if let Event::Slowing { recent_interval_ms, usual_interval_ms, .. } = o.event {
+                Some((recent_interval_ms, usual_interval_ms))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{events:?}");
+    let (recent, usual) = said[0];
+    assert!(recent > 2 * usual && recent < 4 * usual, "{said:?}");
+    // Said once; then back at its pace, steady.
+    let (events, state) = look(&slow, &table, &state, at(&slow), LiveOptions::default());
+    assert_eq!(kinds(&events), 0);
+    let (events, _) = look(&h, &table, &state, at(&h), LiveOptions::default());
+    assert!(events.iter().any(|o| matches!(o.event, Event::Steady { .. })), "{events:?}");
+}
+
+#[test]
+fn each_events_name_is_the_event_its_json_line_carries() {
+    let mut seen = std::collections::BTreeSet::new();
+    for name in ["savepoint-twice", "maintenance-live", "taskmanager-kill", "live-watch"] {
+        let (events, _) = watch(name, LiveOptions { stall_after: 3.0 }, 60_000);
+        for o in events {
+            let json = serde_json::to_value(&o).unwrap();
+            assert_eq!(json["event"], o.event.name(), "{json}");
+            seen.insert(o.event.name());
+        }
+    }
+    assert!(seen.len() >= 9, "{seen:?}");
+}

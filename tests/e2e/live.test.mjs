@@ -96,7 +96,7 @@ test(`${NAME}: the Live switch follows the folder as Flink's commits land, and t
       assert.ok(commits[0].text.includes(lastId), `${commits[0].text} names ${lastId}`);
       fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.locator('[data-testid="tab-growth"]').click();
-      for (const [w, scheme] of [[1280, 'light'], [800, 'light'], [1280, 'dark']]) {
+      for (const [w, scheme] of [[1280, 'light'], [800, 'light'], [1280, 'dark'], [800, 'dark']]) {
         await page.emulateMedia({ colorScheme: scheme });
         await page.setViewportSize({ width: w, height: 1000 });
         await page.waitForTimeout(300);

@@ -172,13 +172,36 @@ pub struct WriterPace {
     pub last_commit_ms: i64,
     /// The median of its last `PACE_INTERVALS` intervals; None below `MIN_INTERVALS`.
     pub usual_interval_ms: Option<i64>,
+    /// The median of its last `RECENT_INTERVALS`, and of up to `PACE_INTERVALS` before those:
+    /// what slowing is judged by. None below `MIN_INTERVALS` before the recent ones.
     pub recent_interval_ms: Option<i64>,
+    pub earlier_interval_ms: Option<i64>,
     /// Another job's first commit came after its last: it was replaced, not stalled.
     pub replaced: bool,
     pub finished: bool,
 }
 
 impl Event {
+    /// The event's machine name, as its JSON line's `event` carries it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Watching { .. } => "watching",
+            Event::Metadata { .. } => "metadata",
+            Event::Commit(_) => "commit",
+            Event::Maintenance(_) => "maintenance",
+            Event::Expired { .. } => "expired",
+            Event::NewJob { .. } => "new_job",
+            Event::SecondWriter { .. } => "second_writer",
+            Event::Stalled { .. } => "stalled",
+            Event::Resumed { .. } => "resumed",
+            Event::Slowing { .. } => "slowing",
+            Event::Steady { .. } => "steady",
+            Event::MetadataGrowth { .. } => "metadata_growth",
+            Event::Finding(_) => "finding",
+            Event::FindingCleared { .. } => "finding_cleared",
+        }
+    }
+
     /// Worth a non-zero exit: a writer stalled, or a critical finding newly holds.
     pub fn is_alarm(&self) -> bool {
         match self {
@@ -234,8 +257,10 @@ pub fn paces(history: &TableHistory) -> Vec<WriterPace> {
             let intervals: Vec<i64> = t.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
             let usual_from = intervals.len().saturating_sub(PACE_INTERVALS);
             let usual = if intervals.len() >= MIN_INTERVALS { median(&mut intervals[usual_from..].to_vec()) } else { None };
-            let recent =
-                if intervals.len() >= MIN_INTERVALS + RECENT_INTERVALS { median(&mut intervals[intervals.len() - RECENT_INTERVALS..].to_vec()) } else { None };
+            let (recent, earlier) = match intervals.len().checked_sub(RECENT_INTERVALS).filter(|&before| before >= MIN_INTERVALS) {
+                Some(before) => (median(&mut intervals[before..].to_vec()), median(&mut intervals[before.saturating_sub(PACE_INTERVALS)..before].to_vec())),
+                None => (None, None),
+            };
             let is_job = writer.starts_with("job ");
             WriterPace {
                 writer: writer.clone(),
@@ -243,22 +268,12 @@ pub fn paces(history: &TableHistory) -> Vec<WriterPace> {
                 last_commit_ms: last,
                 usual_interval_ms: usual,
                 recent_interval_ms: recent,
+                earlier_interval_ms: earlier,
                 replaced: is_job && firsts.iter().any(|&(job, first)| job && first > last),
                 finished: *finished,
             }
         })
         .collect()
-}
-
-/// The usual pace slowing is judged against: the intervals before the recent ones.
-fn usual_before_recent(history: &TableHistory, writer: &str) -> Option<i64> {
-    let t: Vec<i64> = history.snapshots.iter().filter(|s| writer_key(s).as_deref() == Some(writer)).map(|s| s.snapshot.timestamp_ms).collect();
-    let intervals: Vec<i64> = t.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
-    let before = intervals.len().checked_sub(RECENT_INTERVALS)?;
-    if before < MIN_INTERVALS {
-        return None;
-    }
-    median(&mut intervals[before.saturating_sub(PACE_INTERVALS)..before].to_vec())
 }
 
 fn commit_of(s: &crate::model::SnapshotState) -> Commit {
@@ -415,7 +430,7 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
             }
             next.stalled.insert(p.writer.clone(), p.last_commit_ms);
         }
-        if let (Some(recent), Some(before)) = (p.recent_interval_ms, usual_before_recent(history, &p.writer)) {
+        if let (Some(recent), Some(before)) = (p.recent_interval_ms, p.earlier_interval_ms) {
             let was = state.slowing.contains(&p.writer);
             if recent as f64 > SLOWING_FACTOR * before as f64 {
                 if !was {
@@ -457,7 +472,7 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         match state.growth_at {
             None => next.growth_at = Some((now_ms, bytes)),
             Some((since, then)) if now_ms.saturating_sub(since) >= GROWTH_EVERY_MS => {
-                let per_hour = (bytes as i128 - then as i128) * GROWTH_EVERY_MS as i128 / (now_ms - since).max(1) as i128;
+                let per_hour = (bytes as i128 - then as i128) * GROWTH_EVERY_MS as i128 / now_ms.saturating_sub(since).max(1) as i128;
                 out.push(Event::MetadataGrowth { bytes, bytes_per_hour: per_hour.clamp(i64::MIN as i128, i64::MAX as i128) as i64, since_ms: since });
                 next.growth_at = Some((now_ms, bytes));
             }

@@ -2,7 +2,7 @@
 //! table (`icescope watch`, the app's Live switch) costs one metadata file per poll, plus the new
 //! snapshots' lists and the manifests they add.
 
-use super::{decoder::Decoder, now_ms, LoadError, Loader, ReadStats, ReadTimes};
+use super::{decoder::Decoder, now_ms, LoadError, Loader, ReadStats};
 use crate::source::Fetch;
 
 impl Loader {
@@ -25,15 +25,7 @@ impl Loader {
         self.history.advance(metadata_path, metadata);
         self.history.record_metadata_sizes(size, |f| known.iter().find(|k| k.file == f).map(|k| k.bytes).or_else(|| files.size_hint(f)));
         self.anchor = files.listing().and_then(|_| super::anchor(metadata_path, &self.history.metadata.location));
-        let now = now_ms();
-        self.stats = ReadStats {
-            files: 1,
-            bytes: size,
-            metadata_bytes: size,
-            times: ReadTimes { started_ms: started, metadata_ms: now, ..ReadTimes::default() },
-            paths: self.stats.paths.is_some().then(|| vec![metadata_path.to_string()]),
-            ..ReadStats::default()
-        };
+        self.stats = ReadStats::of_metadata(metadata_path, size, started, self.stats.paths.is_some());
         self.history.plan(mode);
         self.run(files, dec, parallel).await;
         self.history.trim();

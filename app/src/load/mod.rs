@@ -75,6 +75,21 @@ pub struct ReadStats {
     pub paths: Option<Vec<String>>,
 }
 
+impl ReadStats {
+    /// A read that has read its metadata file (`size` bytes) and nothing else yet, started at
+    /// `started_ms`.
+    fn of_metadata(path: &str, size: u64, started_ms: u64, record_paths: bool) -> ReadStats {
+        ReadStats {
+            files: 1,
+            bytes: size,
+            metadata_bytes: size,
+            times: ReadTimes { started_ms, metadata_ms: now_ms(), ..ReadTimes::default() },
+            paths: record_paths.then(|| vec![path.to_string()]),
+            ..ReadStats::default()
+        }
+    }
+}
+
 /// When a load's phases ended (ms since the epoch): the metadata file read and decoded, the last
 /// manifest list and the last manifest read. `started` is when its caller began (before the
 /// metadata file was asked for; the loader's own opening when no caller says).
@@ -197,16 +212,7 @@ impl Loader {
         // The metadata log's sizes come later (`record_metadata_sizes`): in a browser each size of a
         // picked file is a round trip to the disk, and the chart must not wait for a hundred of them.
         history.record_metadata_sizes(size, |_| None);
-        let now = now_ms();
-        let times = ReadTimes { started_ms: now, metadata_ms: now, ..ReadTimes::default() };
-        let stats = ReadStats {
-            files: 1,
-            bytes: size,
-            metadata_bytes: size,
-            times,
-            paths: record_paths.then(|| vec![metadata_path.to_string()]),
-            ..ReadStats::default()
-        };
+        let stats = ReadStats::of_metadata(metadata_path, size, now_ms(), record_paths);
         let anchor = files.listing().and_then(|_| anchor(metadata_path, &history.metadata.location));
         Loader { history, stats, anchor }
     }

@@ -178,8 +178,15 @@ fn avro_index(by_avro_id: &[(i64, u32)], id: i64) -> Option<usize> {
 }
 
 /// The path under which a v1 snapshot's inline manifest list is kept.
+const INLINE_LIST: &str = "inline manifests of snapshot #";
+
 pub(crate) fn inline_list_path(index: usize) -> String {
-    format!("inline manifests of snapshot #{index}")
+    format!("{INLINE_LIST}{index}")
+}
+
+/// Whether a list path is one `inline_list_path` made (keyed by an index, not a file).
+pub(crate) fn is_inline_list_path(path: &str) -> bool {
+    path.starts_with(INLINE_LIST)
 }
 
 impl TableHistory {

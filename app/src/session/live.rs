@@ -3,7 +3,6 @@
 
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::analysis::live::{look, paces, LiveOptions, LiveState, Observed, WriterPace};
 use crate::load::decoder::Decoder;
@@ -21,9 +20,8 @@ pub struct LiveView {
     pub events: Vec<Observed>,
     pub writers: Vec<WriterPace>,
     pub looked_ms: i64,
-    /// Looks taken, and how many of them found a new metadata file.
+    /// Looks taken.
     pub looks: u64,
-    pub advances: u64,
 }
 
 #[derive(Default)]
@@ -32,18 +30,11 @@ pub struct Live {
     events: VecDeque<Observed>,
     looked_ms: i64,
     looks: u64,
-    advances: u64,
 }
 
 impl Live {
     pub fn view(&self, history: &crate::model::TableHistory) -> LiveView {
-        LiveView {
-            events: self.events.iter().cloned().collect(),
-            writers: paces(history),
-            looked_ms: self.looked_ms,
-            looks: self.looks,
-            advances: self.advances,
-        }
+        LiveView { events: self.events.iter().cloned().collect(), writers: paces(history), looked_ms: self.looked_ms, looks: self.looks }
     }
 }
 
@@ -54,12 +45,9 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub async fn advance(&mut self, files: Rc<F>, path: &str, parallel: usize) -> Result<(), String> {
         self.files = files;
         self.loader.advance(&*self.files, &self.dec, path, parallel).await.map_err(|e| e.to_string())?;
-        self.summaries = Arc::new(self.loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
+        self.summaries = super::summaries_of(&self.loader.history);
         self.footers = None;
         self.asked = true;
-        if let Some(l) = &mut self.live {
-            l.advances += 1;
-        }
         Ok(())
     }
 

@@ -96,11 +96,16 @@ pub struct TableSession<F: Fetch, D: Decoder = Inline> {
     live: Option<live::Live>,
 }
 
+/// Every snapshot's summary, in commit order (each clone a reference count).
+fn summaries_of(history: &crate::model::TableHistory) -> Arc<Vec<crate::decode::Summary>> {
+    Arc::new(history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect())
+}
+
 impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// A session over an opened loader, planning what `mode` reads.
     pub fn new(name: String, files: Rc<F>, dec: D, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
         loader.history.plan(mode);
-        let summaries = Arc::new(loader.history.snapshots.iter().map(|s| s.snapshot.summary.clone()).collect());
+        let summaries = summaries_of(&loader.history);
         TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false, savepoints: None, live: None }
     }
 

@@ -242,6 +242,16 @@ pub fn catalog_listing(c: &CatalogList) -> Result<(), Failure> {
     print_json(&json)
 }
 
+/// The table folder a metadata file is in: the parent of its `metadata/`, else its own folder.
+pub fn folder_of_metadata_file(file: &Path) -> &Path {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    if dir.file_name().is_some_and(|n| n == "metadata") {
+        dir.parent().unwrap_or(dir)
+    } else {
+        dir
+    }
+}
+
 /// A metadata file is read within its table folder (the parent of `metadata/`), so that the
 /// manifest lists and manifests it names can be found by path suffix.
 fn open_local(target: &Path, named: Option<&str>, listed: Option<LocalFolder>) -> Result<(LocalFolder, String, Option<MetadataPick>), Failure> {
@@ -265,8 +275,7 @@ fn open_local(target: &Path, named: Option<&str>, listed: Option<LocalFolder>) -
     if !target.is_file() {
         return Err(Failure::Unreadable(format!("{}: no such file or folder", target.display())));
     }
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let root = if dir.file_name().is_some_and(|n| n == "metadata") { dir.parent().unwrap_or(dir) } else { dir };
+    let root = folder_of_metadata_file(target);
     let folder = LocalFolder::open(root).map_err(Failure::unreadable)?;
     let rel = target.strip_prefix(root).map_err(Failure::unreadable)?.to_string_lossy().replace('\\', "/");
     Ok((folder, rel, None))

@@ -68,16 +68,7 @@ impl Follow {
             });
         }
         let path = Path::new(target);
-        let root = if path.is_dir() {
-            path.to_path_buf()
-        } else {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            if dir.file_name().is_some_and(|n| n == "metadata") {
-                dir.parent().unwrap_or(dir).to_path_buf()
-            } else {
-                dir.to_path_buf()
-            }
-        };
+        let root = if path.is_dir() { path.to_path_buf() } else { open::folder_of_metadata_file(path).to_path_buf() };
         Ok(Follow::Folder(root))
     }
 

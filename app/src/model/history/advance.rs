@@ -60,7 +60,7 @@ impl TableHistory {
         }
         // A v1 snapshot's inline list is keyed by its index, which moves when older snapshots
         // expire: it is made again from the metadata, at no read's cost.
-        let named = |path: &str| !path.starts_with("inline manifests of snapshot #") && !next.by_list.get(&next.snapshots, path).is_empty();
+        let named = |path: &str| !super::is_inline_list_path(path) && !next.by_list.get(&next.snapshots, path).is_empty();
         next.lists = lists.into_iter().filter(|(p, slot)| !matches!(slot, ListSlot::Pending) && named(p)).collect();
         next.manifests = manifests.into_iter().filter(|(_, slot)| !matches!(slot, ManifestSlot::Pending)).collect();
         next.written = written;
@@ -93,6 +93,13 @@ impl TableHistory {
             .filter(|(_, s)| s.detail)
             .map(|(i, s)| s.snapshot.manifest_list.clone().unwrap_or_else(|| super::inline_list_path(i)))
             .collect();
+        // Future commits name the current snapshot's manifests and new ones: a digest no list
+        // held names is of an expired or replaced manifest. Unknown while the current list is not
+        // read, and then nothing is dropped.
+        let current_read = self
+            .current_index()
+            .and_then(|i| self.snapshots[i].snapshot.manifest_list.as_ref())
+            .is_some_and(|p| matches!(self.lists.get(p), Some(ListSlot::Loaded(_))));
         let mut named: HashSet<&str> = HashSet::new();
         let mut kept_for_detail: HashSet<&str> = HashSet::new();
         for (path, slot) in &self.lists {
@@ -105,23 +112,14 @@ impl TableHistory {
                 }
             }
         }
-        let kept_for_detail: HashSet<String> = kept_for_detail.into_iter().map(str::to_string).collect();
-        let named: HashSet<String> = named.into_iter().map(str::to_string).collect();
-        // Future commits name the current snapshot's manifests and new ones: a digest no list
-        // held names is of an expired or replaced manifest. Unknown while the current list is not
-        // read, and then nothing is dropped.
-        let current_read = self
-            .current_index()
-            .and_then(|i| self.snapshots[i].snapshot.manifest_list.as_ref())
-            .is_some_and(|p| matches!(self.lists.get(p), Some(ListSlot::Loaded(_))));
         let mut kept_entries = 0usize;
         self.manifests.retain(|path, slot| match slot {
             ManifestSlot::Loaded { manifest, .. } => {
-                if !kept_for_detail.contains(path) {
+                if !kept_for_detail.contains(path.as_str()) {
                     *manifest = None;
                 }
                 kept_entries += manifest.as_ref().map_or(0, |m| m.entries.len());
-                !current_read || named.contains(path)
+                !current_read || named.contains(path.as_str())
             }
             _ => true,
         });

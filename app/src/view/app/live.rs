@@ -9,7 +9,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::analysis::live::{Event, LiveOptions};
+use crate::analysis::live::LiveOptions;
 use crate::source::browser::fetch::Browser;
 use crate::source::metadata_pick::MetadataPick;
 
@@ -213,16 +213,11 @@ pub fn LiveEvents() -> impl IntoView {
                     <summary>{crate::report::live::events_heading(l.events.len(), l.looks)}</summary>
                     <ol>{l.events.iter().map(|e| {
                         let alarm = e.event.is_alarm();
-                        let kind = event_kind(&e.event);
+                        let kind = e.event.name();
                         view! { <li class:alarm=alarm data-kind=kind class="mono">{crate::report::live::line(e)}</li> }
                     }).collect_view()}</ol>
                 </details>
             }
         })
     }
-}
-
-/// The event's machine name (`commit`, `stalled`, …), as the JSON lines carry it.
-fn event_kind(e: &Event) -> String {
-    serde_json::to_value(e).ok().and_then(|v| v.get("event").and_then(|k| k.as_str()).map(str::to_string)).unwrap_or_default()
 }
