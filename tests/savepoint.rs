@@ -418,6 +418,66 @@ fn a_savepoint_without_uids_says_so() {
     assert!(v["savepoints"][0]["advice"].as_str().unwrap().contains("carry no uid"));
 }
 
+/// The same upgrade forced for real: `flink run -s S --allowNonRestoredState` (B_forced). Flink's REST
+/// record says the job was restored from S (a savepoint, its path and checkpoint id), yet none of S's
+/// operator ids is one of its vertices, so every operator's state was skipped: its committer restored
+/// nothing (its commits carry its own job and operator ids, not those in S's committer state), and
+/// its checkpoints continue after S's id (Flink sets a job restored from a savepoint to the
+/// savepoint's id + 1). Spark's duplicates are the rows it wrote again. Every number is flink.json's.
+#[test]
+fn the_forced_start_restores_nothing() {
+    let dir = root().join("tests/savepoints/savepoint-uids");
+    let flink = json(&dir.join("flink.json"));
+    let r = read_label_in(&dir, "S");
+    let s = &flink["kept"][0];
+    let a = flink["job_labels"]["A"].as_str().unwrap();
+    let forced = flink["job_labels"]["B_forced"].as_str().unwrap();
+    assert_ne!(forced, a);
+    let f = &flink["b_forced"];
+    assert_eq!(f["job_id"], forced);
+    assert_eq!(f["state"], "FINISHED");
+    let run: Vec<&str> = f["flink_run"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    assert!(run.contains(&"--allowNonRestoredState") && run.contains(&s["savepoint_path"].as_str().unwrap()), "{run:?}");
+    assert_eq!(f["environment_configuration"]["ignore_unclaimed_state"], true);
+    // the remote environment, given the option in its configuration, handed Flink false and was refused
+    let rk = &flink["b_remote_key"];
+    assert_eq!(rk["set_in_configuration"]["execution.state-recovery.ignore-unclaimed-state"], "true");
+    assert_eq!(rk["environment_configuration"]["ignore_unclaimed_state"], false);
+    assert!(rk["error"].as_str().unwrap().contains("Cannot map checkpoint/savepoint state for operator"));
+    // Flink's REST API: restored from S
+    let restored = &f["latest_restored"];
+    assert_eq!(restored["is_savepoint"], true);
+    assert_eq!(restored["external_path"], s["external_path"]);
+    let sid = restored["id"].as_i64().unwrap();
+    assert_eq!(sid, s["checkpoint_id"].as_i64().unwrap());
+    assert_eq!(sid, r.metadata.checkpoint_id);
+    // none of S's operators is in the forced job: every state in S was skipped
+    let vertices: Vec<&str> = flink["vertices"][forced].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert!(!vertices.is_empty());
+    assert!(r.metadata.operators.iter().all(|o| !vertices.contains(&o.operator_id.as_str())), "{vertices:?}");
+    // its checkpoints and commits: first at S's id + 1, with its own job and committer ids
+    assert_eq!(f["completed_checkpoint_ids"][0].as_i64(), Some(sid + 1));
+    let commits = flink["commits"].as_array().unwrap();
+    let by = |job: &str| commits.iter().filter(|c| c["flink_job_id"] == job).collect::<Vec<_>>();
+    let (of_a, of_forced) = (by(a), by(forced));
+    assert!(!of_a.is_empty() && !of_forced.is_empty());
+    assert_eq!(of_forced[0]["max_committed_checkpoint_id"].as_i64(), Some(sid + 1), "the forced job's first commit");
+    let committer = &r.committers[0];
+    assert_eq!(committer.job_id.as_deref(), Some(a), "S's committer state is A's");
+    assert!(of_forced.iter().all(|c| c["flink_operator_id"].as_str() != Some(committer.operator_id.as_str())));
+    // A's last commit is S's checkpoint; the forced job wrote every id again
+    assert_eq!(of_a.last().unwrap()["max_committed_checkpoint_id"].as_i64(), Some(sid));
+    let added = |cs: &[&Value]| cs.iter().map(|c| c["added_records"].as_i64().unwrap()).sum::<i64>();
+    let at_end = &flink["at_end"];
+    assert_eq!(at_end["rows"].as_i64(), Some(added(&of_a) + added(&of_forced)));
+    assert_eq!(at_end["distinct_ids"].as_i64(), Some(added(&of_forced)), "the forced job wrote every id");
+    let again = flink["rows_by_writer"]["rows_of_duplicated_ids_per_job"].as_array().unwrap().iter().find(|x| x["job"] == forced).unwrap();
+    assert_eq!(again["min_id"], 0, "its source started from the first id");
+    let duplicates = at_end["duplicates"].as_i64().unwrap();
+    assert_eq!(duplicates, again["rows"].as_i64().unwrap(), "Spark's duplicates are the rows the forced job wrote again");
+    assert_eq!(duplicates, added(&of_a), "every row A had committed");
+}
+
 fn read_label_in(dir: &Path, label: &str) -> SavepointRead {
     let p = dir.join(label).join("_metadata");
     read(&p.display().to_string(), &std::fs::read(&p).unwrap(), &mut no_files).unwrap()

@@ -59,13 +59,20 @@ class Scenario:
         self.facts["created"] = {**created, "at_ms": K.now_ms(), "properties": props or {}}
         log(f"[{name}] table {self.ident} at {self.location}")
 
-    def submit(self, raw: list[str] | None = None, **kw) -> str:
+    def submit(self, raw: list[str] | None = None, cli: list[str] | None = None, **kw) -> str:
+        """Submits LabJob through a remote environment, or, with `cli` (the run options, e.g.
+        ["-s", path, "--allowNonRestoredState"]), through Flink's CLI (`flink run`, labkit.flink_run)."""
+        return self.submit_full(raw, cli, **kw)["job_id"]
+
+    def submit_full(self, raw: list[str] | None = None, cli: list[str] | None = None, **kw) -> dict:
         args = [f"table={self.ident}", f"kind={kw.pop('kind', self.kind)}", f"name={kw.pop('name', self.name)}"]
         args += [f"{k.replace('_', '-')}={v}" for k, v in kw.items()] + list(raw or [])
-        r = K.labjob("submit", *args)
-        log(f"[{self.name}] submitted job {r['job_id']}", "(restore " + r["restore"] + ")" if r.get("restore") else "")
-        self.mark("submitted", job_id=r["job_id"], restore=r.get("restore"))
-        return r["job_id"]
+        r = K.labjob("submit", *args) if cli is None else K.flink_run(cli, "submit", *args)
+        log(f"[{self.name}] submitted job {r['job_id']}", "(restore " + r["restore"] + ")" if r.get("restore") else "",
+            "with " + " ".join(r["flink_run"][:6]) + " …" if r.get("flink_run") else "")
+        self.mark("submitted", job_id=r["job_id"], restore=r.get("restore"),
+                  **({"flink_run": r["flink_run"]} if r.get("flink_run") else {}))
+        return r
 
     def mark(self, event: str, **kw):
         e = {"t_ms": K.now_ms() - self.t0, "event": event, **kw}
@@ -951,10 +958,15 @@ def savepoint_sinks():
 
 
 def savepoint_uids():
-    """The second seed's upgrade: a job written without uids is stopped with a savepoint; the same
-    job with uids is refused that savepoint (its operator ids are now the uids' hashes); started
-    without its state (what forcing with --allowNonRestoredState restores) it writes every row again. Kept in
-    tests/savepoints/savepoint-uids/ with the table's commits; no table fixture."""
+    """The second seed's upgrade: a job written without uids is stopped with a savepoint S; the same
+    job with uids is refused S (its operator ids are now the uids' hashes), through the lab's remote
+    environment (B) and again with execution.state-recovery.ignore-unclaimed-state set in that
+    environment's configuration (B_remote_key: RemoteStreamEnvironment writes
+    SavepointRestoreSettings.none() over it, so Flink is still asked without allowNonRestoredState).
+    B_forced is the real forced start: `flink run -s S --allowNonRestoredState` (Flink's CliFrontend),
+    restored from S with every operator's state skipped; it writes every row again. (Job C, a start
+    without state that stood in for the forced start, is no longer run: B_forced is that start.)
+    Kept in tests/savepoints/savepoint-uids/ with the table's commits; no table fixture."""
     out = K.REPO / "tests" / "savepoints" / "savepoint-uids"
     if out.exists():
         shutil.rmtree(out)
@@ -967,24 +979,56 @@ def savepoint_uids():
     sp = K.stop_with_savepoint(a)
     shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), out / "S")
     kept = [{"label": "S", "folder": "S", **sp, **checkpoint_record(a, sp["checkpoint_id"])}]
+
+    def refusal(text: str) -> str:
+        return next((ln.strip() for ln in text.splitlines() if "Failed to rollback" in ln or "Cannot map" in ln or "allowNonRestoredState" in ln), text[:400])
+
+    def configured(text: str):  # the LabJob "configured" line: what the environment hands the executor
+        return next((json.loads(ln.split("LAB ", 1)[1]) for ln in text.splitlines() if ln.startswith("LAB ") and '"configured"' in ln), None)
+
+    b_conf = None
     try:
         b = s.submit(name="savepoint-uids B (uids added, restore refused)", restore=sp["savepoint_path"], **kw)
         b_state = K.wait_job(b, ("FAILED", "FINISHED", "CANCELED"), timeout=120)
         exc = K.rest("GET", f"/jobs/{b}/exceptions?maxExceptions=5")
         root = (exc.get("rootException") or "")
     except RuntimeError as e:  # refused at submission: the client's error is the record
-        b, b_state, root = None, "SUBMISSION_FAILED", str(e)
-    b_error = next((ln.strip() for ln in root.splitlines() if "Failed to rollback" in ln or "Cannot map" in ln or "allowNonRestoredState" in ln), root[:400])
-    # Forcing B's restore (--allowNonRestoredState) would restore nothing, every operator id having
-    # changed: C is that start without state. (Set through the lab's remote environment, in the
-    # configuration or on the stream graph, Flink 2.1.1 still refused the savepoint.)
-    c = s.submit(name="savepoint-uids C (uids, no state: what forcing B restores)", **kw)
-    K.wait_job(c, ("FINISHED",), timeout=300)
+        b, b_state, root, b_conf = None, "SUBMISSION_FAILED", str(e), configured(str(e))
+    b_error = refusal(root)
+    # B_remote_key: the option in the remote environment's configuration, as the earlier attempt set it
+    key = "execution.state-recovery.ignore-unclaimed-state"
+    try:
+        rk = s.submit_full(name="savepoint-uids B_remote_key (uids, remote environment, ignore-unclaimed-state true)",
+                           restore=sp["savepoint_path"], raw=[f"conf.{key}=true"], **kw)
+        rk_state, rk_err, rk_conf = K.wait_job(rk["job_id"], ("FAILED", "FINISHED", "CANCELED"), timeout=120), None, rk
+    except RuntimeError as e:
+        rk_state, rk_err, rk_conf = "SUBMISSION_FAILED", refusal(str(e)), configured(str(e))
+    remote_key = {"client": "remote environment (StreamExecutionEnvironment.createRemoteEnvironment(host, port, conf))",
+                  "set_in_configuration": {key: "true", "execution.state-recovery.path": sp["savepoint_path"]},
+                  "environment_configuration": rk_conf, "state": rk_state, "error": rk_err}
+    # B_forced: the real forced start, through Flink's CLI
+    bf_sub = s.submit_full(name="savepoint-uids B_forced (uids, flink run -s S --allowNonRestoredState)",
+                           cli=["-s", sp["savepoint_path"], "--allowNonRestoredState"], **kw)
+    bf = bf_sub["job_id"]
+    K.wait_job(bf, ("FINISHED",), timeout=300)
+    cps = K.rest("GET", f"/jobs/{bf}/checkpoints")
+    hist = sorted(cps.get("history", []), key=lambda h: h["id"])
+    b_forced = {
+        "job_id": bf, "state": K.job_state(bf), "flink_run": bf_sub["flink_run"],
+        "environment_configuration": {k: bf_sub.get(k) for k in ("client", "restore", "ignore_unclaimed_state")},
+        "latest_restored": (cps.get("latest") or {}).get("restored"),
+        "checkpoint_counts": cps.get("counts"),
+        "completed_checkpoint_ids": [h["id"] for h in hist if h["status"] == "COMPLETED"],
+        "failed_checkpoints": [{"id": h["id"], "failure_message": (h.get("failure_message") or "")[:300]}
+                               for h in hist if h["status"] == "FAILED"],
+    }
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     record = {"scenario": "savepoint-uids", "generated_by": "tests/lab/run_lab.sh", "table": s.ident, "kept": kept,
-              "job_labels": {"A": a, "B": b, "C": c}, "b_state": b_state, "b_error": b_error,
-              "vertices": {a: vertices(a), c: vertices(c)},
-              "commits": flink_commits(s.t), "at_end": {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}}
+              "job_labels": {"A": a, "B": b, "B_forced": bf}, "b_state": b_state, "b_error": b_error,
+              "b_environment_configuration": b_conf, "b_remote_key": remote_key, "b_forced": b_forced,
+              "vertices": {a: vertices(a), bf: vertices(bf)},
+              "commits": flink_commits(s.t), "rows_by_writer": rows_by_writer(s.t),
+              "at_end": {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}}
     (out / "flink.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
     flink_reader(out)
 

@@ -365,6 +365,22 @@ def labjob(*args: str) -> dict:
     return json.loads(lines[-1])
 
 
+def flink_run(run_options: list[str], *args: str) -> dict:
+    """`flink run -d <run_options> -c lab.LabJob icescope-lab.jar <args> client=cli`: Flink's own CLI
+    (org.apache.flink.client.cli.CliFrontend, the class bin/flink runs) from the lab's classpath, with
+    the lab's config.yaml (FLINK_CONF_DIR); the program uses the environment the CLI provides. Returns
+    the program's last LAB line, plus the command as run (`flink_run`)."""
+    cmd = ["run", "-d", *run_options, "-c", "lab.LabJob", str(JAVA / "target" / "icescope-lab.jar"), *args, "client=cli"]
+    r = subprocess.run(["java", *JAVA_OPENS, "-Dlog4j.configurationFile=file:" + str(FLINK / "conf" / "log4j.properties"),
+                        f"-Dlog.file={WORK / 'logs' / 'flink-run-client.log'}", "-cp", CLASSPATH,
+                        "org.apache.flink.client.cli.CliFrontend", *cmd],
+                       capture_output=True, text=True, env={**os.environ, "FLINK_CONF_DIR": str(FLINK / "conf")})
+    lines = [ln[4:] for ln in r.stdout.splitlines() if ln.startswith("LAB ")]
+    if r.returncode != 0 or not lines or '"submitted"' not in lines[-1]:
+        raise RuntimeError(f"flink {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}")
+    return {**json.loads(lines[-1]), "flink_run": ["flink", *cmd]}
+
+
 def job_state(job: str) -> str:
     return rest("GET", f"/jobs/{job}")["state"]
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.JobClient;
@@ -49,12 +50,16 @@ import org.apache.iceberg.types.Types;
  *   submit table=ns.t kind=append|upsert|late rows=N rate=R checkpoint-ms=5000 keys=1000
  *          base-day-ms=... name=... [restore=file:///savepoint] [uids=false]
  *          [sink=flinksink|icebergsink|dynamic] [maintenance=rewrite,expire] [wopt.K=V ...]
+ *          [conf.K=V ...] [client=cli]
  *       submits one streaming job to the standalone Flink cluster (REST on flink.port) and prints
  *       its job id; the job keeps running in the cluster after this program exits.
  *       sink: Iceberg's FlinkSink (default), its sink-v2 IcebergSink, or the DynamicIcebergSink
  *       (every record routed to the one table). maintenance (IcebergSink only): the post-commit
  *       table maintenance tasks to add; wopt.K=V: write options for the sink builder's set(K, V),
- *       e.g. wopt.flink-maintenance.rewrite.schedule.commit-count=4.
+ *       e.g. wopt.flink-maintenance.rewrite.schedule.commit-count=4. conf.K=V: Flink configuration
+ *       for the environment. client=cli: the program is run by Flink's CliFrontend (`flink run`,
+ *       labkit.flink_run) and uses the environment the CLI provides, restored with its
+ *       -s/--allowNonRestoredState; without it, a remote environment to the cluster.
  * </pre>
  *
  * Every line printed on stdout that starts with "LAB " is JSON for the lab driver.
@@ -147,10 +152,28 @@ public final class LabJob {
         String.valueOf(Instant.now().truncatedTo(ChronoUnit.DAYS).toEpochMilli())));
 
     Configuration conf = new Configuration();
-    if (a.containsKey("restore")) conf.setString("execution.state-recovery.path", a.get("restore"));
+    boolean cli = "cli".equals(a.get("client"));
+    if (a.containsKey("restore")) {
+      if (cli) throw new IllegalArgumentException("client=cli restores with flink run -s, not restore=");
+      conf.setString("execution.state-recovery.path", a.get("restore"));
+    }
+    for (Map.Entry<String, String> e : a.entrySet())
+      if (e.getKey().startsWith("conf.")) conf.setString(e.getKey().substring(5), e.getValue());
     conf.setString("pipeline.name", a.getOrDefault("name", "icescope-lab " + kind));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(
-        env("LAB_FLINK_HOST", "127.0.0.1"), Integer.parseInt(env("LAB_FLINK_PORT", "8081")), conf);
+    // client=cli: run by Flink's CliFrontend (`flink run`), the environment is the context one the CLI
+    // sets up (its -s/--allowNonRestoredState are in it). Otherwise a remote environment; note that
+    // RemoteStreamEnvironment writes SavepointRestoreSettings.none() over the restore settings of the
+    // configuration it is given (allowNonRestoredState false), keeping only the path.
+    StreamExecutionEnvironment env = cli
+        ? StreamExecutionEnvironment.getExecutionEnvironment(conf)
+        : StreamExecutionEnvironment.createRemoteEnvironment(
+            env("LAB_FLINK_HOST", "127.0.0.1"), Integer.parseInt(env("LAB_FLINK_PORT", "8081")), conf);
+    // what the environment will hand the executor (the restore settings of the job it submits)
+    String effRestore = env.getConfiguration().get(StateRecoveryOptions.SAVEPOINT_PATH);
+    boolean effIgnore = env.getConfiguration().get(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE);
+    System.out.println("LAB {\"event\":\"configured\",\"client\":\"" + (cli ? "cli" : "remote-environment")
+        + "\",\"restore\":" + (effRestore == null ? "null" : "\"" + effRestore + "\"")
+        + ",\"ignore_unclaimed_state\":" + effIgnore + "}");
     env.setParallelism(1);
     // unchained, so the REST API reports each operator's own record counts
     env.disableOperatorChaining();
@@ -233,7 +256,9 @@ public final class LabJob {
     System.out.println("LAB {\"event\":\"submitted\",\"job_id\":\"" + client.getJobID() + "\",\"table\":\"" + table
         + "\",\"kind\":\"" + kind + "\",\"sink\":\"" + sink + "\",\"maintenance\":\"" + String.join(",", maint)
         + "\",\"rows\":" + rows + ",\"rate\":" + rate + ",\"checkpoint_ms\":" + cpMs
-        + ",\"restore\":" + (a.containsKey("restore") ? "\"" + a.get("restore") + "\"" : "null") + "}");
+        + ",\"client\":\"" + (cli ? "cli" : "remote-environment") + "\""
+        + ",\"restore\":" + (effRestore == null ? "null" : "\"" + effRestore + "\"")
+        + ",\"ignore_unclaimed_state\":" + effIgnore + "}");
   }
 
   /** One generated row: only the first `arity` fields of [id, ts, kind, amount, note] exist. */
