@@ -65,6 +65,26 @@ impl MetadataPick {
         rest.into_iter().map(|v| v.path.clone()).collect()
     }
 
+    /// The versions with `newest` added as the one open: a folder followed by its
+    /// `version-hint.text` (no listing), the file read already telling its age.
+    /// `between`: the versions stepped over to reach it, oldest first, their age not read.
+    pub fn with_newest(mut self, newest: &str, last_sequence_number: i64, last_updated_ms: i64, between: Vec<String>) -> MetadataPick {
+        self.versions.retain(|v| v.path != newest && !between.contains(&v.path));
+        for path in between {
+            self.versions.push(MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: None, last_updated_ms: None });
+        }
+        self.versions.push(MetadataVersion {
+            path: newest.to_string(),
+            name_version: metadata_version(newest),
+            last_sequence_number: Some(last_sequence_number),
+            last_updated_ms: Some(last_updated_ms),
+        });
+        self.path = newest.to_string();
+        self.why = "the version version-hint.text states, or the newest after it by name, as Iceberg's HadoopTableOperations reads it".into();
+        self.unreadable.clear();
+        self
+    }
+
     /// Records that `opened` was opened because every newer candidate in `failed` did not read.
     pub fn fell_back(&mut self, opened: &str, failed: Vec<(String, String)>) {
         let name = |p: &str| last_component(p).unwrap_or(p).to_string();
@@ -190,7 +210,21 @@ pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::logged_in_tail;
+    use super::{logged_in_tail, MetadataPick, MetadataVersion};
+
+    #[test]
+    fn a_version_found_by_the_hint_joins_the_versions_with_those_stepped_over() {
+        let v = |n: u64, ts: Option<i64>| MetadataVersion { path: format!("t/metadata/v{n}.metadata.json"), name_version: Some(n), last_sequence_number: ts, last_updated_ms: ts };
+        let pick = MetadataPick { path: v(2, None).path, why: "by content".into(), versions: vec![v(1, Some(1)), v(2, Some(2))], unreadable: vec![("x".into(), "y".into())] };
+        let grown = pick.with_newest(&v(5, None).path, 5, 50, vec![v(3, None).path, v(4, None).path]);
+        assert_eq!(grown.path, v(5, None).path);
+        assert_eq!(grown.versions, [v(1, Some(1)), v(2, Some(2)), v(3, None), v(4, None), MetadataVersion { last_sequence_number: Some(5), last_updated_ms: Some(50), ..v(5, None) }]);
+        assert!(grown.why.contains("version-hint.text") && grown.unreadable.is_empty());
+        // Found again (a look that read the same file twice): still once.
+        let again = grown.clone().with_newest(&v(5, None).path, 5, 50, vec![v(4, None).path]);
+        assert_eq!(again.versions.len(), 5);
+        assert_eq!(again.versions.iter().filter(|x| x.name_version == Some(4)).count(), 1);
+    }
 
     #[test]
     fn the_log_is_read_from_a_tail_that_starts_anywhere() {

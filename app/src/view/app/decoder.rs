@@ -276,6 +276,9 @@ impl Decoder for WorkerDecoder {
         let wire = to_wire(&Request { id, checked: checked(), job }).map_err(err)?;
         running().await.map_err(|e| err(format!("the decoder worker did not start: {e}")))?;
         let (answer, answered) = oneshot::channel();
+        if metadata {
+            super::marks::mark("icescope:phase:metadata-posted");
+        }
         let job = Posted { id, wire, path: path.clone(), ms, metadata, answer };
         let refused = LIVE.with(|l| match l.borrow_mut().as_mut() {
             Some(live) => {

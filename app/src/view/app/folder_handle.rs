@@ -2,7 +2,7 @@
 //! handle, only `metadata/` is listed, and the first chart does not wait for the browser to
 //! enumerate `data/` (15,101 files of a 3,000-commit table took 6.5 s through the input).
 
-use leptos::prelude::Set;
+use leptos::prelude::{GetUntracked, GetValue, Set};
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -19,9 +19,16 @@ const WHOLE_FOLDER_FILES: usize = 200_000;
 /// this many files.
 const BESIDE_FILES: usize = 20_000;
 
-async fn open_table_folder(state: AppState, files: HandleFiles) {
-    if files.is_empty() {
-        return state.error("the folder's metadata/ holds no files".into());
+/// Opens the picked table: by `version-hint.text` where it has one (`hinted`), `metadata/`
+/// then listed once the first chart is drawn; else `metadata/` is listed and picked first.
+async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<String>) {
+    if hinted.is_none() {
+        if let Err(e) = files.list().await {
+            return state.error(e.to_string());
+        }
+        if files.is_empty() {
+            return state.error("the folder's metadata/ holds no files".into());
+        }
     }
     // Savepoints kept in the table's folder (beside metadata/ and data/) go to Before you resume.
     let mut beside = PickedFiles::default();
@@ -30,13 +37,46 @@ async fn open_table_folder(state: AppState, files: HandleFiles) {
     }
     state.errors.set(Vec::new());
     state.vended.set(None);
-    let name = crate::source::Fetch::listing(&files)
-        .and_then(crate::source::metadata_pick::candidates)
-        .and_then(|(_, found)| found.first().map(|m| super::drop::table_name_of(m)))
-        .unwrap_or_else(|| "picked folder".into());
-    // Spawned now, it runs once the table's opening below has taken its generation.
+    let name = match &hinted {
+        Some(m) => super::drop::table_name_of(m),
+        None => crate::source::Fetch::listing(&files)
+            .and_then(crate::source::metadata_pick::candidates)
+            .and_then(|(_, found)| found.first().map(|m| super::drop::table_name_of(m)))
+            .unwrap_or_else(|| "picked folder".into()),
+    };
+    // Spawned now, these run once the table's opening below has taken its generation.
     super::resume_panel::with_the_table(state, &beside);
-    open_table(state, name, TableFiles::Handle(files), None).await;
+    if let Some(h) = &hinted {
+        spawn_local(list_when_charted(state, h.clone()));
+    }
+    open_table(state, name, TableFiles::Handle(files), hinted).await;
+}
+
+/// Lists `metadata/` of a table opened by its hint once its first chart is drawn (the listing is
+/// the browser's work on the page's turn), for the picker's versions; where the newest by content
+/// is another file than the hint led to, that one is opened, as for any folder.
+async fn list_when_charted(state: AppState, hinted: String) {
+    let generation = state.generation.get_untracked();
+    while !state.charted.get_untracked() {
+        super::live::sleep_ms(100).await;
+        if state.generation.get_untracked() != generation {
+            return;
+        }
+    }
+    let Some(current) = state.session.get_value().filter(|c| c.generation == generation) else { return };
+    let TableFiles::Handle(h) = &*current.files else { return };
+    if let Err(e) = h.list().await {
+        return state.error(format!("the folder's metadata/ could not be listed: {e}"));
+    }
+    let Some(pick) = crate::load::pick_metadata(h).await else { return };
+    if state.generation.get_untracked() != generation {
+        return;
+    }
+    if pick.path == hinted {
+        super::loader::set_pick(state, pick).await;
+    } else {
+        super::loader::reopen_picked(state, pick);
+    }
 }
 
 /// `window.showDirectoryPicker`, where the browser has it (Chromium-based ones; not Firefox or
@@ -68,8 +108,13 @@ pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
             Err(e) => return state.error(format!("the folder could not be opened: {}", super::fetch::js_message(&e))),
         };
         marks::mark("icescope:phase:picked");
-        match HandleFiles::open(root.clone()).await {
-            Ok(Some(files)) => open_table_folder(state, files).await,
+        let opened = HandleFiles::open_unlisted(root.clone()).await;
+        match opened {
+            Ok(Some(files)) => {
+                let hinted = files.hinted_current().await;
+                marks::mark("icescope:phase:found");
+                open_table_folder(state, files, hinted).await
+            }
             // Not a table's folder (one above it, holding the table and its savepoints, say): every
             // file is listed, as the folder input does, and the table found among them.
             Ok(None) => match handle::files_under(&root, &root.name(), &[], WHOLE_FOLDER_FILES).await {

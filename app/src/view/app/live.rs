@@ -45,32 +45,54 @@ struct Newer {
     path: String,
     files: Option<TableFiles>,
     pick: Option<MetadataPick>,
+    /// Found by `version-hint.text`: the picker's versions gain it.
+    hinted: bool,
 }
 
 /// The newest metadata file, when it is not `current`.
 async fn newer(files: &TableFiles, current: &str, etag: &mut Option<String>) -> Result<Option<Newer>, String> {
     match files {
         TableFiles::Handle(h) => {
+            // A Hadoop table's hint: a look reads one small file and asks for the next names.
+            if let Some(now) = h.hinted_current().await {
+                return Ok((now != current).then_some(Newer { path: now, files: None, pick: None, hinted: true }));
+            }
             let fresh = HandleFiles::open(h.root()).await?.ok_or("the folder holds no metadata/ any more")?;
+            // Metadata files are written once, and a Hadoop table's version-hint.text only changes
+            // with a new one (HadoopTableOperations writes the file, then the hint): the same
+            // names mean the same pick, and an idle look reads nothing.
+            if same_metadata_files(h, &fresh) {
+                return Ok(None);
+            }
             let pick = crate::load::pick_metadata(&fresh).await.ok_or("the folder's metadata/ holds no metadata file any more")?;
-            Ok((pick.path != current).then(|| Newer { path: pick.path.clone(), files: Some(TableFiles::Handle(fresh)), pick: Some(pick) }))
+            Ok((pick.path != current).then(|| Newer { path: pick.path.clone(), files: Some(TableFiles::Handle(fresh)), pick: Some(pick), hinted: false }))
         }
         TableFiles::Remote(r) => {
             let (new, tag) = r.reload(Browser, current, etag.as_deref()).await.map_err(|e| e.to_string())?;
             if tag.is_some() {
                 *etag = tag;
             }
-            Ok(new.map(|(f, path)| Newer { path, files: Some(TableFiles::Remote(f)), pick: None }))
+            Ok(new.map(|(f, path)| Newer { path, files: Some(TableFiles::Remote(f)), pick: None, hinted: false }))
         }
         TableFiles::Relay(r) => {
             let path = r.reload().await.map_err(|e| e.to_string())?;
-            Ok((path != current).then_some(Newer { path, files: None, pick: None }))
+            Ok((path != current).then_some(Newer { path, files: None, pick: None, hinted: false }))
         }
         other => Err(not_followable(other).unwrap_or("this source cannot be followed").to_string()),
     }
 }
 
-async fn sleep_ms(ms: u64) {
+fn same_metadata_files(before: &HandleFiles, now: &HandleFiles) -> bool {
+    use crate::source::Fetch;
+    let names = |f: &HandleFiles| {
+        let mut c = f.listing().and_then(crate::source::metadata_pick::candidates).map(|(_, c)| c).unwrap_or_default();
+        c.sort_unstable();
+        c
+    };
+    names(before) == names(now)
+}
+
+pub(super) async fn sleep_ms(ms: u64) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u64) as i32);
@@ -109,12 +131,24 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
         }
         let path = s.loader.history.metadata_file.clone();
         match newer(&current.files, &path, &mut etag).await {
-            Ok(Some(Newer { path: newest, files: fresh, pick })) => {
+            Ok(Some(Newer { path: newest, files: fresh, pick, hinted })) => {
                 let files = fresh.map(Rc::new).unwrap_or_else(|| current.files.clone());
                 if let Err(e) = s.advance(files.clone(), &newest, IN_FLIGHT).await {
                     w.problem.set(Some(format!("{newest}: {e}")));
                     continue;
                 }
+                let pick = match (pick, hinted, &*files) {
+                    (None, true, TableFiles::Handle(h)) => {
+                        let version = crate::source::metadata_pick::metadata_version;
+                        let between = match (version(&path), version(&newest)) {
+                            (Some(a), Some(b)) => h.versions_between(a, b).await,
+                            _ => Vec::new(),
+                        };
+                        let m = &s.loader.history.metadata;
+                        s.pick.clone().map(|p| p.with_newest(&newest, m.last_sequence_number, m.last_updated_ms, between))
+                    }
+                    (pick, ..) => pick,
+                };
                 if pick.is_some() {
                     s.pick.clone_from(&pick);
                 }

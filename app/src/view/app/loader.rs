@@ -145,6 +145,29 @@ pub fn switch_metadata(state: AppState, path: String) {
     spawn_local(open_files(state, name, files, Some(path), Some(choose(pick)), savepoints));
 }
 
+/// Opens the folder's newest metadata file by content, where it is not the one first opened.
+pub fn reopen_picked(state: AppState, pick: MetadataPick) {
+    let Some(Current { files, savepoints, .. }) = state.session.get_value().filter(|c| c.generation == state.generation.get_untracked()) else { return };
+    let name = state.shell.get_untracked().map(|(n, _)| n).unwrap_or_default();
+    spawn_local(open_files(state, name, files, Some(pick.path.clone()), Some(pick), savepoints));
+}
+
+/// The folder's metadata files, listed after the table was opened by name: the picker's versions.
+pub async fn set_pick(state: AppState, pick: MetadataPick) {
+    let Some(current) = state.session.get_value().filter(|c| c.generation == state.generation.get_untracked()) else { return };
+    let mut s = current.session.lock().await;
+    if state.generation.get_untracked() != current.generation {
+        return;
+    }
+    s.pick = Some(pick.clone());
+    state.session.update_value(|c| {
+        if let Some(c) = c.as_mut().filter(|c| c.generation == current.generation) {
+            c.pick = Some(pick);
+        }
+    });
+    publish(state, &mut s, 0);
+}
+
 /// Savepoints read for the open table (Before you resume): the session judges them from its next
 /// answer on, against whichever version is open.
 pub fn judge_savepoints(state: AppState, savepoints: Savepoints) {
