@@ -1,7 +1,7 @@
 // The app's Live switch on a day-sized table in headless Chromium: what a commit costs the tab, and
 // how long from the commit landing until the chart shows it.
 //
-//   node tests/bench/live_browser_bench.mjs TABLE [--steps 5] [--every 5] [--dist dist]
+//   node tests/bench/live_browser_bench.mjs TABLE [--steps 5] [--every 5] [--dist dist] [--no-hint]
 //
 // TABLE's metadata/ is linked into a shadow folder with its newest STEPS metadata files held back,
 // and copied from there into the origin-private file system (a profile on disk; not timed). The
@@ -27,12 +27,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
 const TICK = 100; // clock ticks per second on Linux
 
-const a = { steps: 5, every: 5, dist: DEFAULT_DIST, table: null };
+const a = { steps: 5, every: 5, dist: DEFAULT_DIST, table: null, hint: true };
 for (let i = 2; i < process.argv.length; i++) {
   const v = process.argv[i];
   if (v === '--steps') a.steps = Number(process.argv[++i]);
   else if (v === '--every') a.every = Number(process.argv[++i]);
   else if (v === '--dist') a.dist = path.resolve(process.argv[++i]);
+  else if (v === '--no-hint') a.hint = false;
   else a.table = path.resolve(v);
 }
 const version = (n) => Number(/^v?(\d+)/.exec(n)?.[1] ?? -1);
@@ -96,6 +97,17 @@ try {
     document.getElementById('src').remove();
     window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
   }, root);
+  // A Hadoop table's writer rewrites version-hint.text after each commit (HadoopTableOperations):
+  // the shadow's says the newest version present, and each landing below rewrites it. --no-hint
+  // leaves it out (a catalog's folder: every look lists metadata/).
+  const hint = async (n) => page.evaluate(async ({ root, v }) => {
+    const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle(root)).getDirectoryHandle('metadata');
+    if (v === null) return dir.removeEntry('version-hint.text').catch(() => {});
+    const w = await (await dir.getFileHandle('version-hint.text', { create: true })).createWritable();
+    await w.write(String(v));
+    await w.close();
+  }, { root, v: a.hint ? version(n) : null });
+  await hint(names[names.length - a.steps - 1]);
   const t0 = Date.now();
   await page.locator('label:has([data-testid="folder-input"])').click();
   await page.locator('[data-testid="table-view"][data-state="ready"]').waitFor({ state: 'attached', timeout: 600000 });
@@ -125,6 +137,7 @@ try {
       document.getElementById('one').remove();
       return performance.now();
     }, { root, n });
+    if (a.hint) await hint(n);
     const want = snapshotsOf(n);
     const when = (sel, attr) => page.waitForFunction(({ sel, attr, want }) => {
       const e = document.querySelector(sel);
@@ -132,7 +145,17 @@ try {
       return v === String(want) ? performance.now() : false;
     }, { sel, attr, want }, { timeout: 120000, polling: 20 }).then((h) => h.jsonValue());
     const [counted, charted] = await Promise.all([when('[data-testid="snapshot-count"]', null), when('canvas[data-testid="growth-chart"]', 'points')]);
-    out.steps.push({ file: n, snapshots: want, to_count_s: +((counted - landed) / 1000).toFixed(2), to_chart_s: +((charted - landed) / 1000).toFixed(2) });
+    // The look that found it, phase by phase (the app's marks), from the landing.
+    const phases = await page.evaluate((landed) => {
+      const after = (name) => performance.getEntriesByName(name).map((m) => m.startTime).filter((t) => t > landed);
+      const newer = after('icescope:live:newer')[0];
+      if (newer === undefined) return null;
+      const asking = performance.getEntriesByName('icescope:live:asking').map((m) => m.startTime).filter((t) => t < newer).at(-1);
+      const next = (name) => after(name).find((t) => t >= newer);
+      const ms = (t) => (t === undefined ? null : Math.round(t - landed));
+      return { asking: ms(asking), newer: ms(newer), advanced: ms(next('icescope:live:advanced')), looked: ms(next('icescope:live:looked')), published: ms(next('icescope:live:look')) };
+    }, landed);
+    out.steps.push({ file: n, snapshots: want, to_count_s: +((counted - landed) / 1000).toFixed(2), to_chart_s: +((charted - landed) / 1000).toFixed(2), phases_ms: phases });
     process.stderr.write(`${n}: chart after ${((charted - landed) / 1000).toFixed(2)} s\n`);
   }
   await new Promise((r) => setTimeout(r, a.every * 1000));

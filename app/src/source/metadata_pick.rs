@@ -214,11 +214,24 @@ mod tests {
 
     #[test]
     fn a_version_found_by_the_hint_joins_the_versions_with_those_stepped_over() {
-        let v = |n: u64, ts: Option<i64>| MetadataVersion { path: format!("t/metadata/v{n}.metadata.json"), name_version: Some(n), last_sequence_number: ts, last_updated_ms: ts };
-        let pick = MetadataPick { path: v(2, None).path, why: "by content".into(), versions: vec![v(1, Some(1)), v(2, Some(2))], unreadable: vec![("x".into(), "y".into())] };
+        let v = |n: u64, ts: Option<i64>| MetadataVersion {
+            path: format!("t/metadata/v{n}.metadata.json"),
+            name_version: Some(n),
+            last_sequence_number: ts,
+            last_updated_ms: ts,
+        };
+        let pick = MetadataPick {
+            path: v(2, None).path,
+            why: "by content".into(),
+            versions: vec![v(1, Some(1)), v(2, Some(2))],
+            unreadable: vec![("x".into(), "y".into())],
+        };
         let grown = pick.with_newest(&v(5, None).path, 5, 50, vec![v(3, None).path, v(4, None).path]);
         assert_eq!(grown.path, v(5, None).path);
-        assert_eq!(grown.versions, [v(1, Some(1)), v(2, Some(2)), v(3, None), v(4, None), MetadataVersion { last_sequence_number: Some(5), last_updated_ms: Some(50), ..v(5, None) }]);
+        assert_eq!(
+            grown.versions,
+            [v(1, Some(1)), v(2, Some(2)), v(3, None), v(4, None), MetadataVersion { last_sequence_number: Some(5), last_updated_ms: Some(50), ..v(5, None) }]
+        );
         assert!(grown.why.contains("version-hint.text") && grown.unreadable.is_empty());
         // Found again (a look that read the same file twice): still once.
         let again = grown.clone().with_newest(&v(5, None).path, 5, 50, vec![v(4, None).path]);

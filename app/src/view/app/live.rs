@@ -130,13 +130,16 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
             return;
         }
         let path = s.loader.history.metadata_file.clone();
+        super::marks::mark("icescope:live:asking");
         match newer(&current.files, &path, &mut etag).await {
             Ok(Some(Newer { path: newest, files: fresh, pick, hinted })) => {
+                super::marks::mark("icescope:live:newer");
                 let files = fresh.map(Rc::new).unwrap_or_else(|| current.files.clone());
                 if let Err(e) = s.advance(files.clone(), &newest, IN_FLIGHT).await {
                     w.problem.set(Some(format!("{newest}: {e}")));
                     continue;
                 }
+                super::marks::mark("icescope:live:advanced");
                 let pick = match (pick, hinted, &*files) {
                     (None, true, TableFiles::Handle(h)) => {
                         let version = crate::source::metadata_pick::metadata_version;
@@ -173,6 +176,7 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
         w.problem.set(None);
         s.look(js_sys::Date::now() as i64, LiveOptions::default());
         s.loader.history.settle_batch();
+        super::marks::mark("icescope:live:looked");
         publish(state, &mut s, 0);
         report_progress(state, &s, false, None, true);
         super::marks::mark("icescope:live:look");
