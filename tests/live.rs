@@ -99,6 +99,7 @@ fn every_commit_is_one_event_in_commit_order_with_the_tables_ids() {
         "late-data",
         "live-watch",
         "live-watch-icebergsink",
+        "live-watch-dynamic",
     ] {
         let (events, loader) = watch(name, LiveOptions::default(), POLL_MS);
         assert!(matches!(events[0].event, Event::Watching { .. }), "{name}: {:?}", events[0]);

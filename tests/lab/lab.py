@@ -746,7 +746,7 @@ def icescope_bin() -> Path:
 
 
 def live_watch(name: str = "live-watch", sink: str = "flinksink"):
-    """`icescope watch` follows a running FlinkSink (or, with `sink`, IcebergSink) job through the REST catalog while the lab takes a
+    """`icescope watch` follows a running FlinkSink (or, with `sink`, IcebergSink or DynamicIcebergSink) job through the REST catalog while the lab takes a
     savepoint, kills the only TaskManager (and starts another 20 s later), stops the job with a
     savepoint, resumes a second job from the OLDER savepoint (a replay), has Spark rewrite the data
     files (a maintenance commit) and cancels the job. The watch's JSON lines are kept in the fixture
@@ -830,6 +830,12 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     def keep_events(dest: Path):
         shutil.copyfile(out, dest / "watch-events.jsonl")
     s.finish(CAPTIONS[name], after_export=keep_events)
+
+
+def live_watch_dynamic_caption(f: dict) -> str:
+    """captions.live_watch names FlinkSink and IcebergSink only; the dynamic run is the same paragraph
+    with its sink's name."""
+    return CAPTIONS["live-watch"](f).replace("followed FlinkSink jobs", "followed DynamicIcebergSink jobs", 1)
 
 
 def metadata_now(t: str) -> str:
@@ -1244,6 +1250,7 @@ SCENARIOS = {
     "savepoint-uids": savepoint_uids,
     "live-watch": live_watch,
     "live-watch-icebergsink": lambda: live_watch("live-watch-icebergsink", "icebergsink"),
+    "live-watch-dynamic": lambda: live_watch("live-watch-dynamic", "dynamic"),
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}
@@ -1254,6 +1261,7 @@ TM: dict = {}
 def main(argv: list[str]) -> int:
     import captions
     CAPTIONS.update(captions.CAPTIONS)
+    CAPTIONS.setdefault("live-watch-dynamic", live_watch_dynamic_caption)
     if argv[:1] == ["--read-savepoints"]:  # Flink's own reader over the kept savepoints; no servers
         for d in sorted((K.REPO / "tests" / "savepoints").iterdir()):
             if d.is_dir():

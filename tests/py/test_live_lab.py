@@ -1,5 +1,6 @@
 """What `icescope watch` printed while the lab's Flink job ran (tests/fixtures/live-watch, written by
-`bash tests/lab/run_lab.sh live-watch`), against what Flink, Spark and the table say happened:
+`bash tests/lab/run_lab.sh live-watch`; live-watch-icebergsink and live-watch-dynamic the same run
+through IcebergSink and the DynamicIcebergSink), against what Flink, Spark and the table say happened:
 every commit made while it watched is one event, in commit order, with the table's ids; the
 TaskManager kill is a stall of job 1, said within `stall-after` times its interval plus a look of
 its last commit and not before, then its resume; job 2, resumed from the older savepoint, is a new
@@ -10,14 +11,15 @@ The facts are Flink's REST record and Spark's reading of the table (facts.json);
 the watch's own JSON lines (watch-events.jsonl)."""
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
-# FlinkSink, and IcebergSink (sink v2): the same scenario, each sink's own committer.
-NAMES = ["live-watch", "live-watch-icebergsink"]
+# FlinkSink, IcebergSink (sink v2) and the DynamicIcebergSink: the same scenario, each sink's own committer.
+NAMES = ["live-watch", "live-watch-icebergsink", "live-watch-dynamic"]
 
 
 @pytest.fixture(scope="module", params=NAMES)
@@ -95,14 +97,37 @@ def test_the_resume_from_the_older_savepoint_is_a_new_job_and_a_replay_finding_i
         assert e["first_checkpoint_id"] == first_cp
         i = events.index(e)
         assert events[i + 1]["event"] == "commit" and events[i + 1]["job_id"] == labels[label]
-    # FlinkSink's committer looks up what the RESTORED job id committed (job 1's, up to B) and
-    # skips checkpoints up to it: job 3's first commit is past B, among job 2's. IcebergSink's looks
-    # up the committables' own job id, job 3's new one, which committed nothing: it commits from
-    # the checkpoint after A, over job 1's and job 2's (IcebergFilesCommitter, IcebergCommitter).
-    if facts.get("sink", "flinksink") == "flinksink":
+    # Which checkpoint job 3 (restored from A) commits first is each committer's own rule
+    # (apache/iceberg 1.11.0, flink/v2.1/flink/src/main/java/org/apache/iceberg/flink/sink/):
+    sink = facts.get("sink", "flinksink")
+    if sink == "flinksink":
+        # IcebergFilesCommitter.java:182-192 looks up what the RESTORED job id (job 1's, from the
+        # state) committed, up to B, and skips checkpoints up to it: job 3's first commit is past
+        # B, among job 2's.
         assert new[labels["3"]]["first_checkpoint_id"] > sp["B"]["checkpoint_id"]
-    else:
+    elif sink == "icebergsink":
+        # IcebergCommitter.java:125-134 looks up the committables' own job id, job 3's new one
+        # (IcebergWriteAggregator.java:110-112), which committed nothing: it commits from the
+        # checkpoint after A, over job 1's and job 2's.
         assert new[labels["3"]]["first_checkpoint_id"] == sp["A"]["checkpoint_id"] + 1
+    elif sink == "dynamic":
+        # DynamicCommitter.java:136-155 takes the job id of the batch's last committable and walks
+        # the branch's ancestors for that id's flink.max-committed-checkpoint-id (:163-182); the
+        # committable carries the running job's id (DynamicWriteResultAggregator.java:128-133,
+        # getContainingTask().getEnvironment().getJobID()), so job 3's new checkpoints find -1 and
+        # commit from the checkpoint after A. (A's own committables, restored with job 1's id, are
+        # committed on their own at restore, Flink 2.1.1 CommitterOperator.initializeState ->
+        # commitAndEmitCheckpoints, so they find job 1's commits up to B and are skipped,
+        # signalAlreadyCommitted, :145-152.) The commit's validator keys on the same new id
+        # (:314-336, :363-364), so nothing stops the replay.
+        assert new[labels["3"]]["first_checkpoint_id"] == sp["A"]["checkpoint_id"] + 1
+        # commitDeltaTxn (:278-305) commits each pending checkpoint as its own snapshot, never
+        # folded: job 3, which failed no checkpoint, has one commit per completed checkpoint.
+        j3 = next(j for j in facts["jobs"] if j["job_id"] == labels["3"])
+        said = [e["checkpoint_id"] for e in of(events, "commit") if e["job_id"] == labels["3"]]
+        assert said == j3["checkpoints"]["completed_ids"], (said, j3["checkpoints"]["completed_ids"])
+    else:
+        pytest.fail(f"no rule for sink {sink!r}")
     assert new[labels["3"]]["previous_job_id"] == labels["2"]
     replay = [e for e in of(events, "finding") if e["kind"] == "savepoint_replayed"]
     assert len(replay) == 1 and replay[0]["severity"] == "critical"
@@ -111,10 +136,27 @@ def test_the_resume_from_the_older_savepoint_is_a_new_job_and_a_replay_finding_i
     assert facts["at_end"]["duplicates"] > 0
 
 
+def committed_ms(commit) -> int:
+    """Spark's committed_at (UTC, no zone) on the wall clock."""
+    return round(datetime.fromisoformat(commit["committed_at"]).replace(tzinfo=timezone.utc).timestamp() * 1000)
+
+
 def test_sparks_rewrite_is_maintenance(run):
     facts, events = run
     replaces = [str(c["snapshot_id"]) for c in facts["commits"] if c["operation"] == "replace"]
-    assert replaces and str(facts["maintenance"][0]["snapshot_after"]) == replaces[-1]
+    m = facts["maintenance"][0]
+    order = [str(c["snapshot_id"]) for c in facts["commits"]]
+    # Spark's partial-progress commits all land between the snapshot before the call and the one
+    # current when it returned (snapshot_after), and inside the call's time. snapshot_after can be the
+    # live job's: in live-watch-dynamic the rewrite's last group lost its commit to job 3's checkpoint
+    # 26 after its retries (CommitFailedException: branch "main" has changed), and the call returned
+    # after that commit.
+    assert replaces
+    before, after = order.index(str(m["snapshot_before"])), order.index(str(m["snapshot_after"]))
+    assert all(before < order.index(r) <= after for r in replaces)
+    call = m["attempts"][-1]
+    ms = {str(c["snapshot_id"]): committed_ms(c) for c in facts["commits"]}
+    assert all(call["started_ms"] <= ms[r] <= call["started_ms"] + call["ms"] for r in replaces)
     assert [e["snapshot_id"] for e in of(events, "maintenance")] == replaces
     assert all(e["operation"] == "replace" and e["job_id"] is None for e in of(events, "maintenance"))
 
