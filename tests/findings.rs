@@ -627,3 +627,39 @@ fn the_dynamic_sink_is_told_by_any_commit_without_engine_name_and_says_which() {
     let eoi = sp.history.snapshots.iter().find(|s| s.flink.as_ref().is_some_and(|f| f.is_end_of_input())).unwrap().snapshot.snapshot_id;
     assert!(last.sink_evidence().contains(&format!("(snapshot {eoi})")), "{}", last.sink_evidence());
 }
+
+/// The live runs: job 2 resumed from savepoint B after job 1, then job 3 from the older A. Job 3
+/// replays job 1's commits after A (the latest job whose range holds its first checkpoint), but
+/// the table to go back to is the one just before job 3's first commit: job 2's commits stay.
+#[test]
+fn a_replay_after_another_resume_rolls_back_to_just_before_it_and_never_repeats_more_than_it_wrote() {
+    for name in ["live-watch", "live-watch-icebergsink", "live-watch-dynamic"] {
+        let fx = fixture(name);
+        let j3 = fx.facts["job_labels"]["3"].as_str().unwrap();
+        let commits = fx.facts["commits"].as_array().unwrap();
+        let first = commits.iter().position(|c| c["flink_job_id"] == j3).expect("job 3 committed");
+        let before = commits[first - 1]["snapshot_id"].as_i64().unwrap();
+        let replays = fx.of_kind("savepoint_replayed");
+        assert_eq!(replays.len(), 1, "{name}: {replays:#?}");
+        let f = replays[0];
+        assert_eq!(f.job_ids[0], j3, "{name}");
+        assert_eq!(
+            f.statement.as_ref().map(|s| s.sql()).as_deref(),
+            Some(format!("CALL lab.system.rollback_to_snapshot(table => '{}', snapshot_id => {before});", fx.facts["table"].as_str().unwrap()).as_str()),
+            "{name}"
+        );
+        assert!(f.action.starts_with(&format!("Roll back to snapshot {before}, the last before job ")), "{name}: {}", f.action);
+        // "… so [at most] X of the Y rows job … added …": X never above Y.
+        let (x, y) = repeated_of_added(&f.evidence);
+        assert!(x <= y, "{name}: {x} of {y}: {}", f.evidence);
+    }
+}
+
+/// The two numbers of "so [at most] X of the Y rows" in a replay's evidence.
+fn repeated_of_added(evidence: &str) -> (u64, u64) {
+    let num = |s: &str| s.replace(',', "").parse::<u64>().unwrap_or_else(|_| panic!("{s:?} in {evidence}"));
+    let after = evidence.split_once("so at most ").or_else(|| evidence.split_once(": so ")).map(|(_, r)| r).expect("so …");
+    let (x, rest) = after.split_once(" of the ").expect("of the");
+    let y = rest.split_once(" rows").expect("rows").0;
+    (num(x), num(y))
+}

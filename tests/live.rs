@@ -322,3 +322,27 @@ fn each_events_name_is_the_event_its_json_line_carries() {
     }
     assert!(seen.len() >= 9, "{seen:?}");
 }
+
+/// Said at the first commit of a job resumed from an older savepoint, the replay has written
+/// little yet: it repeats at most what it wrote so far, never more ("so at most X of the Y rows").
+#[test]
+fn a_replay_said_at_its_first_commit_repeats_at_most_what_it_wrote_so_far() {
+    for name in ["live-watch", "live-watch-icebergsink", "live-watch-dynamic"] {
+        let (events, _) = watch(name, LiveOptions::default(), POLL_MS);
+        let said: Vec<&str> = events
+            .iter()
+            .filter_map(|o| match &o.event {
+                Event::Finding(f) if f.kind.as_str() == "savepoint_replayed" => Some(f.evidence.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(!said.is_empty(), "{name}");
+        for evidence in said {
+            let num = |s: &str| s.replace(',', "").parse::<u64>().unwrap_or_else(|_| panic!("{s:?} in {evidence}"));
+            let after = evidence.split_once("so at most ").or_else(|| evidence.split_once(": so ")).map(|(_, r)| r).expect("so …");
+            let (x, rest) = after.split_once(" of the ").expect("of the");
+            let y = rest.split_once(" rows").expect("rows").0;
+            assert!(num(x) <= num(y), "{name}: {evidence}");
+        }
+    }
+}

@@ -17,9 +17,14 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
     for &(k, p) in replays.iter().take(CAP) {
         let (job, replayed) = (&cx.jobs[k], &cx.jobs[p]);
         let Some(first) = job.first_checkpoint() else { continue };
-        let target = replayed.last_index();
+        // The table as it stood just before the replay: another job may have committed after the
+        // replayed one (resumed from a later savepoint) and before this one, and stays.
+        let target = job.first_index().saturating_sub(1);
+        let target_job = cx.jobs.iter().find(|j| j.snapshot_indexes.binary_search(&target).is_ok());
         let target_records = cx.history.totals(target).records;
         let after_target = job.first_index() > target;
+        // Commits after the target by anyone else (maintenance, other writers): a rollback removes them too.
+        let others_after = (target + 1..cx.history.snapshots.len()).filter(|i| job.snapshot_indexes.binary_search(i).is_err()).count();
         let statement = after_target.then(|| cx.table.statement("rollback_to_snapshot", Some(format!("snapshot_id => {}", cx.id(target))))).flatten();
         let restore = restore_point(cx, job, replayed);
         // Earlier jobs whose commits after the restore point the replay repeats.
@@ -52,13 +57,19 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             "jobs",
         );
         let overlap_sum = overlaps.iter().map(|o| o.1).try_fold(0u64, |a, r| a.checked_add(r?));
-        let exact = overlaps.iter().all(|o| o.2);
+        // A job that has not yet written as much as it repeats (watched while it catches up)
+        // repeats at most what it wrote.
+        let repeated = match (overlap_sum, job.rows_added) {
+            (Some(o), Some(r)) => Some(o.min(r)),
+            (o, _) => o,
+        };
+        let exact = overlaps.iter().all(|o| o.2) && repeated == overlap_sum;
         let cause =
             if first == 1 { "it started without state, so it re-read the source from the beginning".to_string() } else { restore.explain(replayed, first) };
         let evidence = format!(
             "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
              What it wrote again repeats {overlap_text}: {} {} of the {} rows job {} added (in {} snapshots, first {}) repeat \
-             rows already in the table. The last snapshot before it is {} of job {}{}.",
+             rows already in the table. The last snapshot before it is {}{}{}.",
             Context::short(&job.job_id),
             first,
             job.last_checkpoint().unwrap_or(first),
@@ -69,22 +80,27 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             replayed.last_checkpoint().unwrap_or(0),
             if replayed.end_of_input { " and an end-of-input commit" } else { "" },
             if exact { "so" } else { "so at most" },
-            rows(overlap_sum),
+            rows(repeated),
             rows(job.rows_added),
             Context::short(&job.job_id),
             job.snapshot_indexes.len(),
             cx.id(job.first_index()),
             cx.id(target),
-            Context::short(&replayed.job_id),
+            target_job.map(|j| format!(" of job {}", Context::short(&j.job_id))).unwrap_or_default(),
             target_records.map(|r| format!(", with {} live records", thousands(r))).unwrap_or_default(),
         );
         let action = if after_target {
             format!(
-                "Roll back to the last snapshot of job {} (removes job {}'s {} rows), then take a new savepoint from a running \
-                 job; never resume from the old savepoint again.",
-                Context::short(&replayed.job_id),
+                "Roll back to snapshot {}, the last before job {}'s first commit (removes its {} rows{}), then take a new \
+                 savepoint from a running job; never resume from the old savepoint again.",
+                cx.id(target),
                 Context::short(&job.job_id),
-                rows(job.rows_added)
+                rows(job.rows_added),
+                match others_after {
+                    0 => String::new(),
+                    1 => " and one later commit of another writer".to_string(),
+                    n => format!(" and {} later commits of other writers", thousands(n as u64)),
+                }
             )
         } else {
             "The two jobs' commits interleave, so no single snapshot holds one job's rows without the other's: stop the \
