@@ -320,7 +320,7 @@ def live_watch(f):
     kill = next(e for e in f["timeline"] if e["event"] == "taskmanager-killed")
     start = next(e for e in f["timeline"] if e["event"] == "taskmanager-started")
     sp = {p["label"]: p for p in f["savepoints"]}
-    sink = {"icebergsink": "IcebergSink (sink v2)"}.get(f.get("sink"), "FlinkSink")
+    sink = {"icebergsink": "IcebergSink (sink v2)", "dynamic": "DynamicIcebergSink"}.get(f.get("sink"), "FlinkSink")
     return (f"icescope watch followed {sink} jobs ({f['checkpoint_ms'] // 1000} s checkpoints) through the REST catalog, one look "
             f"every {f['watch']['every_ms'] // 1000} s. Job 1 {lab['1'][:8]}… took savepoint A (checkpoint {sp['A']['checkpoint_id']}) and ran "
             f"on; its only TaskManager was killed and another started {(start['t_ms'] - kill['t_ms']) / 1000:.0f} s later; it was stopped "
@@ -346,6 +346,7 @@ CAPTIONS = {
     "savepoint-resume": savepoint_resume,
     "live-watch": live_watch,
     "live-watch-icebergsink": live_watch,
+    "live-watch-dynamic": live_watch,
     "merge-append-long": merge_append_long,
     "icebergsink-v2": icebergsink_v2,
     "dynamic-sink": dynamic_sink,

@@ -832,12 +832,6 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     s.finish(CAPTIONS[name], after_export=keep_events)
 
 
-def live_watch_dynamic_caption(f: dict) -> str:
-    """captions.live_watch names FlinkSink and IcebergSink only; the dynamic run is the same paragraph
-    with its sink's name."""
-    return CAPTIONS["live-watch"](f).replace("followed FlinkSink jobs", "followed DynamicIcebergSink jobs", 1)
-
-
 def metadata_now(t: str) -> str:
     """The table's current metadata file (its basename): what a reader opened the table from at this moment."""
     rows = K.sql(f"SELECT file FROM {t}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
@@ -1261,7 +1255,6 @@ TM: dict = {}
 def main(argv: list[str]) -> int:
     import captions
     CAPTIONS.update(captions.CAPTIONS)
-    CAPTIONS.setdefault("live-watch-dynamic", live_watch_dynamic_caption)
     if argv[:1] == ["--read-savepoints"]:  # Flink's own reader over the kept savepoints; no servers
         for d in sorted((K.REPO / "tests" / "savepoints").iterdir()):
             if d.is_dir():
