@@ -150,6 +150,20 @@ test(`${NAME} as a Hadoop table (version-hint.text): opened and followed by the 
       await page.locator('[data-testid="live-every"]').selectOption('2');
       await page.locator('[data-testid="live-switch"]').click();
       await page.locator('[data-testid="live-badge"]').waitFor({ timeout: TIMEOUT_MS });
+      // A person's place survives each look: the walk open on an older snapshot's manifest list,
+      // scrolled to, stays where it is and on that snapshot.
+      await page.locator('[data-testid="walk"] summary').click();
+      await page.locator('[data-testid="walk-snapshot"]').selectOption({ index: 2 });
+      await page.locator('[data-testid="walk-next"]').click();
+      await page.locator('[data-testid="walk-manifest"]').first().waitFor({ timeout: TIMEOUT_MS });
+      const place = () => page.evaluate(() => {
+        const w = document.querySelector('[data-testid="walk"]');
+        const s = w.querySelector('[data-testid="walk-snapshot"]');
+        return { open: w.open, top: Math.round(w.getBoundingClientRect().top), snapshot: s.selectedOptions[0]?.textContent, level: w.querySelector('[data-testid="walk-level"]').dataset.level };
+      });
+      await page.evaluate(() => document.querySelector('[data-testid="walk"]').scrollIntoView());
+      const before = await place();
+      assert.equal(before.open, true);
       for (const [i, upTo] of STEPS.entries()) {
         for (const f of versions.slice(0, upTo)) {
           if (version(f) > START) await writeToOpfs(page, `${NAME}/metadata/${f}`, path.join(DIR, 'metadata', f));
@@ -162,6 +176,7 @@ test(`${NAME} as a Hadoop table (version-hint.text): opened and followed by the 
         await page.waitForFunction((n) => document.querySelector('canvas[data-testid="growth-chart"]')?.dataset.points === String(n), want, { timeout: TIMEOUT_MS });
         assert.deepEqual(await shown(page), { points: want, count: want }, `after ${versions[upTo - 1]}`);
       }
+      assert.deepEqual(await place(), before, 'the walk stays open, on its snapshot, where it was on the screen');
       // No look listed metadata/ again; the picker gained each version a look opened.
       assert.equal(await page.evaluate(() => window.__listed.filter((l) => l.name === 'metadata').length), 1);
       assert.equal(await picker.inputValue(), `${NAME}/metadata/${versions.at(-1)}`);
@@ -173,6 +188,32 @@ test(`${NAME} as a Hadoop table (version-hint.text): opened and followed by the 
     });
   } finally {
     fs.rmSync(start, { recursive: true, force: true });
+    await page.context().close();
+  }
+});
+
+test(`${NAME}: a hint that leads to an older file than the newest by content: the newest is opened once metadata/ is listed`, { timeout: 120000 }, async () => {
+  const { page, errors } = await newPage(browser);
+  // v1..v5 and v7: the hint (3) and the names after it reach v5; v7, past the gap, is the newest.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-hint-gap-'));
+  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= 5 || version(path.basename(src)) === 7 });
+  fs.writeFileSync(path.join(dir, 'metadata', 'version-hint.text'), '3');
+  try {
+    await screenshotOnFailure(page, 'live-hint-gap', async () => {
+      await openGallery(page, target.url);
+      await copyToOpfs(page, dir, NAME);
+      await pickerAnswers(page, NAME);
+      await chooseFolder(page);
+      const want = snapshots(versions[6]);
+      await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
+      await waitReady(page, errors);
+      assert.equal(await page.locator('[data-testid="metadata-picker"]').inputValue(), `${NAME}/metadata/${versions[6]}`);
+      assert.match(await page.locator('[data-testid="metadata-why"]').textContent(), /newest of 6 metadata files by content/);
+      assert.deepEqual(await shown(page), { points: want, count: want });
+      assert.deepEqual(errors.all ?? [], []);
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
     await page.context().close();
   }
 });

@@ -1,8 +1,8 @@
-//! The page's side of the decoder worker (`bin/icescope-decoder`): a `load::decoder::Decoder` that
-//! posts each job's bytes to the worker (the buffer transferred) and awaits its answer. The worker
-//! decodes its jobs in order; when it stops (a panic, or no answer in time) only the job it was on
-//! is lost: that file's read becomes an error naming it, the worker is terminated, and the jobs
-//! posted after it go to a fresh one.
+//! The page's side of the decoder workers (`bin/icescope-decoder`): a `load::decoder::Decoder` that
+//! posts each job's bytes to the least busy of `POOL` workers (the buffer transferred) and awaits
+//! its answer. A worker decodes its jobs in order; when it stops (a panic, or no answer in time)
+//! only the job it was on is lost: that file's read becomes an error naming it, the worker is
+//! terminated, a fresh worker takes its place, and the jobs posted to it after that one go there.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -25,12 +25,32 @@ use crate::load::decoder::Decoder;
 const LOADER: &str = "./icescope-decoder_loader.js";
 /// How long a worker may take to start (fetch and compile its wasm).
 const START_MS: u32 = 30_000;
+/// Workers at most: a day's 17,280 manifests decoded in one took 13.8–15.7 s while the page's
+/// own thread mostly waited. Fewer where the machine has fewer cores (`hardwareConcurrency`).
+const POOL: usize = 2;
 
 thread_local! {
-    static LIVE: RefCell<Option<Live>> = const { RefCell::new(None) };
+    /// One slot per worker, None until it is started (and after it stopped, until the next job).
+    static LIVE: RefCell<Vec<Option<Live>>> = RefCell::new((0..pool_size()).map(|_| None).collect());
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
-    /// Held while a worker starts: one start at a time.
-    static STARTING: Rc<futures::lock::Mutex<()>> = Rc::new(futures::lock::Mutex::new(()));
+    /// Held while a slot's worker starts: one start at a time per slot.
+    static STARTING: Vec<Rc<futures::lock::Mutex<()>>> = (0..pool_size()).map(|_| Rc::new(futures::lock::Mutex::new(()))).collect();
+}
+
+/// The workers this page runs: `POOL`, or fewer on a machine with fewer cores.
+fn pool_size() -> usize {
+    let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(1.0);
+    (cores as usize).clamp(1, POOL)
+}
+
+/// The slot with the fewest jobs posted (a stopped or not yet started worker has none).
+fn least_busy() -> usize {
+    LIVE.with(|l| l.borrow().iter().enumerate().min_by_key(|(_, live)| live.as_ref().map_or(0, |x| x.posted.len())).map_or(0, |(i, _)| i))
+}
+
+/// Runs `f` on slot `slot`'s worker, where it runs.
+fn with_live<R>(slot: usize, f: impl FnOnce(&mut Live) -> R) -> Option<R> {
+    LIVE.with(|l| l.borrow_mut().get_mut(slot).and_then(Option::as_mut).map(f))
 }
 
 /// A job posted and not yet answered. Its request's bytes are kept: if the worker stops on an
@@ -52,17 +72,14 @@ struct Live {
     worker: Worker,
     posted: VecDeque<Posted>,
     timer: Option<i32>,
-    _handlers: Handlers,
+    handlers: Handlers,
 }
 
 struct Handlers {
     _message: Closure<dyn FnMut(MessageEvent)>,
     _error: Closure<dyn FnMut(ErrorEvent)>,
-}
-
-thread_local! {
     /// Fires when the oldest job's allowance has passed.
-    static TIMEOUT: Closure<dyn FnMut()> = Closure::new(|| stopped_on_oldest(|p| format!("no answer within {} s", p.ms / 1000)));
+    timeout: Closure<dyn FnMut()>,
 }
 
 /// The decoder worker, as a `Decoder`.
@@ -121,8 +138,8 @@ async fn exchange(worker: &Worker, message: Option<&Uint8Array>, ms: u32) -> Res
     }
 }
 
-/// A new worker, once it said it is ready, with the page's handlers set.
-async fn start() -> Result<Live, String> {
+/// A new worker for `slot`, once it said it is ready, with the page's handlers set.
+async fn start(slot: usize) -> Result<Live, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     let w = Worker::new_with_options(LOADER, &options).map_err(|e| format!("{e:?}"))?;
@@ -137,28 +154,37 @@ async fn start() -> Result<Live, String> {
             return Err(e);
         }
     }
-    let message = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| answered(ev.data()));
-    let error = Closure::<dyn FnMut(ErrorEvent)>::new(|ev: ErrorEvent| {
+    let message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| answered(slot, ev.data()));
+    let error = Closure::<dyn FnMut(ErrorEvent)>::new(move |ev: ErrorEvent| {
         let why = format!("it failed: {}", ev.message());
-        stopped_on_oldest(move |_| why.clone())
+        stopped_on_oldest(slot, move |_| why.clone())
     });
+    let timeout = Closure::<dyn FnMut()>::new(move || stopped_on_oldest(slot, |p| format!("no answer within {} s", p.ms / 1000)));
     w.set_onmessage(Some(message.as_ref().unchecked_ref()));
     w.set_onerror(Some(error.as_ref().unchecked_ref()));
-    Ok(Live { worker: w, posted: VecDeque::new(), timer: None, _handlers: Handlers { _message: message, _error: error } })
+    Ok(Live { worker: w, posted: VecDeque::new(), timer: None, handlers: Handlers { _message: message, _error: error, timeout } })
 }
 
-/// Makes sure a worker runs (starting one if none does).
-async fn running() -> Result<(), String> {
-    if LIVE.with(|l| l.borrow().is_some()) {
+fn is_running(slot: usize) -> bool {
+    LIVE.with(|l| l.borrow().get(slot).is_some_and(Option::is_some))
+}
+
+/// Makes sure slot `slot`'s worker runs (starting one if none does).
+async fn running(slot: usize) -> Result<(), String> {
+    if is_running(slot) {
         return Ok(());
     }
-    let starting = STARTING.with(Rc::clone);
+    let Some(starting) = STARTING.with(|s| s.get(slot).cloned()) else { return Err(format!("no decoder slot {slot}")) };
     let _one = starting.lock().await;
-    if LIVE.with(|l| l.borrow().is_some()) {
+    if is_running(slot) {
         return Ok(());
     }
-    let live = start().await?;
-    LIVE.with(|l| *l.borrow_mut() = Some(live));
+    let live = start(slot).await?;
+    LIVE.with(|l| {
+        if let Some(at) = l.borrow_mut().get_mut(slot) {
+            *at = Some(live);
+        }
+    });
     Ok(())
 }
 
@@ -180,7 +206,7 @@ fn post(live: &mut Live, job: Posted) {
 /// Starts the oldest job's allowance.
 fn arm(live: &mut Live) {
     if let (Some(window), Some(oldest)) = (web_sys::window(), live.posted.front()) {
-        live.timer = TIMEOUT.with(|t| window.set_timeout_with_callback_and_timeout_and_arguments_0(t.as_ref().unchecked_ref(), oldest.ms as i32).ok());
+        live.timer = window.set_timeout_with_callback_and_timeout_and_arguments_0(live.handlers.timeout.as_ref().unchecked_ref(), oldest.ms as i32).ok();
     }
 }
 
@@ -190,27 +216,24 @@ fn disarm(live: &mut Live) {
     }
 }
 
-/// The worker's answer to the oldest job.
-fn answered(data: JsValue) {
-    if LIVE.with(|l| l.borrow().as_ref().and_then(|l| l.posted.front()).is_some_and(|p| p.metadata)) {
+/// Slot `slot`'s worker's answer to its oldest job.
+fn answered(slot: usize, data: JsValue) {
+    if with_live(slot, |l| l.posted.front().is_some_and(|p| p.metadata)).unwrap_or(false) {
         super::marks::mark("icescope:phase:metadata-received");
     }
     let reply = from_wire::<Reply>(&Uint8Array::new(&data).to_vec());
-    let done = LIVE.with(|l| {
-        let mut l = l.borrow_mut();
-        let live = l.as_mut()?;
-        match reply {
-            Ok(Reply::Done { id, result }) if live.posted.front().is_some_and(|p| p.id == id) => {
-                disarm(live);
-                let oldest = live.posted.pop_front()?;
-                arm(live);
-                Some(Ok((oldest, result)))
-            }
-            Ok(Reply::Done { .. }) => Some(Err("it answered another job".to_string())),
-            Ok(Reply::Panicked { message }) => Some(Err(format!("it panicked: {message}"))),
-            Err(e) => Some(Err(e)),
+    let done = with_live(slot, |live| match reply {
+        Ok(Reply::Done { id, result }) if live.posted.front().is_some_and(|p| p.id == id) => {
+            disarm(live);
+            let oldest = live.posted.pop_front()?;
+            arm(live);
+            Some(Ok((oldest, result)))
         }
-    });
+        Ok(Reply::Done { .. }) => Some(Err("it answered another job".to_string())),
+        Ok(Reply::Panicked { message }) => Some(Err(format!("it panicked: {message}"))),
+        Err(e) => Some(Err(e)),
+    })
+    .flatten();
     match done {
         Some(Ok((oldest, result))) => {
             // What receiving a table's metadata costs the page (the benchmark reads these marks).
@@ -219,15 +242,16 @@ fn answered(data: JsValue) {
             }
             let _ = oldest.answer.send(result);
         }
-        Some(Err(why)) => stopped_on_oldest(move |_| why.clone()),
+        Some(Err(why)) => stopped_on_oldest(slot, move |_| why.clone()),
         None => {}
     }
 }
 
-/// The worker stopped (or must be stopped) while on the oldest job: that file's read becomes an
-/// error naming it, the worker ends, and the jobs posted after it go to a fresh one.
-fn stopped_on_oldest(why: impl Fn(&Posted) -> String) {
-    let Some(mut live) = LIVE.with(|l| l.borrow_mut().take()) else { return };
+/// Slot `slot`'s worker stopped (or must be stopped) while on its oldest job: that file's read
+/// becomes an error naming it, the worker ends, and the jobs posted to it after that one go to a
+/// fresh worker in its slot.
+fn stopped_on_oldest(slot: usize, why: impl Fn(&Posted) -> String) {
+    let Some(mut live) = LIVE.with(|l| l.borrow_mut().get_mut(slot).and_then(Option::take)) else { return };
     disarm(&mut live);
     live.worker.set_onmessage(None);
     live.worker.set_onerror(None);
@@ -237,16 +261,12 @@ fn stopped_on_oldest(why: impl Fn(&Posted) -> String) {
         let message = format!("the decoder stopped on this file: {}; a fresh decoder takes the next file", why(&oldest));
         let _ = oldest.answer.send(Err(DecodeError::new(&oldest.path, "", message)));
     }
-    if rest.is_empty() {
-        return;
-    }
+    // The slot gets a fresh worker at once: the pool stays whole for the jobs to come.
     leptos::task::spawn_local(async move {
-        match running().await {
-            Ok(()) => LIVE.with(|l| {
-                if let Some(live) = l.borrow_mut().as_mut() {
-                    rest.into_iter().for_each(|job| post(live, job));
-                }
-            }),
+        match running(slot).await {
+            Ok(()) => {
+                let _ = with_live(slot, |live| rest.into_iter().for_each(|job| post(live, job)));
+            }
             Err(e) => {
                 for job in rest {
                     let _ = job.answer.send(Err(DecodeError::new(&job.path, "", format!("the decoder worker did not start: {e}"))));
@@ -256,14 +276,16 @@ fn stopped_on_oldest(why: impl Fn(&Posted) -> String) {
     });
 }
 
-/// Starts the worker before the first job (its wasm fetched and compiled off the page meanwhile),
-/// so that opening a table does not wait for it.
+/// Starts the workers before the first job (their wasm fetched and compiled off the page
+/// meanwhile), so that opening a table does not wait for them.
 pub fn warm_up() {
-    leptos::task::spawn_local(async {
-        if let Err(e) = running().await {
-            web_sys::console::warn_1(&format!("icescope: the decoder worker did not start: {e}").into());
-        }
-    });
+    for slot in 0..pool_size() {
+        leptos::task::spawn_local(async move {
+            if let Err(e) = running(slot).await {
+                web_sys::console::warn_1(&format!("icescope: the decoder worker did not start: {e}").into());
+            }
+        });
+    }
 }
 
 impl Decoder for WorkerDecoder {
@@ -274,20 +296,15 @@ impl Decoder for WorkerDecoder {
         let err = |m: String| DecodeError::new(&path, "", m);
         let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
         let wire = to_wire(&Request { id, checked: checked(), job }).map_err(err)?;
-        running().await.map_err(|e| err(format!("the decoder worker did not start: {e}")))?;
+        let slot = least_busy();
+        running(slot).await.map_err(|e| err(format!("the decoder worker did not start: {e}")))?;
         let (answer, answered) = oneshot::channel();
         if metadata {
             super::marks::mark("icescope:phase:metadata-posted");
         }
         let job = Posted { id, wire, path: path.clone(), ms, metadata, answer };
-        let refused = LIVE.with(|l| match l.borrow_mut().as_mut() {
-            Some(live) => {
-                post(live, job);
-                None
-            }
-            None => Some(job),
-        });
-        if refused.is_some() {
+        // None: the slot's worker stopped meanwhile (the job, unposted, is dropped with it).
+        if with_live(slot, move |live| post(live, job)).is_none() {
             return Err(err("the decoder worker stopped before the job was posted".into()));
         }
         answered.await.unwrap_or_else(|_| Err(err("the decoder worker ended without answering".into())))
