@@ -48,17 +48,22 @@ async function shown(page) {
   };
 }
 
+/** The folder `start` opened through Choose folder… (a handle on its origin-private copy), as START left it. */
+async function openStart(page, errors, start) {
+  await openGallery(page, target.url);
+  await copyToOpfs(page, start, NAME);
+  await pickerAnswers(page, NAME);
+  await chooseFolder(page);
+  await waitReady(page, errors);
+  assert.deepEqual(await shown(page), { points: snapshots(versions[START - 1]), count: snapshots(versions[START - 1]) });
+}
+
 test(`${NAME}: the Live switch follows the folder as Flink's commits land, and the chart grows with it`, { timeout: 180000 }, async () => {
   const { page, errors } = await newPage(browser);
   const start = tableUpTo(START);
   try {
     await screenshotOnFailure(page, 'live', async () => {
-      await openGallery(page, target.url);
-      await copyToOpfs(page, start, NAME);
-      await pickerAnswers(page, NAME);
-      await chooseFolder(page);
-      await waitReady(page, errors);
-      assert.deepEqual(await shown(page), { points: snapshots(versions[START - 1]), count: snapshots(versions[START - 1]) });
+      await openStart(page, errors, start);
       // A person's choice survives each update: the jobs tab stays open.
       await page.locator('[data-testid="tab-jobs"]').click();
       await page.locator('[data-testid="live-every"]').selectOption('2');
@@ -133,12 +138,7 @@ test(`${NAME} as a Hadoop table (version-hint.text): opened and followed by the 
           return keys.apply(this, a);
         };
       });
-      await openGallery(page, target.url);
-      await copyToOpfs(page, start, NAME);
-      await pickerAnswers(page, NAME);
-      await chooseFolder(page);
-      await waitReady(page, errors);
-      assert.deepEqual(await shown(page), { points: snapshots(versions[START - 1]), count: snapshots(versions[START - 1]) });
+      await openStart(page, errors, start);
       // metadata/ is listed once the first chart is drawn, for the picker's versions.
       const picker = page.locator('[data-testid="metadata-picker"]');
       await page.waitForFunction((n) => document.querySelector('[data-testid="metadata-picker"]')?.options.length === n, START, { timeout: TIMEOUT_MS });
