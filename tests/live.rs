@@ -346,3 +346,18 @@ fn a_replay_said_at_its_first_commit_repeats_at_most_what_it_wrote_so_far() {
         }
     }
 }
+
+/// The dynamic sink's first commit creates its branch on the empty table: an append of nothing
+/// with no job id. It is no writer (no pace, never stalled); the three Flink jobs are.
+#[test]
+fn the_dynamic_sinks_empty_branch_commit_is_no_writer() {
+    let (_, loader) = watch("live-watch-dynamic", LiveOptions::default(), POLL_MS);
+    let h = &loader.history;
+    let empty = &h.snapshots[0].snapshot;
+    assert_eq!((empty.operation.to_string().as_str(), empty.summary_i64("total-records")), ("append", Some(0)));
+    let writers: Vec<String> = icescope::analysis::live::paces(h).into_iter().map(|p| p.writer).collect();
+    let facts: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/live-watch-dynamic/facts.json")).unwrap()).unwrap();
+    let jobs: Vec<String> = ["1", "2", "3"].iter().map(|k| format!("job {}", facts["job_labels"][k].as_str().unwrap())).collect();
+    assert_eq!(writers, jobs);
+}

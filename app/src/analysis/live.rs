@@ -222,8 +222,17 @@ fn writer_key(s: &crate::model::SnapshotState) -> Option<String> {
     }
     Some(match &s.flink {
         Some(f) => format!("job {}", f.job_id),
+        // A commit that names no writer and changes no file is no writer's pace: Iceberg's dynamic
+        // sink makes one to create its branch on an empty table (TableUpdater.java:103-108).
+        None if changes_no_file(s) => return None,
         None => format!("{} writer", writer.label()),
     })
+}
+
+fn changes_no_file(s: &crate::model::SnapshotState) -> bool {
+    ["added-data-files", "added-delete-files", "deleted-data-files", "removed-delete-files", "added-records", "deleted-records"]
+        .iter()
+        .all(|k| s.snapshot.summary_i64(k).unwrap_or(0) == 0)
 }
 
 fn median(v: &mut [i64]) -> Option<i64> {
