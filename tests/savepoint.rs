@@ -80,7 +80,11 @@ fn decoded_ids_equal_flinks() {
 
 /// `icescope savepoint` with the table as it stood at `metadata`: the JSON rows.
 fn verdicts_at(target: &str, metadata: Option<&str>) -> Value {
-    let table = "tests/fixtures/savepoint-resume";
+    verdicts_on("tests/fixtures/savepoint-resume", target, metadata)
+}
+
+/// `icescope savepoint` against `table` (a fixture folder) as it stood at `metadata`: the JSON rows.
+fn verdicts_on(table: &str, target: &str, metadata: Option<&str>) -> Value {
     let mut args = vec!["savepoint", target, "--table", table, "--format", "json"];
     if let Some(m) = metadata {
         args.extend(["--metadata", m]);
@@ -361,36 +365,41 @@ fn sink_v2_and_dynamic_committables_equal_flinks_records() {
 /// operator's id, name, uid, parallelism, max parallelism and state names, the committer's job id.
 #[test]
 fn equal_to_flinks_own_reader() {
-    let mut checked = 0;
-    for scenario in ["savepoint-resume", "savepoint-sinks", "savepoint-uids"] {
-        let dir = root().join("tests/savepoints").join(scenario);
-        let flink = json(&dir.join("flink-reader.json"));
-        for s in flink["savepoints"].as_array().unwrap() {
-            let label = s["path"].as_str().unwrap();
-            let r = read(label, &std::fs::read(dir.join(label).join("_metadata")).unwrap(), &mut no_files).unwrap();
-            assert_eq!(r.metadata.checkpoint_id, s["checkpoint_id"].as_i64().unwrap(), "{scenario}/{label}");
-            let theirs = s["operators"].as_array().unwrap();
-            assert_eq!(r.metadata.operators.len(), theirs.len(), "{scenario}/{label}");
-            for t in theirs {
-                let id = t["operator_id"].as_str().unwrap();
-                let o = r.metadata.operators.iter().find(|o| o.operator_id == id).unwrap_or_else(|| panic!("{scenario}/{label}: operator {id}"));
-                assert_eq!(o.name.as_deref(), t["name"].as_str(), "{scenario}/{label} {id}");
-                assert_eq!(o.uid.as_deref(), t["uid"].as_str(), "{scenario}/{label} {id}");
-                assert_eq!(i64::from(o.parallelism), t["parallelism"].as_i64().unwrap());
-                assert_eq!(i64::from(o.max_parallelism), t["max_parallelism"].as_i64().unwrap());
-                let mut names = o.state_names();
-                names.sort();
-                let want: Vec<&str> = t["state_names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
-                assert_eq!(names, want, "{scenario}/{label} {id}");
-            }
-            if let Some(ids) = s["committer_job_ids"].as_array() {
-                let ids: Vec<&str> = ids.iter().map(|i| i.as_str().unwrap()).collect();
-                assert_eq!(ids, vec![r.committers[0].job_id.as_deref().unwrap()], "{scenario}/{label}: iceberg-flink-job-id");
-            }
-            checked += 1;
-        }
-    }
+    let checked: usize = ["savepoint-resume", "savepoint-sinks", "savepoint-uids"].into_iter().map(agrees_with_flinks_reader).sum();
     assert_eq!(checked, 8);
+}
+
+/// Every savepoint in `tests/savepoints/<scenario>/flink-reader.json` decoded by icescope as Flink's
+/// own reader read it; how many.
+fn agrees_with_flinks_reader(scenario: &str) -> usize {
+    let mut checked = 0;
+    let dir = root().join("tests/savepoints").join(scenario);
+    let flink = json(&dir.join("flink-reader.json"));
+    for s in flink["savepoints"].as_array().unwrap() {
+        let label = s["path"].as_str().unwrap();
+        let r = read(label, &std::fs::read(dir.join(label).join("_metadata")).unwrap(), &mut no_files).unwrap();
+        assert_eq!(r.metadata.checkpoint_id, s["checkpoint_id"].as_i64().unwrap(), "{scenario}/{label}");
+        let theirs = s["operators"].as_array().unwrap();
+        assert_eq!(r.metadata.operators.len(), theirs.len(), "{scenario}/{label}");
+        for t in theirs {
+            let id = t["operator_id"].as_str().unwrap();
+            let o = r.metadata.operators.iter().find(|o| o.operator_id == id).unwrap_or_else(|| panic!("{scenario}/{label}: operator {id}"));
+            assert_eq!(o.name.as_deref(), t["name"].as_str(), "{scenario}/{label} {id}");
+            assert_eq!(o.uid.as_deref(), t["uid"].as_str(), "{scenario}/{label} {id}");
+            assert_eq!(i64::from(o.parallelism), t["parallelism"].as_i64().unwrap());
+            assert_eq!(i64::from(o.max_parallelism), t["max_parallelism"].as_i64().unwrap());
+            let mut names = o.state_names();
+            names.sort();
+            let want: Vec<&str> = t["state_names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+            assert_eq!(names, want, "{scenario}/{label} {id}");
+        }
+        if let Some(ids) = s["committer_job_ids"].as_array() {
+            let ids: Vec<&str> = ids.iter().map(|i| i.as_str().unwrap()).collect();
+            assert_eq!(ids, vec![r.committers[0].job_id.as_deref().unwrap()], "{scenario}/{label}: iceberg-flink-job-id");
+        }
+        checked += 1;
+    }
+    checked
 }
 
 /// The second seed's upgrade: a savepoint of a job written without uids. Format 6 carries the uid
@@ -481,4 +490,200 @@ fn the_forced_start_restores_nothing() {
 fn read_label_in(dir: &Path, label: &str) -> SavepointRead {
     let p = dir.join(label).join("_metadata");
     read(&p.display().to_string(), &std::fs::read(&p).unwrap(), &mut no_files).unwrap()
+}
+
+// ------------------------------------------------------------------ the live run's savepoints
+
+/// tests/savepoints/live-watch: savepoints A (job 1, taken without stopping it), B (job 1 stopped)
+/// and C (job 2, resumed from B, stopped), kept by the lab's live-watch run (FlinkSink) beside its
+/// table fixture, with Flink's REST record of each (flink.json) and the run's facts.json.
+fn live() -> (PathBuf, Value, Value) {
+    let dir = root().join("tests/savepoints/live-watch");
+    let flink = json(&dir.join("flink.json"));
+    (dir, flink, json(&root().join("tests/fixtures/live-watch/facts.json")))
+}
+
+fn kept<'a>(flink: &'a Value, label: &str) -> &'a Value {
+    flink["kept"].as_array().unwrap().iter().find(|k| k["label"] == label).unwrap_or_else(|| panic!("{label} is not kept"))
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Every savepoint the live run took is kept as Flink wrote it, with Flink's REST record of it: its
+/// `_metadata` decodes with the checkpoint id Flink recorded, the committer's job id is the job that
+/// took it, and its operators are the job's REST vertices and Flink's own reader's.
+#[test]
+fn live_watch_savepoints_decode_as_flink_recorded_them() {
+    let (dir, flink, facts) = live();
+    let taken: Vec<&str> = facts["savepoints"].as_array().unwrap().iter().map(|s| s["label"].as_str().unwrap()).collect();
+    assert_eq!(taken, ["A", "B", "C"]);
+    let labels: Vec<&str> = flink["kept"].as_array().unwrap().iter().map(|k| k["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, taken, "every savepoint taken is kept");
+    assert_eq!(flink["job_labels"], facts["job_labels"]);
+    for sp in facts["savepoints"].as_array().unwrap() {
+        let label = sp["label"].as_str().unwrap();
+        let k = kept(&flink, label);
+        for key in ["job_id", "checkpoint_id", "savepoint_path", "stopped_job"] {
+            assert_eq!(k[key], sp[key], "{label}: {key}");
+        }
+        // Flink's checkpoint history has it as a completed savepoint, at that path, between the request and its answer
+        assert_eq!(k["is_savepoint"], true, "{label}");
+        assert_eq!(k["status"], "COMPLETED", "{label}");
+        let external = k["external_path"].as_str().unwrap();
+        assert!(
+            sp["savepoint_path"].as_str().unwrap().trim_end_matches('/').ends_with(external.rsplit("://").next().unwrap().trim_end_matches('/')),
+            "{label}: {external}"
+        );
+        let (asked, triggered, acked, answered) =
+            (int(&k["requested_at_ms"]), int(&k["trigger_timestamp_ms"]), int(&k["latest_ack_timestamp_ms"]), int(&k["completed_by_ms"]));
+        assert!(asked <= triggered && triggered <= acked && acked <= answered, "{label}: {asked} {triggered} {acked} {answered}");
+
+        let job = k["job_id"].as_str().unwrap();
+        let r = read_label_in(&dir, label);
+        assert_eq!(r.metadata.checkpoint_id, int(&k["checkpoint_id"]), "{label}");
+        assert_eq!(r.metadata.format_version, 6, "Flink 2.1.1 writes format 6");
+        assert_eq!(r.committers.len(), 1, "{label}");
+        let c = &r.committers[0];
+        assert_eq!(c.sink, SinkKind::FlinkSink, "{label}");
+        assert_eq!(c.job_id.as_deref(), Some(job), "{label}: the committer's job id is the job that took it");
+        assert_eq!(c.uid.as_deref(), Some("lab-iceberg-sink-committer"));
+        // the table's commits by that job name the same committer
+        let ops: Vec<&str> =
+            facts["commits"].as_array().unwrap().iter().filter(|x| x["flink_job_id"] == job).filter_map(|x| x["flink_operator_id"].as_str()).collect();
+        assert!(!ops.is_empty() && ops.iter().all(|o| *o == c.operator_id), "{label}: {ops:?} vs {}", c.operator_id);
+        // the savepoint's own checkpoint is pending in the committer's state
+        assert!(c.pending_checkpoints.iter().any(|p| p.checkpoint_id == r.metadata.checkpoint_id), "{label}: {:?}", c.pending_checkpoints);
+        // operator chaining is off in the lab: each REST vertex of the job is one operator
+        let mut rest: Vec<&str> = flink["vertices"][job].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+        let mut ours: Vec<&str> = r.metadata.operators.iter().map(|o| o.operator_id.as_str()).collect();
+        rest.sort();
+        ours.sort();
+        assert_eq!(ours, rest, "{label}: operator ids");
+    }
+    // Flink's own reader (flink-reader.json): every operator's id, name, uid, parallelism, state names; the committer's job id
+    assert_eq!(agrees_with_flinks_reader("live-watch"), 3);
+}
+
+/// The verdict taken on the live run's table as it stood just before each resume (the metadata file
+/// the lab read then, opened as that version) predicts what the resume then did: job 2 from B is
+/// `safe` and repeated nothing; job 3 from the older A `replays` job 1's commits after A and job 2's,
+/// and Spark counted those rows twice at the end, less the rows of A's own checkpoint (see below).
+#[test]
+fn live_watch_verdicts_predict_the_resumes() {
+    let (dir, flink, facts) = live();
+    let table = "tests/fixtures/live-watch";
+    let lab = &facts["job_labels"];
+    let (j1, j2, j3) = (lab["1"].as_str().unwrap(), lab["2"].as_str().unwrap(), lab["3"].as_str().unwrap());
+    let (a, b) = (int(&kept(&flink, "A")["checkpoint_id"]), int(&kept(&flink, "B")["checkpoint_id"]));
+    let commits = facts["commits"].as_array().unwrap();
+    let of = |job: &str| commits.iter().filter(|c| c["flink_job_id"] == job).collect::<Vec<&Value>>();
+    let cp = |c: &Value| int(&c["max_committed_checkpoint_id"]);
+    let min_id = |c: &Value| int(&c["added_ids"]["min_id"]);
+    let max_id = |c: &Value| int(&c["added_ids"]["max_id"]);
+    let resume = |from: &str| flink["resumes"].as_array().unwrap().iter().find(|r| r["from"] == from).unwrap();
+    let (r2, r3) = (resume("B"), resume("A"));
+    assert_eq!(r2["job_id"], j2);
+    assert_eq!(r3["job_id"], j3);
+    // The recorded metadata file is the table as the resume found it: the catalog named the same file,
+    // and its current snapshot is the one recorded, the stopped job's last commit (B's checkpoint for job 1).
+    assert_eq!(cp(of(j1).last().unwrap()), b, "stop-with-savepoint B committed its own checkpoint");
+    for (r, stopped) in [(r2, j1), (r3, j2)] {
+        let t = &r["table_before"];
+        let file = t["metadata_file"].as_str().unwrap();
+        assert!(t["catalog_metadata_location"].as_str().unwrap().ends_with(&format!("/{file}")), "{t}");
+        let m = json(&root().join(table).join("metadata").join(file));
+        assert_eq!(m["current-snapshot-id"].as_i64(), t["snapshot_id"].as_i64(), "{file}");
+        assert_eq!(t["snapshot_id"].as_i64(), of(stopped).last().unwrap()["snapshot_id"].as_i64(), "{file}");
+    }
+
+    // Before job 2: B is safe. Job 2 then committed from B + 1, its first id right after job 1's last.
+    let at2 = verdicts_on(table, "tests/savepoints/live-watch/B", r2["table_before"]["metadata_file"].as_str());
+    let v = &row(&at2, "B/_metadata")["verdict"];
+    assert_eq!(v["kind"], "safe", "{v}");
+    assert_eq!(v["job_id"], j1);
+    assert_eq!(int(&v["restore_point"]["checkpoint_id"]), b);
+    assert_eq!(v["restore_point"]["snapshot_id"].as_i64(), r2["table_before"]["snapshot_id"].as_i64());
+    assert_eq!(cp(of(j2)[0]), b + 1);
+    assert_eq!(min_id(of(j2)[0]), of(j1).iter().map(|c| max_id(c)).max().unwrap() + 1, "job 2 wrote no row twice");
+
+    // Before job 3: A replays.
+    let file3 = r3["table_before"]["metadata_file"].as_str();
+    let at3 = verdicts_on(table, "tests/savepoints/live-watch/A", file3);
+    let v = &row(&at3, "A/_metadata")["verdict"];
+    assert_eq!(v["kind"], "replays", "{v}");
+    assert_eq!(v["job_id"], j1);
+    // The restored committer looks up the job id in A's state, job 1's, whose last commit is B's
+    // checkpoint (IcebergFilesCommitter.initializeState → SinkUtil.getMaxCommittedCheckpointId): A's
+    // own pending checkpoint is below it, so nothing of A's state is committed again.
+    assert_eq!(int(&v["restore_point"]["checkpoint_id"]), b);
+    assert_eq!(v["recommitted_checkpoints"], serde_json::json!([]));
+    // Named: job 1, which ran on past A, and job 2, which resumed from job 1's later savepoint B, so
+    // every row it wrote lies past A's source position. No job has resumed from A yet.
+    let replayed = v["replayed"].as_array().unwrap();
+    let named: Vec<&str> = replayed.iter().map(|r| r["job_id"].as_str().unwrap()).collect();
+    assert_eq!(named, [j1, j2], "{v}");
+    assert_eq!(replayed[0]["took_the_savepoint"], true);
+    assert_eq!((&replayed[1]["took_the_savepoint"], &replayed[1]["resumed_from_it"]), (&Value::Bool(false), &Value::Bool(false)));
+    assert_eq!(v["jobs_already_resumed"], serde_json::json!([]));
+    // Its rows: the added-records of those jobs' commits above A's checkpoint, in the table job 3 found.
+    let first3 = commits.iter().position(|c| c["flink_job_id"] == j3).expect("job 3 committed");
+    let after_a = |job: &str| commits[..first3].iter().filter(|c| c["flink_job_id"] == job && cp(c) > a).collect::<Vec<_>>();
+    let added = |cs: &[&Value]| cs.iter().map(|c| c["added_records"].as_u64().unwrap()).sum::<u64>();
+    for (r, job) in replayed.iter().zip([j1, j2]) {
+        let cs = after_a(job);
+        assert_eq!(r["rows"].as_u64(), Some(added(&cs)), "{job}");
+        assert_eq!(r["commits"].as_u64(), Some(cs.len() as u64), "{job}");
+        assert_eq!((int(&r["first_checkpoint"]), int(&r["last_checkpoint"])), (cp(cs[0]), cp(cs[cs.len() - 1])), "{job}");
+    }
+    let replayed_rows = added(&after_a(j1)) + added(&after_a(j2));
+    assert_eq!(v["rows_replayed"].as_u64(), Some(replayed_rows));
+    // rolling back goes to job 1's last commit at or below A
+    let last_at_a = of(j1).into_iter().rfind(|c| cp(c) <= a).unwrap();
+    assert_eq!(v["rollback_target_snapshot_id"].as_i64(), last_at_a["snapshot_id"].as_i64());
+    // After that rollback the restored committer would find job 1's checkpoint below A and commit A's
+    // pending checkpoint again, from its temporary manifest; but job 1 committed that checkpoint with
+    // its next one and then deleted the manifest (FlinkManifestUtil.deleteCommittedManifests): it is
+    // not in the table's folder.
+    let ra = read_label_in(&dir, "A");
+    let pending = &ra.committers[0].pending_checkpoints;
+    assert_eq!(pending.iter().map(|p| p.checkpoint_id).collect::<Vec<_>>(), vec![a]);
+    assert!(cp(last_at_a) < a && a < cp(after_a(j1)[0]));
+    for m in &pending[0].manifests {
+        let name = m.rsplit('/').next().unwrap();
+        assert!(m.contains(j1) && !root().join(table).join("metadata").join(name).exists(), "{m}");
+    }
+    // The folder at the same moment: C is the one to resume from; B replays job 2, resumed from it.
+    let all = verdicts_on(table, "tests/savepoints/live-watch", file3);
+    assert_eq!(row(&all, "C/_metadata")["verdict"]["kind"], "safe");
+    let vb = &row(&all, "B/_metadata")["verdict"];
+    assert_eq!(vb["kind"], "replays");
+    assert_eq!(vb["jobs_already_resumed"], serde_json::json!([j2]));
+    assert_eq!(vb["rows_replayed"].as_u64(), Some(added(&of(j2))));
+    for r in ["A/_metadata", "B/_metadata"] {
+        assert!(row(&all, r)["verdict"]["safe_alternative"].as_str().unwrap().ends_with("C/_metadata"), "{r}");
+    }
+
+    // What job 3 then did. Its committer skipped its checkpoints up to B (job 1's, looked up by the
+    // restored job id) but kept their files: commitUpToCheckpoint commits every pending checkpoint up
+    // to the one notified, so its first commit, past B, holds every row its source read from A's
+    // position on (the generator's id is its position: its first id is where A left the source).
+    let of3 = of(j3);
+    assert!(cp(of3[0]) > b, "{}", cp(of3[0]));
+    let from_a = min_id(of3[0]);
+    let last2 = of(j2).iter().map(|c| max_id(c)).max().unwrap();
+    assert!(of3.iter().map(|c| max_id(c)).max().unwrap() >= last2, "job 3 ran past job 2's last row");
+    // Spark's duplicates at the end: exactly the rows from A's position to job 2's last.
+    let dup = int(&facts["at_end"]["duplicates"]);
+    assert_eq!(dup, last2 + 1 - from_a);
+    // The verdict counts job 1's first commit after A whole, but A's own checkpoint is in it too: a
+    // savepoint that does not stop the job gets no commit of its own (Flink notifies no completion
+    // for it), so job 1 committed its files with the next checkpoint's. Those rows lie before A's
+    // position: job 3 never read them again, and skipped A's pending checkpoint (below B). So
+    // rows_replayed exceeds what job 3 repeated by exactly the rows of A's own checkpoint.
+    let first1 = after_a(j1)[0];
+    let own = from_a - min_id(first1);
+    assert!(own >= 0 && own <= first1["added_records"].as_i64().unwrap());
+    assert_eq!(replayed_rows as i64 - dup, own, "rows_replayed {replayed_rows}, Spark's duplicates {dup}");
 }

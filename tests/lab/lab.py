@@ -750,10 +750,30 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     savepoint, kills the only TaskManager (and starts another 20 s later), stops the job with a
     savepoint, resumes a second job from the OLDER savepoint (a replay), has Spark rewrite the data
     files (a maintenance commit) and cancels the job. The watch's JSON lines are kept in the fixture
-    (watch-events.jsonl) with Flink's and Spark's record of when each of those happened."""
+    (watch-events.jsonl) with Flink's and Spark's record of when each of those happened. Each savepoint
+    taken (A, B, C) is kept as Flink wrote it in tests/savepoints/<name>/<label>/, with flink.json (Flink's
+    REST record of each, every job's vertices, and the table's metadata file just before each resume)
+    and flink-reader.json (Flink's own reader of them)."""
     import subprocess
     import threading
     s = Scenario(name)
+    flink_out = K.REPO / "tests" / "savepoints" / name
+    if flink_out.exists():
+        shutil.rmtree(flink_out)
+    flink_out.mkdir(parents=True)
+    kept = []
+
+    def keep(sp: dict):
+        """The savepoint folder as Flink wrote it, and Flink's REST record of its checkpoint."""
+        shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), flink_out / sp["label"])
+        kept.append({**sp, "folder": sp["label"], **checkpoint_record(sp["job_id"], sp["checkpoint_id"])})
+
+    def table_now() -> dict:
+        """The table as a job resumed now finds it: the current metadata file (by Spark's metadata log and by
+        the catalog's own loadTable answer) and snapshot. Metadata only, so that the resume is not held up."""
+        return {"metadata_file": metadata_now(s.t),
+                "catalog_metadata_location": K.catalog_table(s.ident).get("metadata-location"),
+                "snapshot_id": K.current_snapshot(s.t)}
     cp_ms, every_ms, stall_after = 3000, 1000, 4
     kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms(), **({} if sink == "flinksink" else {"sink": sink}))
     s.facts["checkpoint_ms"], s.facts["watch"], s.facts["sink"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}, sink
@@ -778,6 +798,7 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     wait_checkpoints(j1, 6)
     spa = {"label": "A", "job_id": j1, **K.trigger_savepoint(j1)}
     s.mark("savepoint A (no stop)", **spa)
+    keep(spa)
     wait_checkpoints(j1, 10)
     tm = TM["name"]
     pid = K._procs[tm].pid
@@ -790,16 +811,20 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(j1)["completed"] >= done + 3, timeout=300)
     spb = {"label": "B", "job_id": j1, **K.stop_with_savepoint(j1)}
     s.mark("stop-with-savepoint B", **spb)
-    s.job(j1, stopped_by="stop-with-savepoint B", killed_taskmanager_pid=pid)
+    s.job(j1, stopped_by="stop-with-savepoint B", killed_taskmanager_pid=pid, vertices=vertices(j1))
+    keep(spb)
     # Job 2 resumes from B, as it should, and commits; stopped with savepoint C.
+    before_2 = table_now()
     j2 = s.submit(name=f"{name} 2 (resume from B)", restore=spb["savepoint_path"], **kw)
     K.wait_running(j2)
     wait_checkpoints(j2, 4)
     spc = {"label": "C", "job_id": j2, **K.stop_with_savepoint(j2)}
     s.mark("stop-with-savepoint C", **spc)
-    s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"])
+    s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"], vertices=vertices(j2))
+    keep(spc)
     # Job 3 resumes from the OLDER savepoint A: its committer skips what job 1 committed after A,
     # then commits checkpoint ids job 2 already committed: the replay.
+    before_3 = table_now()
     j3 = s.submit(name=f"{name} 3 (resume from the OLDER savepoint A)", restore=spa["savepoint_path"], **kw)
     K.wait_running(j3)
     last_b = spb["checkpoint_id"] or 0
@@ -813,7 +838,7 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     K.wait_for("2 more checkpoints of job 3", lambda: K.checkpoint_counts(j3)["completed"] >= done + 2, timeout=300)
     K.cancel_job(j3)
     s.mark("canceled", job_id=j3)
-    s.job(j3, stopped_by="cancel", restored_from=spa["savepoint_path"])
+    s.job(j3, stopped_by="cancel", restored_from=spa["savepoint_path"], vertices=vertices(j3))
     # Long enough for the watch to call job 3 stalled: stall_after times its interval, and a look.
     time.sleep(stall_after * cp_ms / 1000 + 8)
     proc.terminate()
@@ -823,9 +848,31 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     out.write_text("".join(lines))
     s.facts["savepoints"] = [spa, spb, spc]
     s.facts["job_labels"] = {"1": j1, "2": j2, "3": j3}
+    s.facts["resumes"] = [{"job_id": j2, "from": "B", "table_before": before_2},
+                          {"job_id": j3, "from": "A", "table_before": before_3}]
     s.facts["commits"] = flink_commits(s.t)
+    # The ids each snapshot added (the `id` column's bounds over the data files it added, every snapshot's
+    # manifests): the generator's ids are its source positions, so a resumed job's first id is where its
+    # savepoint left the source.
+    try:
+        added = {r["snapshot_id"]: r for r in K.sql(
+            f"SELECT snapshot_id, count(*) AS files, sum(data_file.record_count) AS records, "
+            f"min(readable_metrics.id.lower_bound) AS min_id, max(readable_metrics.id.upper_bound) AS max_id "
+            f"FROM {s.t}.all_entries WHERE status = 1 AND data_file.content = 0 GROUP BY snapshot_id")}
+        for c in s.facts["commits"]:
+            a = added.get(c["snapshot_id"])
+            c["added_ids"] = {k: a[k] for k in ("files", "records", "min_id", "max_id")} if a else None
+    except Exception as e:  # noqa: BLE001 (a fact that could not be read is recorded, not fatal)
+        s.facts["added_ids_error"] = str(e)[:500]
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
+    s.facts["kept"] = kept
+    (flink_out / "flink.json").write_text(json.dumps({
+        "scenario": name, "generated_by": "tests/lab/run_lab.sh", "sink": sink, "table": s.ident,
+        "fixture": f"tests/fixtures/{name}", "kept": kept, "job_labels": s.facts["job_labels"],
+        "resumes": s.facts["resumes"],
+        "vertices": {j["job_id"]: j.get("vertices") for j in s.facts["jobs"]}}, indent=1, default=str) + "\n")
+    flink_reader(flink_out)
 
     def keep_events(dest: Path):
         shutil.copyfile(out, dest / "watch-events.jsonl")
@@ -843,6 +890,7 @@ def checkpoint_record(job: str, cid: int) -> dict:
     for h in K.rest("GET", f"/jobs/{job}/checkpoints").get("history", []):
         if h["id"] == cid:
             return {"job_id": job, "checkpoint_id": h["id"], "trigger_timestamp_ms": h.get("trigger_timestamp"),
+                    "latest_ack_timestamp_ms": h.get("latest_ack_timestamp"),
                     "external_path": h.get("external_path"), "is_savepoint": h.get("is_savepoint"),
                     "status": h.get("status")}
     return {"job_id": job, "checkpoint_id": cid}
