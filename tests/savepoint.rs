@@ -687,3 +687,62 @@ fn live_watch_verdicts_predict_the_resumes() {
     assert!(own >= 0 && own <= first1["added_records"].as_i64().unwrap());
     assert_eq!(replayed_rows as i64 - dup, own, "rows_replayed {replayed_rows}, Spark's duplicates {dup}");
 }
+
+/// Every kept savepoint and checkpoint: the properties its `_metadata` ends with (Java
+/// serialization of Flink's `CheckpointProperties`) say what Flink's REST API recorded of it: a
+/// savepoint or a checkpoint, and a stop-with-savepoint's SUSPEND.
+#[test]
+fn the_checkpoint_properties_say_what_flink_recorded() {
+    let mut seen = 0;
+    for scenario in ["savepoint-resume", "savepoint-uids", "live-watch", "savepoint-sinks"] {
+        let dir = root().join("tests/savepoints").join(scenario);
+        let flink = json(&dir.join("flink.json"));
+        let kept: Vec<&Value> = match flink["kept"].as_array() {
+            Some(k) => k.iter().collect(),
+            None => flink["sinks"].as_array().unwrap().iter().flat_map(|s| s["kept"].as_array().unwrap()).collect(),
+        };
+        for k in kept {
+            let folder = k["folder"].as_str().unwrap();
+            let p = dir.join(folder).join("_metadata");
+            let m = icescope::decode::flink_savepoint::metadata::decode_checkpoint_metadata(&p.display().to_string(), &std::fs::read(&p).unwrap()).unwrap();
+            let props = m.properties.as_ref().unwrap_or_else(|| panic!("{scenario}/{folder}: {:?}", m.gaps));
+            assert!(m.gaps.iter().all(|g| !g.contains("checkpoint properties")), "{scenario}/{folder}: {:?}", m.gaps);
+            let savepoint = k["is_savepoint"].as_bool().unwrap();
+            assert_eq!(props.savepoint, savepoint, "{scenario}/{folder}");
+            if savepoint {
+                assert_eq!(props.format_type.as_deref(), Some("CANONICAL"), "{scenario}/{folder}");
+                if let Some(stopped) = k["stopped_job"].as_bool() {
+                    assert_eq!(props.post_checkpoint_action.as_deref(), Some(if stopped { "SUSPEND" } else { "NONE" }), "{scenario}/{folder}");
+                }
+            } else {
+                assert!(props.sharing_files_strategy.is_some() && props.format_type.is_none(), "{scenario}/{folder}: {props:?}");
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 11);
+}
+
+/// The properties are a stranger's Java serialization: cut anywhere, or with a type code changed,
+/// the `_metadata` still decodes, the properties become a named gap, and nothing panics.
+#[test]
+fn damaged_checkpoint_properties_are_a_named_gap() {
+    let p = flink_dir().join("S1").join("_metadata");
+    let bytes = std::fs::read(&p).unwrap();
+    let start = bytes.windows(4).rposition(|w| w == [0xac, 0xed, 0x00, 0x05]).unwrap();
+    let decode = |b: &[u8]| icescope::decode::flink_savepoint::metadata::decode_checkpoint_metadata("S1/_metadata", b);
+    for cut in start + 4..bytes.len() {
+        let m = decode(&bytes[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        assert!(m.properties.is_none(), "cut at {cut}");
+        assert!(m.gaps.iter().any(|g| g.contains("checkpoint properties") && g.contains("S1/_metadata")), "cut at {cut}: {:?}", m.gaps);
+    }
+    for at in start + 4..bytes.len() {
+        for b in [0x00, 0x71, 0x72, 0x73, 0x7e, 0xff] {
+            let mut changed = bytes.clone();
+            changed[at] = b;
+            // Decodes or names a gap; never a panic, never an error for the part before.
+            let m = decode(&changed).unwrap();
+            assert!(m.properties.is_some() || m.gaps.iter().any(|g| g.contains("checkpoint properties")));
+        }
+    }
+}

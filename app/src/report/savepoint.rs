@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::text::{code, count, sql_block, text, thousands, visible};
 use crate::analysis::savepoint::{Judged, SavepointRead, UnknownWhy, Verdict, VerdictKind};
 use crate::decode::flink_savepoint::committer::{PendingCheckpoint, SinkKind};
+use crate::decode::flink_savepoint::properties::CheckpointProperties;
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 
 /// The JSON contract: one row per savepoint, newest first.
@@ -40,6 +41,10 @@ pub struct SavepointJson {
     pub path: String,
     pub checkpoint_id: i64,
     pub format_version: u32,
+    /// What Flink's checkpoint properties say it was (format 4 and later).
+    pub properties: Option<CheckpointProperties>,
+    /// The same in words: "a savepoint taken by stop-with-savepoint, canonical format".
+    pub taken_as: String,
     pub operators: Vec<OperatorJson>,
     pub gaps: Vec<String>,
 }
@@ -78,6 +83,8 @@ pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, 
                     path: r.path.clone(),
                     checkpoint_id: m.checkpoint_id,
                     format_version: m.format_version,
+                    properties: m.properties.clone(),
+                    taken_as: taken_as(m.properties.as_ref()),
                     operators: m
                         .operators
                         .iter()
@@ -112,6 +119,25 @@ pub fn report(table: Option<&str>, reads: &[SavepointRead], verdicts: &[(usize, 
 pub fn of(j: &Judged, table: Option<&str>) -> SavepointReport {
     let unreadable = j.savepoints.unreadable.iter().map(|(path, error)| Unreadable { path: path.clone(), error: error.clone() }).collect();
     report(table, &j.savepoints.reads, &j.verdicts, unreadable)
+}
+
+/// What a savepoint's or checkpoint's properties say it was; empty where they were not read.
+pub fn taken_as(p: Option<&CheckpointProperties>) -> String {
+    let Some(p) = p else { return String::new() };
+    let lower = |s: &Option<String>| s.as_deref().map(str::to_lowercase);
+    if p.savepoint {
+        let how = match p.post_checkpoint_action.as_deref() {
+            Some("SUSPEND") => "by stop-with-savepoint",
+            Some("TERMINATE") => "by stop-with-savepoint --drain",
+            Some("NONE") => "while the job ran on",
+            _ => "",
+        };
+        let format = lower(&p.format_type).map(|f| format!(", {f} format")).unwrap_or_default();
+        format!("a savepoint{}{format}", if how.is_empty() { String::new() } else { format!(" taken {how}") })
+    } else {
+        let name = p.type_name.as_deref().filter(|n| *n != "Checkpoint").map(|n| format!(" ({})", n.to_lowercase())).unwrap_or_default();
+        format!("a retained checkpoint{name}")
+    }
 }
 
 fn short(job: &str) -> String {
@@ -273,6 +299,11 @@ pub fn kind(v: &Verdict) -> &'static str {
     }
 }
 
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
 /// For a terminal: one block per savepoint, newest first.
 pub fn text_report(r: &SavepointReport) -> String {
     let mut out = String::new();
@@ -282,6 +313,9 @@ pub fn text_report(r: &SavepointReport) -> String {
     for row in &r.savepoints {
         let v = &row.verdict;
         out.push_str(&format!("{}  checkpoint {}  {}\n", kind(v).to_uppercase(), v.checkpoint_id, visible(&row.savepoint.path)));
+        if !row.savepoint.taken_as.is_empty() {
+            out.push_str(&format!("  {}\n", upper_first(&row.savepoint.taken_as)));
+        }
         out.push_str(&format!("  {}\n", summary(v, &|s| visible(s))));
         let a = advice(v, &|s| visible(s));
         if !a.is_empty() {
@@ -328,7 +362,11 @@ fn markdown_at(r: &SavepointReport, catalog: Option<&str>, h: &str) -> String {
     }
     for row in &r.savepoints {
         let v = &row.verdict;
-        out.push_str(&format!("\n{h}# {} (checkpoint {})\n\n{}\n", text(&row.savepoint.path), v.checkpoint_id, summary(v, &|s| text(s))));
+        out.push_str(&format!("\n{h}# {} (checkpoint {})\n\n", text(&row.savepoint.path), v.checkpoint_id));
+        if !row.savepoint.taken_as.is_empty() {
+            out.push_str(&format!("{}.\n\n", upper_first(&row.savepoint.taken_as)));
+        }
+        out.push_str(&format!("{}\n", summary(v, &|s| text(s))));
         let a = advice(v, &|s| text(s));
         if !a.is_empty() {
             out.push_str(&format!("\n{a}\n"));

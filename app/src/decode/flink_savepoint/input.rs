@@ -35,6 +35,11 @@ impl<'a> Input<'a> {
         self.file
     }
 
+    /// The bytes from `start` to the end (a part read by a reader of its own).
+    pub(crate) fn tail_from(&self, start: usize) -> &'a [u8] {
+        &self.bytes[start.min(self.bytes.len())..]
+    }
+
     /// Runs `f` with `name` appended to the field path errors name.
     pub(crate) fn within<T>(&mut self, name: impl Into<String>, f: impl FnOnce(&mut Self) -> Result<T, DecodeError>) -> Result<T, DecodeError> {
         self.path.push(name.into());

@@ -1,7 +1,7 @@
 //! A Flink checkpoint's or savepoint's `_metadata` file (Flink's `Checkpoints` and
 //! `MetadataV*Serializer`): magic `0x4960672d`, format version, then checkpoint id, master states
 //! and operator states. Versions 3–7 share one layout with additions: 4 appends the checkpoint
-//! properties (Java serialization, not read here: a named gap), 5 puts each operator's name and uid
+//! properties (Java serialization, read by `properties`; what it cannot read is a named gap), 5 puts each operator's name and uid
 //! first, 6 types its channel-state handles, 7 ends each subtask with an optional reference
 //! checkpoint id.
 
@@ -24,8 +24,10 @@ pub struct CheckpointMetadata {
     pub checkpoint_id: i64,
     pub master_states: Vec<MasterState>,
     pub operators: Vec<OperatorState>,
-    /// The trailing checkpoint properties' size (format 4 and later), read past.
+    /// The trailing checkpoint properties' size (format 4 and later).
     pub properties_bytes: u64,
+    /// What they say (format 4 and later), where they read.
+    pub properties: Option<super::properties::CheckpointProperties>,
     /// What this decoder read past but could not interpret (never silently dropped).
     pub gaps: Vec<String>,
 }
@@ -108,10 +110,11 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
     for i in 0..n {
         operators.push(r.within(format!("operators[{i}]"), |r| operator_state(r, format_version))?);
     }
-    let mut gaps = Vec::new();
+    let (mut gaps, mut properties) = (Vec::new(), None);
     let properties_bytes = r.remaining() as u64;
     if format_version >= 4 {
         // Format 4 and later end with the checkpoint properties as one Java-serialized object.
+        let start = r.pos();
         let magic = r.take("checkpoint_properties", 4.min(r.remaining()))?;
         if magic != JAVA_SERIALIZATION_MAGIC {
             return Err(r.err(
@@ -119,11 +122,15 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
                 format!("starts {magic:02x?}, not Java serialization's ac ed 00 05: the file is cut short or was not written by Flink"),
             ));
         }
-        gaps.push(format!("the checkpoint properties ({properties_bytes} bytes of Java serialization after the operators) are not read"));
+        let mut rest = Input::new(r.file(), r.tail_from(start));
+        match super::properties::read(&mut rest) {
+            Ok(p) => properties = Some(p),
+            Err(e) => gaps.push(format!("the checkpoint properties ({properties_bytes} bytes of Java serialization after the operators) are not read: {e}")),
+        }
     } else if properties_bytes > 0 {
         return Err(r.err("operators", format!("{properties_bytes} bytes follow the last operator")));
     }
-    Ok(CheckpointMetadata { format_version, checkpoint_id, master_states, operators, properties_bytes, gaps })
+    Ok(CheckpointMetadata { format_version, checkpoint_id, master_states, operators, properties_bytes, properties, gaps })
 }
 
 fn master_state(r: &mut Input<'_>) -> Result<MasterState, DecodeError> {

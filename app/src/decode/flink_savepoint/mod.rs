@@ -6,6 +6,7 @@ pub mod handles;
 mod input;
 pub mod list_state;
 pub mod metadata;
+pub mod properties;
 pub mod state_file;
 
 pub use handles::{DistributionMode, NamedState, OperatorStateHandle, StreamHandle};

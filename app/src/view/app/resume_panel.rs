@@ -86,6 +86,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                             data-rollback-target=v.rollback_target_snapshot_id.map(|s| s.to_string()).unwrap_or_default()>
                             <h4><span class="badge">{k.replace('_', " ")}</span>{format!("checkpoint {}", v.checkpoint_id)}
                                 <span class="mono path">{row.savepoint.path.clone()}</span></h4>
+                            {(!row.savepoint.taken_as.is_empty()).then(|| view! { <p class="hint" data-testid="savepoint-taken-as">{row.savepoint.taken_as.clone()}</p> })}
                             <dl class="facts">{facts(&v).into_iter().map(|(label, value)| view! {
                                 <div><dt>{label}</dt><dd class="mono">{value}</dd></div>
                             }).collect_view()}</dl>
