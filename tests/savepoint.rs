@@ -639,6 +639,12 @@ fn live_watch_verdicts_predict_the_resumes() {
     }
     let replayed_rows = added(&after_a(j1)) + added(&after_a(j2));
     assert_eq!(v["rows_replayed"].as_u64(), Some(replayed_rows));
+    // Job 2 continues the lineage (its first checkpoint follows job 1's last): its rows are exact.
+    // A was taken while job 1 ran on (its properties: NONE), so job 1's first commit after A also
+    // holds A's own checkpoint's rows: job 1's count is an upper bound, and the whole is "about".
+    assert_eq!(ra_properties(&dir, "A"), Some("NONE".to_string()));
+    assert_eq!((&replayed[0]["estimated"], &replayed[1]["estimated"]), (&Value::Bool(true), &Value::Bool(false)), "{v}");
+    assert_eq!(v["rows_estimated"], true);
     // rolling back goes to job 1's last commit at or below A
     let last_at_a = of(j1).into_iter().rfind(|c| cp(c) <= a).unwrap();
     assert_eq!(v["rollback_target_snapshot_id"].as_i64(), last_at_a["snapshot_id"].as_i64());
@@ -745,4 +751,9 @@ fn damaged_checkpoint_properties_are_a_named_gap() {
             assert!(m.properties.is_some() || m.gaps.iter().any(|g| g.contains("checkpoint properties")));
         }
     }
+}
+
+/// A kept savepoint's post-checkpoint action, as its properties say.
+fn ra_properties(dir: &Path, label: &str) -> Option<String> {
+    read_label_in(dir, label).metadata.properties.and_then(|p| p.post_checkpoint_action)
 }

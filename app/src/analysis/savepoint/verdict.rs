@@ -159,14 +159,25 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
             _ => None,
         };
     }
+    // A savepoint taken while its job ran on holds its own checkpoint's files as pending: the job
+    // committed them with its next checkpoint, so that commit's rows above c include rows from
+    // before the savepoint's position (the properties say so: PostCheckpointAction NONE).
+    let ran_on = meta.properties.as_ref().is_some_and(|p| p.savepoint && p.post_checkpoint_action.as_deref() == Some("NONE"));
+    // The last checkpoint committed by this savepoint's lineage so far: its job, and jobs resumed
+    // from it or from a later savepoint of the lineage (which continue the counter).
+    let mut lineage_last: Option<i64> = None;
     for r in &mut by_job {
         // Flink continues a restored checkpoint counter: a job restored from checkpoint c commits
         // c + 1 first (or only its end-of-input commit, when it finished before its first checkpoint).
         let first_ever = first_checkpoint_of(&r.job_id);
         r.resumed_from_it = !r.took_the_savepoint && (first_ever == Some(c + 1) || (first_ever.is_none() && r.end_of_input));
+        let continues = lineage_last.is_some_and(|l| first_ever == l.checked_add(1));
         // A job of another lineage (resumed from an earlier savepoint) counts checkpoints that are
         // not this savepoint's positions in the source: its rows above c are an estimate.
-        r.estimated = !r.took_the_savepoint && !r.resumed_from_it;
+        r.estimated = (!r.took_the_savepoint && !r.resumed_from_it && !continues) || (r.took_the_savepoint && ran_on);
+        if r.took_the_savepoint || r.resumed_from_it || continues {
+            lineage_last = lineage_last.max(r.last_checkpoint);
+        }
     }
     if by_job.is_empty() {
         v.kind = VerdictKind::Safe;
