@@ -53,6 +53,7 @@ const panelRows = (page) =>
       resumed: e.dataset.jobsResumed,
       rollback: e.dataset.rollbackTarget,
       statement: e.querySelector('[data-testid="savepoint-statement"]')?.textContent ?? null,
+      takenAs: e.querySelector('[data-testid="savepoint-taken-as"]')?.textContent ?? '',
     })),
   );
 
@@ -69,6 +70,9 @@ function sameAsCli(rows, expected) {
     assert.equal(r.job, e.committer.job_id, label);
     assert.equal(r.resumed, e.verdict.jobs_already_resumed.join(','), label);
     assert.equal(r.rollback, e.verdict.rollback_target_snapshot_id == null ? '' : String(e.verdict.rollback_target_snapshot_id), label);
+    // What Flink's checkpoint properties say it was, as the CLI says it.
+    assert.equal(r.takenAs, e.savepoint.taken_as, label);
+    assert.ok(r.takenAs.length > 0, label);
   });
 }
 
