@@ -645,13 +645,17 @@ fn live_watch_verdicts_predict_the_resumes() {
     assert_eq!(ra_properties(&dir, "A"), Some("NONE".to_string()));
     assert_eq!((&replayed[0]["estimated"], &replayed[1]["estimated"]), (&Value::Bool(true), &Value::Bool(false)), "{v}");
     assert_eq!(v["rows_estimated"], true);
-    // rolling back goes to job 1's last commit at or below A
+    // No rollback is offered: after rolling back to job 1's last commit at or below A the restored
+    // committer would find job 1's checkpoint below A and commit A's pending checkpoint again, from
+    // its temporary manifest; but job 1 committed that checkpoint with its next one and then deleted
+    // the manifest (FlinkManifestUtil.deleteCommittedManifests): it is not in the table's folder.
     let last_at_a = of(j1).into_iter().rfind(|c| cp(c) <= a).unwrap();
-    assert_eq!(v["rollback_target_snapshot_id"].as_i64(), last_at_a["snapshot_id"].as_i64());
-    // After that rollback the restored committer would find job 1's checkpoint below A and commit A's
-    // pending checkpoint again, from its temporary manifest; but job 1 committed that checkpoint with
-    // its next one and then deleted the manifest (FlinkManifestUtil.deleteCommittedManifests): it is
-    // not in the table's folder.
+    assert_eq!((&v["rollback_target_snapshot_id"], &v["statement"]), (&Value::Null, &Value::Null), "{v}");
+    let next = after_a(j1)[0];
+    assert_eq!(int(&v["rollback_fails"]["pending_checkpoint"]), a);
+    assert_eq!(int(&v["rollback_fails"]["committed_with_checkpoint"]), cp(next));
+    assert_eq!(v["rollback_fails"]["committed_in_snapshot_id"].as_i64(), next["snapshot_id"].as_i64());
+    assert!(row(&at3, "A/_metadata")["advice"].as_str().unwrap().contains("Do not roll back"), "{}", row(&at3, "A/_metadata")["advice"]);
     let ra = read_label_in(&dir, "A");
     let pending = &ra.committers[0].pending_checkpoints;
     assert_eq!(pending.iter().map(|p| p.checkpoint_id).collect::<Vec<_>>(), vec![a]);

@@ -250,13 +250,19 @@ pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
     };
     let body = match v.kind {
         VerdictKind::Safe => String::new(),
-        VerdictKind::Replays => format!(
-            "{alt}{}",
-            v.rollback_target_snapshot_id.map_or("Never resume from this savepoint again.".to_string(), |id| format!(
-                "{}oll back to snapshot {id}, this savepoint's last commit, then resume: the rollback removes every later commit's rows.",
+        VerdictKind::Replays => match (&v.rollback_fails, v.rollback_target_snapshot_id) {
+            (Some(g), _) => format!(
+                "{alt}Do not roll back to this savepoint's last commit to resume from it: its state still holds checkpoint {}, which its job \
+                 committed since with checkpoint {} (snapshot {}) and whose temporary manifests it then deleted, so the restored \
+                 committer would fail on the missing files. Never resume from this savepoint again.",
+                g.pending_checkpoint, g.committed_with_checkpoint, g.committed_in_snapshot_id
+            ),
+            (None, Some(id)) => format!(
+                "{alt}{}oll back to snapshot {id}, this savepoint's last commit, then resume: the rollback removes every later commit's rows.",
                 if alt.is_empty() { "R" } else { "Or r" }
-            ))
-        ),
+            ),
+            (None, None) => format!("{alt}Never resume from this savepoint again."),
+        },
         VerdictKind::RestorePointExpired => format!(
             "{alt}{}esume with the committer's state dropped (a new uid for the committer and --allowNonRestoredState): its source then restarts from the savepoint's position and the committer commits only new checkpoints.",
             if alt.is_empty() { "R" } else { "Or r" }

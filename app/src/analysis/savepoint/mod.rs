@@ -78,6 +78,15 @@ pub struct RestorePoint {
     pub checkpoint_id: i64,
 }
 
+/// A pending checkpoint of the savepoint's committer state that its job committed later.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingGone {
+    pub pending_checkpoint: i64,
+    /// The job's commit whose checkpoint took that pending checkpoint's files.
+    pub committed_with_checkpoint: i64,
+    pub committed_in_snapshot_id: SnapshotId,
+}
+
 /// A job whose commits after the savepoint are in the table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplayedJob {
@@ -119,6 +128,10 @@ pub struct Verdict {
     pub safe_alternative: Option<String>,
     pub rollback_target_snapshot_id: Option<SnapshotId>,
     pub statement: Option<Statement>,
+    /// Why no rollback is offered: the savepoint's committer state carries a checkpoint above its
+    /// job's last commit at or below the savepoint, and that job committed it since (its files
+    /// with a later checkpoint) and deleted the temporary manifests the state points to.
+    pub rollback_fails: Option<PendingGone>,
     /// For a mismatch: the committers' operator ids, and the table's.
     pub committer_operator_ids: Vec<String>,
     pub table_operator_ids: Vec<String>,

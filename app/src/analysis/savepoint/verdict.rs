@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{ReplayedJob, RestorePoint, SavepointRead, UnknownWhy, Verdict, VerdictKind};
+use super::{PendingGone, ReplayedJob, RestorePoint, SavepointRead, UnknownWhy, Verdict, VerdictKind};
 use crate::analysis::findings::TableRef;
 use crate::decode::flink_savepoint::committer::CommitterState;
 use crate::decode::SnapshotId;
@@ -41,6 +41,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
         safe_alternative: None,
         rollback_target_snapshot_id: None,
         statement: None,
+        rollback_fails: None,
         committer_operator_ids: read.committers.iter().map(|c| c.table_operator_id().unwrap_or(&c.operator_id).to_string()).collect(),
         table_operator_ids: Vec::new(),
         operators_without_uid: if meta.format_version >= 5 {
@@ -197,9 +198,27 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
             .is_some_and(|f| &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == op) && f.checkpoint_id.is_some_and(|k| k <= c))
     });
     if let Some(i) = last_of_savepoint {
-        let id = history.snapshots[i].snapshot.snapshot_id;
-        v.rollback_target_snapshot_id = Some(id);
-        v.statement = table_ref.statement("rollback_to_snapshot", Some(format!("snapshot_id => {id}")));
+        // After the rollback the restored committer commits what its state holds above that
+        // commit's checkpoint, from the temporary manifests the state names (IcebergFilesCommitter
+        // initializeState → commitUpToCheckpoint → readCompletedFiles); a job that committed them
+        // since deleted those manifests (deleteCommittedManifests), and the restore fails.
+        let target_checkpoint = history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id).unwrap_or(-1);
+        let pending = committer.pending_checkpoints.iter().map(|p| p.checkpoint_id).filter(|&p| p > target_checkpoint && p <= c).min();
+        let committed_since = pending.and_then(|p| {
+            ancestry.iter().copied().find_map(|k| {
+                let f = history.snapshots[k].flink.as_ref()?;
+                let ck = f.checkpoint_id.filter(|&ck| ck >= p && &*f.job_id == job && f.operator_id.as_deref().is_none_or(|o| o == op))?;
+                Some(PendingGone { pending_checkpoint: p, committed_with_checkpoint: ck, committed_in_snapshot_id: history.snapshots[k].snapshot.snapshot_id })
+            })
+        });
+        match committed_since {
+            Some(gone) => v.rollback_fails = Some(gone),
+            None => {
+                let id = history.snapshots[i].snapshot.snapshot_id;
+                v.rollback_target_snapshot_id = Some(id);
+                v.statement = table_ref.statement("rollback_to_snapshot", Some(format!("snapshot_id => {id}")));
+            }
+        }
     }
     v
 }
