@@ -59,27 +59,11 @@ async fn next(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<JsValue>,
 /// checkpoints holds 52,000 names). A folder among them is found when it is read as a file.
 async fn names(dir: &FileSystemDirectoryHandle, path: &str) -> Result<Vec<String>, SourceError> {
     let it = dir.keys();
-    if let Some(all) = from_async(&it, path).await? {
-        return Ok(all.iter().filter_map(|n| n.as_string()).collect());
-    }
     let mut out = Vec::new();
     while let Some(name) = next(&it, path).await? {
         out.extend(name.as_string());
     }
     Ok(out)
-}
-
-/// The whole of an async iterator in one promise (`Array.fromAsync`, Chromium 121 and later):
-/// stepping it from wasm costs a round trip through a future per name, 1.2 s for the 34,662 of
-/// a day's `metadata/`. None where the browser lacks it.
-async fn from_async(it: &js_sys::AsyncIterator, path: &str) -> Result<Option<js_sys::Array>, SourceError> {
-    let Ok(array) = js_sys::Reflect::get(&js_sys::global(), &"Array".into()) else { return Ok(None) };
-    let Some(from) = js_sys::Reflect::get(&array, &"fromAsync".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok()) else {
-        return Ok(None);
-    };
-    let promise = from.call1(&array, it).map_err(io(path))?;
-    let all = JsFuture::from(js_sys::Promise::from(promise)).await.map_err(io(path))?;
-    Ok(Some(all.unchecked_into()))
 }
 
 /// The names under a folder, files and folders apart.
