@@ -218,6 +218,32 @@ test(`${NAME}: a hint that leads to an older file than the newest by content: th
   }
 });
 
+test(`${NAME}: a hint whose file does not read: the folder is listed and the newest file that reads is opened`, { timeout: 120000 }, async () => {
+  const { page, errors } = await newPage(browser);
+  // v1..v5 with v5 cut short, and the hint naming it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-hint-bad-'));
+  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= 5 });
+  const bad = path.join(dir, 'metadata', versions[4]);
+  fs.writeFileSync(bad, fs.readFileSync(bad).subarray(0, 200));
+  fs.writeFileSync(path.join(dir, 'metadata', 'version-hint.text'), '5');
+  try {
+    await screenshotOnFailure(page, 'live-hint-bad', async () => {
+      await openGallery(page, target.url);
+      await copyToOpfs(page, dir, NAME);
+      await pickerAnswers(page, NAME);
+      await chooseFolder(page);
+      const want = snapshots(versions[3]);
+      await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
+      await waitReady(page, errors);
+      assert.equal(await page.locator('[data-testid="metadata-picker"]').inputValue(), `${NAME}/metadata/${versions[3]}`);
+      assert.match(await page.locator('[data-testid="metadata-why"]').textContent(), new RegExp(`newest metadata file that reads`));
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await page.context().close();
+  }
+});
+
 test('a dropped folder is a copy of one moment: the Live switch says so and stays off', async () => {
   const { page, errors } = await newPage(browser);
   try {

@@ -114,7 +114,6 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
     let properties_bytes = r.remaining() as u64;
     if format_version >= 4 {
         // Format 4 and later end with the checkpoint properties as one Java-serialized object.
-        let start = r.pos();
         let magic = r.take("checkpoint_properties", 4.min(r.remaining()))?;
         if magic != JAVA_SERIALIZATION_MAGIC {
             return Err(r.err(
@@ -122,7 +121,7 @@ pub fn decode_checkpoint_metadata(file: &str, bytes: &[u8]) -> Result<Checkpoint
                 format!("starts {magic:02x?}, not Java serialization's ac ed 00 05: the file is cut short or was not written by Flink"),
             ));
         }
-        let mut rest = Input::new(r.file(), r.tail_from(start));
+        let mut rest = Input::new(r.file(), r.tail_from(r.pos())).at("checkpoint_properties".into());
         match super::properties::read(&mut rest) {
             Ok(p) => properties = Some(p),
             Err(e) => gaps.push(format!("the checkpoint properties ({properties_bytes} bytes of Java serialization after the operators) are not read: {e}")),

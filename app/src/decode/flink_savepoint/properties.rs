@@ -81,37 +81,30 @@ struct Stream<'r, 'a> {
     handles: Vec<Handle>,
 }
 
-/// The properties from the bytes after the operators (starting at Java serialization's magic).
+/// The properties from the bytes after Java serialization's magic (which the caller checked).
 pub(super) fn read(r: &mut Input<'_>) -> Result<CheckpointProperties, DecodeError> {
-    let magic = r.take("checkpoint_properties", 4)?;
-    if magic != [0xac, 0xed, 0x00, 0x05] {
-        return Err(r.err("checkpoint_properties", format!("starts {magic:02x?}, not Java serialization's ac ed 00 05")));
-    }
     let mut s = Stream { r, classes: Vec::new(), handles: Vec::new() };
     let value = s.content(0)?;
-    let Value::Object { class, fields } = value else { return Err(s.r.err("checkpoint_properties", "is not an object")) };
+    let Value::Object { class, fields } = value else { return Err(s.r.err("", "is not an object")) };
     if class != "org.apache.flink.runtime.checkpoint.CheckpointProperties" {
-        return Err(s.r.err("checkpoint_properties", format!("is a {class}, not Flink's CheckpointProperties")));
+        return Err(s.r.err("", format!("is a {class}, not Flink's CheckpointProperties")));
     }
     let get = |f: &[(String, Value)], k: &str| f.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     let flag = |k: &str| match get(&fields, k) {
         Some(Value::Bool(b)) => Some(b),
         _ => None,
     };
-    let (mut props, kind) = (
-        CheckpointProperties {
-            savepoint: false,
-            type_name: None,
-            format_type: None,
-            post_checkpoint_action: None,
-            sharing_files_strategy: None,
-            forced: flag("forced"),
-            unclaimed: flag("unclaimed"),
-            discard_subsumed: flag("discardSubsumed"),
-        },
-        get(&fields, "checkpointType"),
-    );
-    if let Some(Value::Object { class, fields: t }) = kind {
+    let mut props = CheckpointProperties {
+        savepoint: false,
+        type_name: None,
+        format_type: None,
+        post_checkpoint_action: None,
+        sharing_files_strategy: None,
+        forced: flag("forced"),
+        unclaimed: flag("unclaimed"),
+        discard_subsumed: flag("discardSubsumed"),
+    };
+    if let Some(Value::Object { class, fields: t }) = get(&fields, "checkpointType") {
         props.savepoint = class.ends_with(".SavepointType");
         let text = |k: &str| match get(&t, k) {
             Some(Value::Text(s)) => Some(s),
@@ -141,10 +134,6 @@ impl Stream<'_, '_> {
         i.map(|i| self.handles[i].clone()).ok_or_else(|| self.r.err("reference", format!("0x{h:x} names no object read before it")))
     }
 
-    fn modified_utf(&mut self, field: &str) -> Result<String, DecodeError> {
-        self.r.utf(field)
-    }
-
     /// A class description, or null (the end of a superclass chain), or a reference to one.
     fn class_desc(&mut self, depth: usize) -> Result<Option<usize>, DecodeError> {
         match self.r.u8("class")? {
@@ -157,7 +146,7 @@ impl Stream<'_, '_> {
                 if depth > MAX_DEPTH {
                     return Err(self.r.err("class", format!("nested over {MAX_DEPTH} deep")));
                 }
-                let name = self.modified_utf("class.name")?;
+                let name = self.r.utf("class.name")?;
                 self.r.take("class.serialVersionUID", 8)?;
                 let at = self.new_handle(Handle::Object)?;
                 let flags = self.r.u8("class.flags")?;
@@ -169,7 +158,7 @@ impl Stream<'_, '_> {
                 let mut fields = Vec::with_capacity(n);
                 for _ in 0..n {
                     let code = char::from(self.r.u8("field.type")?);
-                    let field = self.modified_utf("field.name")?;
+                    let field = self.r.utf("field.name")?;
                     if code == 'L' || code == '[' {
                         // The field's type name, as a string object.
                         self.string_or_reference(depth + 1)?;
@@ -210,7 +199,7 @@ impl Stream<'_, '_> {
                 Handle::Class(_) | Handle::Object => Value::Null,
             }),
             TC_STRING => {
-                let s = self.modified_utf("string")?;
+                let s = self.r.utf("string")?;
                 self.new_handle(Handle::Text(s.clone()))?;
                 Ok(Value::Text(s))
             }

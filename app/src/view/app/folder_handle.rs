@@ -2,7 +2,7 @@
 //! handle, only `metadata/` is listed, and the first chart does not wait for the browser to
 //! enumerate `data/` (15,101 files of a 3,000-commit table took 6.5 s through the input).
 
-use leptos::prelude::{GetUntracked, GetValue, Set};
+use leptos::prelude::{GetUntracked, GetValue, Set, WithUntracked};
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -47,23 +47,30 @@ async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<S
     // Spawned now, these run once the table's opening below has taken its generation.
     super::resume_panel::with_the_table(state, &beside);
     if let Some(h) = &hinted {
-        spawn_local(list_when_charted(state, h.clone()));
+        spawn_local(list_when_charted(state, files.root(), h.clone()));
     }
     open_table(state, name, TableFiles::Handle(files), hinted).await;
 }
 
 /// Lists `metadata/` of a table opened by its hint once its first chart is drawn (the listing is
 /// the browser's work on the page's turn), for the picker's versions; where the newest by content
-/// is another file than the hint led to, that one is opened, as for any folder.
-async fn list_when_charted(state: AppState, hinted: String) {
+/// is another file than the hint led to, that one is opened, as for any folder. Where the hinted
+/// file did not open, the folder is opened as one without a hint: listed, the newest file by
+/// content that reads.
+async fn list_when_charted(state: AppState, root: web_sys::FileSystemDirectoryHandle, hinted: String) {
     let generation = state.generation.get_untracked();
-    while !state.charted.get_untracked() {
+    while !state.charted.get_untracked() && state.progress.with_untracked(|p| p.loading) {
         super::live::sleep_ms(100).await;
         if state.generation.get_untracked() != generation {
             return;
         }
     }
-    let Some(current) = state.session.get_value().filter(|c| c.generation == generation) else { return };
+    let Some(current) = state.session.get_value().filter(|c| c.generation == generation) else {
+        if let Ok(Some(files)) = HandleFiles::open(root).await {
+            Box::pin(open_table_folder(state, files, None)).await;
+        }
+        return;
+    };
     let TableFiles::Handle(h) = &*current.files else { return };
     if let Err(e) = h.list().await {
         return state.error(format!("the folder's metadata/ could not be listed: {e}"));
@@ -113,7 +120,7 @@ pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
             Ok(Some(files)) => {
                 let hinted = files.hinted_current().await;
                 marks::mark("icescope:phase:found");
-                open_table_folder(state, files, hinted).await
+                open_table_folder(state, files, hinted).await;
             }
             // Not a table's folder (one above it, holding the table and its savepoints, say): every
             // file is listed, as the folder input does, and the table found among them.
