@@ -182,15 +182,21 @@ fn savepoint_twice_shows_both_jobs_over_the_replayed_checkpoints_apart_and_says_
     let dir = root().join("tests/fixtures/savepoint-twice");
     let h = history(&dir);
     let a = analysed(&h);
+    // Jobs B (the first resume) and C (the second), as the lab's facts name them, and the checkpoints
+    // both committed: from savepoint A's + 1 on.
+    let facts: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("facts.json")).unwrap()).unwrap();
+    let short = |i: usize| facts["jobs"][i]["job_id"].as_str().unwrap()[..8].to_string();
+    let (lo, hi) = replayed_checkpoints(&facts);
+    let said = format!("job {}… replays checkpoints {lo}–{hi} of job {}…", short(2), short(1));
     for kind in [ChartKind::Growth, ChartKind::Deletes] {
         let svg = picture::svg(kind, &a.inputs(), &stamp("savepoint-twice", &h), TICKET, TICKET_WIDTH).unwrap();
         let (b, c) = (lane_bar(&svg, 1), lane_bar(&svg, 2));
         assert_eq!((b.len(), c.len()), (1, 1), "{kind:?}: one bar per job");
         let (b, c) = (b[0], c[0]);
         assert!(b.1 <= c.0 || c.1 <= b.0 || b.3 <= c.2 || c.3 <= b.2, "{kind:?}: job B's bar {b:?} and job C's {c:?} cover each other");
-        // Both bars carry checkpoint ids 5 to 11, each inside its own bar.
+        // Both bars carry the replayed checkpoint ids, each inside its own bar.
         let texts = text_boxes(&svg);
-        for id in 5..=11 {
+        for id in lo..=hi {
             let inside = |bar: (f64, f64, f64, f64)| {
                 texts.iter().any(|t| t.text == id.to_string() && t.x0 >= bar.0 - 1.0 && t.x1 <= bar.1 + 1.0 && t.y0 >= bar.2 - 4.0 && t.y1 <= bar.3 + 4.0)
             };
@@ -199,8 +205,20 @@ fn savepoint_twice_shows_both_jobs_over_the_replayed_checkpoints_apart_and_says_
         // The replayed stretch is outlined in red and the lane says what it replays.
         let red = hex(TICKET.series(palette::POSITION_DELETES));
         assert!(elements(&svg, "rect").iter().any(|(t, _)| attr(t, "stroke") == Some(red.as_str())), "{kind:?}: no red outline");
-        assert!(svg.contains("job 5b10ad20… replays checkpoints 5–11 of job 349900df…"), "{kind:?}: the replay is not said");
+        assert!(svg.contains(&said), "{kind:?}: the replay is not said: {said}");
     }
+}
+
+/// savepoint-twice: the first and last checkpoint ids (end of input aside) that both resumed jobs, B
+/// and C, committed, from the lab's facts (`commits[]`, B and C being `jobs[1]` and `jobs[2]`).
+fn replayed_checkpoints(facts: &serde_json::Value) -> (i64, i64) {
+    let of = |j: usize| -> Vec<i64> {
+        let id = facts["jobs"][j]["job_id"].as_str().unwrap();
+        facts["commits"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == id).map(|c| c["max_committed_checkpoint_id"].as_i64().unwrap()).filter(|&c| c != i64::MAX).collect()
+    };
+    let (b, c) = (of(1), of(2));
+    let both: Vec<i64> = c.into_iter().filter(|x| b.contains(x)).collect();
+    (*both.iter().min().unwrap(), *both.iter().max().unwrap())
 }
 
 fn run_cli(args: &[&str]) -> std::process::Output {
@@ -258,7 +276,8 @@ fn the_cli_writes_the_apps_drawing_with_the_runs_own_numbers() {
     let (b, c) = (checkpoints(1), checkpoints(2));
     let common: Vec<i64> = c.iter().copied().filter(|x| b.contains(x)).collect();
     let (lo, hi) = (common[0], common[common.len() - 1]);
-    assert_eq!((lo, hi), (5, 11), "the run replayed checkpoints 5–11");
+    assert_eq!((lo, hi), replayed_checkpoints(&facts), "the checkpoints both resumed jobs committed");
+    assert_eq!(lo, facts["savepoint"]["checkpoint_id"].as_i64().unwrap() + 1, "the replay starts after savepoint A's checkpoint");
     assert!(svg.contains(&format!("replays checkpoints {lo}–{hi} of job {}…", &facts["jobs"][1]["job_id"].as_str().unwrap()[..8])));
     assert!(svg.contains(&format!("checkpoints {}–{}", b[0], b[b.len() - 1])), "job B's checkpoints");
     // The PNG: the same picture at twice its pixels.

@@ -14,7 +14,13 @@ use icescope::source::{newest_metadata, FileSet, MemoryFiles};
 use serde_json::Value;
 
 /// The lab writes these beside the table it copied from the store; they are not on the store.
-const LAB_FILES: [&str; 3] = ["facts.json", "caption.md", "watch-events.jsonl"];
+/// The lab's own records beside a table (facts, caption, a watch's events, the browser's looks), and
+/// the browser's screenshots under `shots/`: none of them the table's.
+const LAB_FILES: [&str; 4] = ["facts.json", "caption.md", "watch-events.jsonl", "browser-looks.jsonl"];
+
+fn lab_file(path: &str) -> bool {
+    LAB_FILES.contains(&path) || path.starts_with("shots/")
+}
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -32,7 +38,7 @@ fn open(root: &Path, mode: ReadMode) -> (LocalFolder, String, TableHistory, Vec<
     let metadata = newest_metadata(&folder).expect("metadata");
     let history = load_table(&folder, &metadata, mode).expect("loads");
     let listing: Vec<ListedFile> =
-        listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().filter(|f| !LAB_FILES.contains(&f.path.as_str())).collect();
+        listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().filter(|f| !lab_file(&f.path)).collect();
     (folder, metadata, history, listing)
 }
 
@@ -222,34 +228,34 @@ fn files_beside_the_table_that_are_no_table_file_are_told_apart_and_remove_orpha
 fn an_older_version_or_one_opened_past_a_damaged_newest_gives_no_census() {
     use icescope::analysis::orphans::census;
     use icescope::load::pick_metadata;
-    // savepoint-twice keeps 22 metadata versions; v10 is the table before the second resume.
+    // savepoint-twice keeps 20 metadata versions; v12 is the table before the second resume (facts.json resumes[1]).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/savepoint-twice");
     let folder = LocalFolder::open(&root).unwrap();
     let listed: Listing = listed_files(folder.index(), |p| folder.size_of(p), |p| folder.modified_ms(p)).into_iter().collect();
     let mut pick = futures::executor::block_on(pick_metadata(&folder)).unwrap();
     let newest = load_table(&folder, &pick.path, ReadMode::All).unwrap();
     assert!(census(&newest, &listed, "", Some(&pick)).is_ok());
-    // Time travel: what v10 does not reference includes every file the newer snapshots added.
-    let old = load_table(&folder, "metadata/v10.metadata.json", ReadMode::All).unwrap();
+    // Time travel: what v12 does not reference includes every file the newer snapshots added.
+    let old = load_table(&folder, "metadata/v12.metadata.json", ReadMode::All).unwrap();
     let naive = orphans(&old, &listed, "").unwrap();
     assert!(naive.data.iter().filter(|o| o.kind == OrphanKind::Data).count() > 20, "the false orphans this guards against");
     let err = census(&old, &listed, "", Some(&pick)).unwrap_err();
     assert_eq!(
         err,
-        "no orphan census: v10.metadata.json is an older version of the table (the newest is v22.metadata.json): the files newer snapshots added would pass for orphans; open the newest for the census"
+        "no orphan census: v12.metadata.json is an older version of the table (the newest is v20.metadata.json): the files newer snapshots added would pass for orphans; open the newest for the census"
     );
     // Opened past a newest file that does not read.
-    pick.fell_back("metadata/v21.metadata.json", vec![(pick.path.clone(), "damaged".into())]);
-    let v21 = load_table(&folder, &pick.path, ReadMode::All).unwrap();
-    assert!(census(&v21, &listed, "", Some(&pick))
+    pick.fell_back("metadata/v19.metadata.json", vec![(pick.path.clone(), "damaged".into())]);
+    let v19 = load_table(&folder, &pick.path, ReadMode::All).unwrap();
+    assert!(census(&v19, &listed, "", Some(&pick))
         .unwrap_err()
-        .contains("v21.metadata.json is opened because newer metadata (v22.metadata.json) does not read"));
-    // The CLI: `orphans --metadata v10…` refuses, and `inspect` offers no remove_orphan_files.
+        .contains("v19.metadata.json is opened because newer metadata (v20.metadata.json) does not read"));
+    // The CLI: `orphans --metadata v12…` refuses, and `inspect` offers no remove_orphan_files.
     let cli = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_icescope")).args(args).output().unwrap();
-    let out = cli(&["orphans", root.to_str().unwrap(), "--metadata", "v10.metadata.json"]);
+    let out = cli(&["orphans", root.to_str().unwrap(), "--metadata", "v12.metadata.json"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("v10.metadata.json is an older version of the table"));
-    let out = cli(&["inspect", root.to_str().unwrap(), "--metadata", "v10.metadata.json", "--all-snapshots", "--format", "json"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("v12.metadata.json is an older version of the table"));
+    let out = cli(&["inspect", root.to_str().unwrap(), "--metadata", "v12.metadata.json", "--all-snapshots", "--format", "json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["findings"].as_array().unwrap().iter().all(|f| f["kind"] != "orphan_files"));
     let out = cli(&["inspect", root.to_str().unwrap(), "--all-snapshots", "--format", "json"]);

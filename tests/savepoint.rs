@@ -704,7 +704,7 @@ fn live_watch_verdicts_predict_the_resumes() {
 #[test]
 fn the_checkpoint_properties_say_what_flink_recorded() {
     let mut seen = 0;
-    for scenario in ["savepoint-resume", "savepoint-uids", "live-watch", "savepoint-sinks"] {
+    for scenario in ["savepoint-resume", "savepoint-uids", "live-watch", "savepoint-sinks", "savepoint-twice", "older-savepoint"] {
         let dir = root().join("tests/savepoints").join(scenario);
         let flink = json(&dir.join("flink.json"));
         let kept: Vec<&Value> = match flink["kept"].as_array() {
@@ -730,7 +730,7 @@ fn the_checkpoint_properties_say_what_flink_recorded() {
             seen += 1;
         }
     }
-    assert_eq!(seen, 11);
+    assert_eq!(seen, 15);
 }
 
 /// The properties are a stranger's Java serialization: cut anywhere, or with a type code changed,
@@ -760,4 +760,161 @@ fn damaged_checkpoint_properties_are_a_named_gap() {
 /// A kept savepoint's post-checkpoint action, as its properties say.
 fn ra_properties(dir: &Path, label: &str) -> Option<String> {
     read_label_in(dir, label).metadata.properties.and_then(|p| p.post_checkpoint_action)
+}
+
+// ------------------------------------------------------------------ savepoint-twice and older-savepoint, kept
+
+/// The kept savepoints of a lab scenario (tests/savepoints/<scenario>/: flink.json) and its table's facts.
+fn kept_run(scenario: &str) -> (PathBuf, Value, Value) {
+    let dir = root().join("tests/savepoints").join(scenario);
+    let flink = json(&dir.join("flink.json"));
+    (dir, flink, json(&root().join("tests/fixtures").join(scenario).join("facts.json")))
+}
+
+/// The snapshots of the table's metadata file `file` (the fixture's), in commit order.
+fn snapshots_at(table: &str, file: &str) -> Vec<Value> {
+    let m = json(&root().join(table).join("metadata").join(file));
+    let mut s = m["snapshots"].as_array().unwrap().clone();
+    s.sort_by_key(|x| x["sequence-number"].as_i64().unwrap());
+    s
+}
+
+/// A snapshot's summary value as a number (the summary keeps numbers as strings).
+fn summary_int(s: &Value, key: &str) -> i64 {
+    s["summary"][key].as_str().unwrap_or_else(|| panic!("no {key} in {s}")).parse().unwrap()
+}
+
+/// `added-records` summed over `job`'s commits above checkpoint `above` in `snapshots`; and how many commits.
+fn added_after(snapshots: &[Value], job: &str, above: i64) -> (u64, usize) {
+    let cs: Vec<&Value> = snapshots
+        .iter()
+        .filter(|s| s["summary"]["flink.job-id"] == job && summary_int(s, "flink.max-committed-checkpoint-id") > above)
+        .collect();
+    (cs.iter().map(|s| summary_int(s, "added-records") as u64).sum(), cs.len())
+}
+
+/// The savepoint each run took is kept as Flink wrote it: the REST record (job, checkpoint id,
+/// path) matches the facts, the `_metadata` decodes with that checkpoint id and the committer's job
+/// id is the job that took it, and Flink's own reader agrees.
+#[test]
+fn savepoint_twice_and_older_savepoint_keep_what_flink_wrote() {
+    for (scenario, labels, n) in [("savepoint-twice", vec!["A"], 1), ("older-savepoint", vec!["A", "B", "C"], 3)] {
+        let (dir, flink, facts) = kept_run(scenario);
+        let got: Vec<&str> = flink["kept"].as_array().unwrap().iter().map(|k| k["label"].as_str().unwrap()).collect();
+        assert_eq!(got, labels, "{scenario}");
+        assert_eq!(flink["job_labels"], facts["job_labels"], "{scenario}");
+        assert_eq!(flink["resumes"], facts["resumes"], "{scenario}");
+        for sp in facts["savepoints"].as_array().unwrap() {
+            let label = sp["label"].as_str().unwrap();
+            let k = kept(&flink, label);
+            for key in ["job_id", "checkpoint_id", "savepoint_path", "stopped_job"] {
+                assert_eq!(k[key], sp[key], "{scenario} {label}: {key}");
+            }
+            assert_eq!((&k["is_savepoint"], &k["status"]), (&Value::Bool(true), &Value::from("COMPLETED")), "{scenario} {label}");
+            let r = read_label_in(&dir, label);
+            assert_eq!(r.metadata.checkpoint_id, int(&k["checkpoint_id"]), "{scenario} {label}");
+            assert_eq!(r.committers.len(), 1, "{scenario} {label}");
+            assert_eq!(r.committers[0].sink, SinkKind::FlinkSink);
+            assert_eq!(r.committers[0].job_id.as_deref(), k["job_id"].as_str(), "{scenario} {label}: the committer's job id is the job that took it");
+            assert_eq!(ra_properties(&dir, label).as_deref(), Some(if k["stopped_job"] == true { "SUSPEND" } else { "NONE" }), "{scenario} {label}");
+        }
+        // The metadata file recorded before each resume is the one the catalog named, at the snapshot recorded.
+        for r in flink["resumes"].as_array().unwrap() {
+            let t = &r["table_before"];
+            let file = t["metadata_file"].as_str().unwrap();
+            assert!(t["catalog_metadata_location"].as_str().unwrap().ends_with(&format!("/{file}")), "{scenario}: {t}");
+            let m = json(&root().join("tests/fixtures").join(scenario).join("metadata").join(file));
+            assert_eq!(m["current-snapshot-id"].as_i64(), t["snapshot_id"].as_i64(), "{scenario} {file}");
+        }
+        assert_eq!(agrees_with_flinks_reader(scenario), n, "{scenario}");
+    }
+}
+
+/// savepoint-twice: job A stopped with savepoint A; job B resumed from A and finished; just before
+/// job C resumed from A again, the verdict on A is `replays`, naming job B as already resumed from
+/// it, with every row B committed after A's checkpoint, which Spark then counted twice. Before B it
+/// was `safe`.
+#[test]
+fn savepoint_twice_a_before_job_c_replays_job_b() {
+    let (_, flink, facts) = kept_run("savepoint-twice");
+    let table = "tests/fixtures/savepoint-twice";
+    let lab = &facts["job_labels"];
+    let (ja, jb, jc) = (lab["A"].as_str().unwrap(), lab["B"].as_str().unwrap(), lab["C"].as_str().unwrap());
+    let a = int(&kept(&flink, "A")["checkpoint_id"]);
+    let resume = |job: &str| flink["resumes"].as_array().unwrap().iter().find(|r| r["job_id"] == job).unwrap();
+    let (rb, rc) = (resume(jb), resume(jc));
+    assert_eq!((&rb["from"], &rc["from"]), (&Value::from("A"), &Value::from("A")));
+
+    let before_b = rb["table_before"]["metadata_file"].as_str().unwrap();
+    let v = verdicts_on(table, "tests/savepoints/savepoint-twice/A", Some(before_b));
+    let v = &row(&v, "A/_metadata")["verdict"];
+    assert_eq!(v["kind"], "safe", "before job B: {v}");
+    assert_eq!(v["job_id"], ja);
+
+    let before_c = rc["table_before"]["metadata_file"].as_str().unwrap();
+    let snaps = snapshots_at(table, before_c);
+    let (rows_b, commits_b) = added_after(&snaps, jb, a);
+    assert!(commits_b > 0, "job B committed before job C started");
+    let at_c = verdicts_on(table, "tests/savepoints/savepoint-twice/A", Some(before_c));
+    let v = &row(&at_c, "A/_metadata")["verdict"];
+    assert_eq!(v["kind"], "replays", "{v}");
+    assert_eq!(v["job_id"], ja);
+    assert_eq!(v["jobs_already_resumed"], serde_json::json!([jb]), "{v}");
+    assert_eq!(v["rows_replayed"].as_u64(), Some(rows_b), "{v}");
+    // What job C then did: Spark counted exactly those rows twice.
+    assert_eq!(facts["after_second_resume"]["duplicates"].as_u64(), Some(rows_b));
+}
+
+/// older-savepoint: job 1 took savepoint A and ran on, was stopped with savepoint B; job 2 resumed
+/// from B (then `safe`) and was stopped with C; just before job 3 resumed from the OLDER A, the
+/// verdict on A is `replays`, naming job 1 (it ran on past A) and job 2, with their commits' rows
+/// above A's checkpoint in the table job 3 found.
+#[test]
+fn older_savepoint_verdicts_before_each_resume() {
+    let (_, flink, facts) = kept_run("older-savepoint");
+    let table = "tests/fixtures/older-savepoint";
+    let lab = &facts["job_labels"];
+    let (j1, j2, j3) = (lab["1"].as_str().unwrap(), lab["2"].as_str().unwrap(), lab["3"].as_str().unwrap());
+    let (a, b) = (int(&kept(&flink, "A")["checkpoint_id"]), int(&kept(&flink, "B")["checkpoint_id"]));
+    let resume = |from: &str| flink["resumes"].as_array().unwrap().iter().find(|r| r["from"] == from).unwrap();
+    let (r2, r3) = (resume("B"), resume("A"));
+    assert_eq!((r2["job_id"].as_str(), r3["job_id"].as_str()), (Some(j2), Some(j3)));
+
+    let at2 = verdicts_on(table, "tests/savepoints/older-savepoint/B", r2["table_before"]["metadata_file"].as_str());
+    let v = &row(&at2, "B/_metadata")["verdict"];
+    assert_eq!(v["kind"], "safe", "before job 2: {v}");
+    assert_eq!(v["job_id"], j1);
+    assert_eq!(int(&v["restore_point"]["checkpoint_id"]), b);
+
+    let file3 = r3["table_before"]["metadata_file"].as_str().unwrap();
+    let snaps = snapshots_at(table, file3);
+    let at3 = verdicts_on(table, "tests/savepoints/older-savepoint/A", Some(file3));
+    let v = &row(&at3, "A/_metadata")["verdict"];
+    assert_eq!(v["kind"], "replays", "{v}");
+    assert_eq!(v["job_id"], j1);
+    let replayed = v["replayed"].as_array().unwrap();
+    let named: Vec<&str> = replayed.iter().map(|r| r["job_id"].as_str().unwrap()).collect();
+    assert_eq!(named, [j1, j2], "{v}");
+    assert_eq!(replayed[0]["took_the_savepoint"], true, "job 1 took A and ran on");
+    assert_eq!(v["jobs_already_resumed"], serde_json::json!([]), "no job has resumed from A yet");
+    let mut total = 0;
+    for (r, job) in replayed.iter().zip([j1, j2]) {
+        let (rows, commits) = added_after(&snaps, job, a);
+        assert!(commits > 0, "{job}");
+        assert_eq!(r["rows"].as_u64(), Some(rows), "{job}: {r}");
+        assert_eq!(r["commits"].as_u64(), Some(commits as u64), "{job}: {r}");
+        total += rows;
+    }
+    assert_eq!(v["rows_replayed"].as_u64(), Some(total), "{v}");
+    // Job 2 continues job 1's lineage from B: its rows are exact, and they are the ids Spark found
+    // written by job 2 and again by job 3. Job 1's count includes A's own checkpoint (A did not stop
+    // the job, so its rows were committed with the next checkpoint's): an upper bound, said so.
+    assert_eq!((&replayed[0]["estimated"], &replayed[1]["estimated"], &v["rows_estimated"]), (&Value::Bool(true), &Value::Bool(false), &Value::Bool(true)), "{v}");
+    let dup_sets = facts["rows_by_writer"]["duplicated_ids_by_job_set"].as_array().unwrap();
+    let ids_of = |a: &str, b: &str| {
+        dup_sets.iter().find(|d| d["jobs"].as_str().unwrap().split('+').collect::<std::collections::BTreeSet<_>>() == [a, b].into()).map(|d| d["ids"].as_u64().unwrap())
+    };
+    assert_eq!(ids_of(j2, j3), replayed[1]["rows"].as_u64(), "job 2's rows, written again by job 3");
+    let dup = facts["at_end"]["duplicates"].as_u64().unwrap();
+    assert!(ids_of(j1, j3).unwrap() <= replayed[0]["rows"].as_u64().unwrap() && dup <= total, "{dup} duplicates vs {total} replayed");
 }

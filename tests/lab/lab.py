@@ -120,6 +120,52 @@ class Scenario:
         log(f"[{self.name}] exported {self.facts['export']['objects']} objects, {self.facts['export']['bytes']} bytes")
 
 
+
+class SavepointKeeper:
+    """Keeps every savepoint a scenario takes as Flink wrote it, in tests/savepoints/<scenario>/<label>/,
+    with flink.json (Flink's REST record of each savepoint's checkpoint: job, checkpoint id, path, trigger
+    and ack times; each job's vertices; `resumes[].table_before`, the table's metadata file just before
+    each resume) and flink-reader.json (Flink's own reader of them)."""
+
+    def __init__(self, s: Scenario):
+        self.s = s
+        self.out = K.REPO / "tests" / "savepoints" / s.name
+        if self.out.exists():
+            shutil.rmtree(self.out)
+        self.out.mkdir(parents=True)
+        self.kept: list[dict] = []
+
+    def keep(self, sp: dict):
+        """The savepoint folder as Flink wrote it, and Flink's REST record of its checkpoint."""
+        shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), self.out / sp["label"])
+        self.kept.append({**sp, "folder": sp["label"], **checkpoint_record(sp["job_id"], sp["checkpoint_id"])})
+
+    def table_now(self, catalog_only: bool = False) -> dict:
+        """The table as a job resumed now finds it: the current metadata file (by Spark's metadata log and by
+        the catalog's own loadTable answer) and snapshot. Metadata only, so that the resume is not held up.
+        `catalog_only`: from the catalog's loadTable answer alone (one REST call, no Spark query: Spark's
+        first queries of a run take seconds, and a stopped job that stays quiet long enough is a stall)."""
+        if catalog_only:
+            t = K.catalog_table(self.s.ident)
+            return {"metadata_file": t["metadata-location"].rsplit("/", 1)[-1],
+                    "catalog_metadata_location": t["metadata-location"],
+                    "snapshot_id": t["metadata"].get("current-snapshot-id"), "source": "REST catalog loadTable"}
+        return {"metadata_file": metadata_now(self.s.t),
+                "catalog_metadata_location": K.catalog_table(self.s.ident).get("metadata-location"),
+                "snapshot_id": K.current_snapshot(self.s.t)}
+
+    def write(self, **extra):
+        """flink.json (facts' job_labels and resumes, every job's vertices) and Flink's reader; facts.kept."""
+        s = self.s
+        s.facts["kept"] = self.kept
+        (self.out / "flink.json").write_text(json.dumps({
+            "scenario": s.name, "generated_by": "tests/lab/run_lab.sh", **extra, "table": s.ident,
+            "fixture": f"tests/fixtures/{s.name}", "kept": self.kept, "job_labels": s.facts["job_labels"],
+            "resumes": s.facts["resumes"],
+            "vertices": {j["job_id"]: j.get("vertices") for j in s.facts["jobs"]}}, indent=1, default=str) + "\n")
+        flink_reader(self.out)
+
+
 def wait_checkpoints(job: str, n: int, timeout=300):
     K.wait_for(f"{n} completed checkpoints", lambda: K.checkpoint_counts(job)["completed"] >= n, timeout=timeout)
 
@@ -163,7 +209,16 @@ def append_stream():
 
 
 def savepoint_twice():
+    """Job A stopped with savepoint A at about a quarter; job B resumes from A to FINISHED; job C resumes
+    from A AGAIN to FINISHED. Savepoint A is kept as Flink wrote it (SavepointKeeper), with the table's
+    metadata file just before each resume."""
     s = Scenario("savepoint-twice")
+    keeper = SavepointKeeper(s)
+    # Spark's first queries of a run take seconds (tens on a busy machine): asked here, on the empty
+    # table, and not between A's stop and B's start, so that job B resumes within seconds of the
+    # stop, as in a full run (where earlier scenarios have warmed Spark), and job A is not a stall.
+    K.sql(f"SELECT count(*) AS n FROM {s.t}")
+    K.current_snapshot(s.t)
     rows = int(os.environ.get("LAB_SAVEPOINT_ROWS", "100000"))
     rate = int(os.environ.get("LAB_SAVEPOINT_RATE", "2000"))
     base = today_ms()
@@ -176,26 +231,36 @@ def savepoint_twice():
     sp = K.stop_with_savepoint(a)
     s.facts["savepoint"] = sp
     s.mark("stopped-with-savepoint", job_id=a, **sp)
-    s.job(a, stopped_by="stop-with-savepoint (REST POST /jobs/:id/stop, drain false)")
+    s.job(a, stopped_by="stop-with-savepoint (REST POST /jobs/:id/stop, drain false)", vertices=vertices(a))
+    spa = {"label": "A", "job_id": a, **sp}
+    keeper.keep(spa)
+    before_b = keeper.table_now(catalog_only=True)  # job B follows within seconds, as it did before A was kept
     s.facts["after_stop"] = {"rows": K.sql(f"SELECT count(*) AS n FROM {s.t}")[0]["n"],
                              "snapshot_id": K.current_snapshot(s.t)}
 
     b = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, restore=sp["savepoint_path"],
                  name="savepoint-twice B (resume)")
     K.wait_job(b, ("FINISHED",), timeout=900)
-    s.job(b, restored_from=sp["savepoint_path"])
+    s.job(b, restored_from=sp["savepoint_path"], vertices=vertices(b))
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["after_first_resume"] = {"rows": r["n"], "distinct_ids": r["k"], "snapshot_id": K.current_snapshot(s.t)}
     s.mark("first-resume-finished", job_id=b, **s.facts["after_first_resume"])
 
+    before_c = keeper.table_now(catalog_only=True)
     c = s.submit(rows=rows, rate=rate, checkpoint_ms=5000, base_day_ms=base, restore=sp["savepoint_path"],
                  name="savepoint-twice C (resume again, same savepoint)")
     K.wait_job(c, ("FINISHED",), timeout=900)
-    s.job(c, restored_from=sp["savepoint_path"])
+    s.job(c, restored_from=sp["savepoint_path"], vertices=vertices(c))
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["after_second_resume"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"],
                                       "snapshot_id": K.current_snapshot(s.t)}
     s.mark("second-resume-finished", job_id=c, **s.facts["after_second_resume"])
+    s.facts["savepoints"] = [spa]
+    s.facts["job_labels"] = {"A": a, "B": b, "C": c}
+    s.facts["resumes"] = [{"job_id": b, "from": "A", "table_before": before_b},
+                          {"job_id": c, "from": "A", "table_before": before_c}]
+    s.facts["commits"] = flink_commits(s.t)
+    keeper.write()
     s.finish(CAPTIONS["savepoint-twice"])
 
 
@@ -697,6 +762,7 @@ def savepoint_no_stop():
 
 def older_savepoint():
     s = Scenario("older-savepoint")
+    keeper = SavepointKeeper(s)  # A, B and C kept as Flink wrote them, with the table just before each resume
     rows = int(os.environ.get("LAB_OLDSP_ROWS", "12000"))
     rate = int(os.environ.get("LAB_OLDSP_RATE", "200"))
     cp_ms = 3000
@@ -707,10 +773,13 @@ def older_savepoint():
     wait_checkpoints(j1, 7)
     spa = {"label": "A", "job_id": j1, **K.trigger_savepoint(j1)}
     s.mark("savepoint A (no stop)", **spa)
+    keeper.keep(spa)
     wait_checkpoints(j1, 12)
     spb = {"label": "B", "job_id": j1, **K.stop_with_savepoint(j1)}
     s.mark("stop-with-savepoint B", **spb)
-    s.job(j1, stopped_by="stop-with-savepoint B", restored_from=None)
+    s.job(j1, stopped_by="stop-with-savepoint B", restored_from=None, vertices=vertices(j1))
+    keeper.keep(spb)
+    before_2 = keeper.table_now()
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["after_job_1"] = {"rows": r["n"], "distinct_ids": r["k"], "snapshot_id": K.current_snapshot(s.t)}
 
@@ -719,13 +788,15 @@ def older_savepoint():
     wait_checkpoints(j2, 3)
     spc = {"label": "C", "job_id": j2, **K.stop_with_savepoint(j2)}
     s.mark("stop-with-savepoint C", **spc)
-    s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"])
+    s.job(j2, stopped_by="stop-with-savepoint C", restored_from=spb["savepoint_path"], vertices=vertices(j2))
+    keeper.keep(spc)
+    before_3 = keeper.table_now()
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["after_job_2"] = {"rows": r["n"], "distinct_ids": r["k"], "snapshot_id": K.current_snapshot(s.t)}
 
     j3 = s.submit(name="older-savepoint 3 (resume from the OLDER savepoint A)", restore=spa["savepoint_path"], **kw)
     K.wait_job(j3, ("FINISHED",), timeout=600)
-    s.job(j3, restored_from=spa["savepoint_path"])
+    s.job(j3, restored_from=spa["savepoint_path"], vertices=vertices(j3))
     s.facts["savepoints"] = [spa, spb, spc]
     s.facts["restores"] = [{"job_id": j1, "restored_from": None}, {"job_id": j2, "restored_from": "B"},
                            {"job_id": j3, "restored_from": "A"}]
@@ -734,6 +805,9 @@ def older_savepoint():
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
     s.facts["rows_by_writer"] = rows_by_writer(s.t)
+    s.facts["resumes"] = [{"job_id": j2, "from": "B", "table_before": before_2},
+                          {"job_id": j3, "from": "A", "table_before": before_3}]
+    keeper.write()
     s.finish(CAPTIONS["older-savepoint"])
 
 
@@ -757,23 +831,8 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     import subprocess
     import threading
     s = Scenario(name)
-    flink_out = K.REPO / "tests" / "savepoints" / name
-    if flink_out.exists():
-        shutil.rmtree(flink_out)
-    flink_out.mkdir(parents=True)
-    kept = []
-
-    def keep(sp: dict):
-        """The savepoint folder as Flink wrote it, and Flink's REST record of its checkpoint."""
-        shutil.copytree(Path(sp["savepoint_path"].split("file:", 1)[-1]), flink_out / sp["label"])
-        kept.append({**sp, "folder": sp["label"], **checkpoint_record(sp["job_id"], sp["checkpoint_id"])})
-
-    def table_now() -> dict:
-        """The table as a job resumed now finds it: the current metadata file (by Spark's metadata log and by
-        the catalog's own loadTable answer) and snapshot. Metadata only, so that the resume is not held up."""
-        return {"metadata_file": metadata_now(s.t),
-                "catalog_metadata_location": K.catalog_table(s.ident).get("metadata-location"),
-                "snapshot_id": K.current_snapshot(s.t)}
+    keeper = SavepointKeeper(s)
+    keep, table_now = keeper.keep, keeper.table_now
     cp_ms, every_ms, stall_after = 3000, 1000, 4
     kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms(), **({} if sink == "flinksink" else {"sink": sink}))
     s.facts["checkpoint_ms"], s.facts["watch"], s.facts["sink"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}, sink
@@ -866,17 +925,12 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
         s.facts["added_ids_error"] = str(e)[:500]
     r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
     s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
-    s.facts["kept"] = kept
-    (flink_out / "flink.json").write_text(json.dumps({
-        "scenario": name, "generated_by": "tests/lab/run_lab.sh", "sink": sink, "table": s.ident,
-        "fixture": f"tests/fixtures/{name}", "kept": kept, "job_labels": s.facts["job_labels"],
-        "resumes": s.facts["resumes"],
-        "vertices": {j["job_id"]: j.get("vertices") for j in s.facts["jobs"]}}, indent=1, default=str) + "\n")
-    flink_reader(flink_out)
+    keeper.write(sink=sink)
 
     def keep_events(dest: Path):
         shutil.copyfile(out, dest / "watch-events.jsonl")
     s.finish(CAPTIONS[name], after_export=keep_events)
+
 
 
 def metadata_now(t: str) -> str:
