@@ -101,9 +101,10 @@ fn the_full_history_brings_the_orphan_files_the_lab_found_on_the_store() {
         }
         let after = run(&mut s, vec![Request::AllSnapshots]);
         // The lab's census is of the store: data and delete files no snapshot names. The folder
-        // also holds the lab's own records (facts.json, caption.md, a watch's events), which the
-        // census counts as other files.
-        let notes = ["facts.json", "caption.md", "watch-events.jsonl"].iter().filter(|f| root.join(f).exists()).count();
+        // also holds the lab's own records (facts.json, caption.md, a watch's events, the browser's
+        // looks and its screenshots), which the census counts as other files.
+        let shots = std::fs::read_dir(root.join("shots")).map(|d| d.count()).unwrap_or(0);
+        let notes = ["facts.json", "caption.md", "watch-events.jsonl", "browser-looks.jsonl"].iter().filter(|f| root.join(f).exists()).count() + shots;
         let found = after.report.findings.iter().find(|f| f.kind == "orphan_files").unwrap_or_else(|| panic!("{}: no census", root.display()));
         assert!(
             found.title.contains(&format!("({expected} data or delete, ")) && found.title.ends_with(&format!(", {notes} other)")),

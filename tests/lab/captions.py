@@ -331,6 +331,20 @@ def live_watch(f):
             f"watch-events.jsonl.")
 
 
+def live_browser(f):
+    lab = f["job_labels"]
+    kill = next(e for e in f["timeline"] if e["event"] == "taskmanager-killed")
+    start = next(e for e in f["timeline"] if e["event"] == "taskmanager-started")
+    sp = {p["label"]: p for p in f["savepoints"]}
+    b = f["browser"]
+    return (f"Headless Chromium had the app open on this table through icescope serve, the Live switch on (a look every "
+            f"{b['every_s']} s), while a FlinkSink job ({f['checkpoint_ms'] // 1000} s checkpoints, {f['rows_per_second']} rows/s) "
+            f"wrote it: job 1 {lab['1'][:8]}… lost its only TaskManager (another started {(start['t_ms'] - kill['t_ms']) / 1000:.0f} s "
+            f"later) and was stopped with savepoint A (checkpoint {sp['A']['checkpoint_id']}); job 2 {lab['2'][:8]}… resumed from A "
+            f"and was cancelled. The table then held {_n(f['at_end']['rows'])} rows in {len(f['commits'])} snapshots. The app looked "
+            f"{_n(b['looks'])} times; what it showed after each look is in browser-looks.jsonl.")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -347,6 +361,7 @@ CAPTIONS = {
     "live-watch": live_watch,
     "live-watch-icebergsink": live_watch,
     "live-watch-dynamic": live_watch,
+    "live-browser": live_browser,
     "merge-append-long": merge_append_long,
     "icebergsink-v2": icebergsink_v2,
     "dynamic-sink": dynamic_sink,

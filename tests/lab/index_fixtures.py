@@ -26,6 +26,7 @@ TITLES = {
     "dynamic-sink": "DynamicIcebergSink, bounded",
     "flink-maintenance": "Flink in-job table maintenance",
     "savepoint-resume": "Savepoint resumed twice, its folders kept",
+    "live-browser": "Chromium follows a live Flink run",
 }
 
 
@@ -44,7 +45,8 @@ def entry(folder: Path) -> dict | None:
     caption = (folder / "caption.md").read_text().strip() if (folder / "caption.md").exists() else ""
     files = sorted(
         str(p.relative_to(folder)) for p in folder.rglob("*")
-        if p.is_file() and p.name not in ("facts.json", "caption.md", "watch-events.jsonl") and not p.name.startswith(".")
+        if p.is_file() and p.name not in ("facts.json", "caption.md", "watch-events.jsonl", "browser-looks.jsonl")
+        and not p.name.startswith(".") and p.relative_to(folder).parts[0] != "shots"
     )
     return {
         "name": folder.name,

@@ -932,6 +932,111 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     s.finish(CAPTIONS[name], after_export=keep_events)
 
 
+def live_browser():
+    """Chromium follows a real Flink run: a FlinkSink job writes to the REST catalog + SeaweedFS (3 s
+    checkpoints) while headless Chromium has the app open on the table through `icescope serve`, the
+    Live switch on (tests/lab/live_browser.mjs). The lab kills the only TaskManager (a new one 8 s
+    later), stops the job with savepoint A, resumes a second job from A and cancels it. Every look the
+    app took is one line of browser-looks.jsonl in the fixture, with a few screenshots in shots/."""
+    import subprocess
+    name = "live-browser"
+    s = Scenario(name)
+    cp_ms, every_s = 3000, 2
+    kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms())
+    s.facts["checkpoint_ms"], s.facts["rows_per_second"] = cp_ms, 200
+    j1 = s.submit(name=f"{name} 1", **kw)
+    K.wait_running(j1)
+    wait_checkpoints(j1, 2)
+    out = K.WORK / f"{name}.jsonl"
+    shots = K.WORK / f"{name}-shots"
+    summary = K.WORK / f"{name}-summary.json"
+    stop = K.WORK / f"{name}.stop"
+    shutil.rmtree(shots, ignore_errors=True)
+    for f in (out, summary, stop):
+        f.unlink(missing_ok=True)
+    binary = icescope_bin()
+    env = {"LB_TABLE": s.ident, "LB_CATALOG": K.CATALOG["uri"], "LB_WAREHOUSE": K.BUCKET, "LB_SCOPE": "catalog",
+           "LB_S3_ENDPOINT": K.CATALOG["s3_endpoint"], "LB_S3_REGION": "us-east-1", "LB_EVERY": str(every_s),
+           "LB_OUT": str(out), "LB_SHOTS": str(shots), "LB_SUMMARY": str(summary), "LB_STOP": str(stop),
+           "ICESCOPE_BIN": str(binary),
+           # the secrets only in the environment icescope serve inherits
+           "ICESCOPE_CREDENTIAL": f"{K.S3_KEY}:{K.S3_SECRET}", "AWS_ACCESS_KEY_ID": K.S3_KEY,
+           "AWS_SECRET_ACCESS_KEY": K.S3_SECRET}
+    node = shutil.which("node") or "node"
+    K.start("live-browser", [node, str(K.LAB / "live_browser.mjs")], K.WORK / "logs" / f"{name}.log", env=env, cwd=K.REPO)
+
+    def looks() -> list[dict]:
+        return [json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()] if out.exists() else []
+
+    def browser_alive():
+        p = K._procs.get("live-browser")
+        if p is None or p.poll() is not None:
+            raise RuntimeError(f"live_browser.mjs ended: see {K.WORK / 'logs' / (name + '.log')}")
+        return True
+    K.wait_for("the browser's first look", lambda: browser_alive() and len(looks()) > 0, timeout=180)
+    s.mark("browser-first-look", looks=len(looks()))
+    s.facts["browser"] = {"every_s": every_s, "driver": "tests/lab/live_browser.mjs",
+                          "icescope_version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()}
+    wait_checkpoints(j1, K.checkpoint_counts(j1)["completed"] + 3)
+    tm = TM["name"]
+    pid = K._procs[tm].pid
+    K.kill(tm, signal.SIGKILL)
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
+    time.sleep(8)
+    TM["name"] = K.start_taskmanager()
+    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
+    done = K.checkpoint_counts(j1)["completed"]
+    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(j1)["completed"] >= done + 3, timeout=300)
+    spa = {"label": "A", "job_id": j1, **K.stop_with_savepoint(j1)}
+    s.mark("stop-with-savepoint A", **spa)
+    s.job(j1, stopped_by="stop-with-savepoint A", killed_taskmanager_pid=pid)
+    before_2 = {"metadata_file": metadata_now(s.t), "snapshot_id": K.current_snapshot(s.t)}
+    j2 = s.submit(name=f"{name} 2 (resume from A)", restore=spa["savepoint_path"], **kw)
+    K.wait_running(j2)
+    wait_checkpoints(j2, 4)
+    K.cancel_job(j2)
+    s.mark("canceled", job_id=j2)
+    s.job(j2, stopped_by="cancel", restored_from=spa["savepoint_path"])
+    # The table does not change any more: wait until the browser has looked at its last snapshot.
+    final_snaps = K.sql(f"SELECT count(*) AS n FROM {s.t}.snapshots")[0]["n"]
+    K.wait_for("the browser's look at the last snapshot",
+               lambda: browser_alive() and any(x["snapshot_count"] == final_snaps for x in looks()), timeout=120)
+    time.sleep(2 * every_s + 1)  # a look or two more at the table as it ends
+    # The driver stops on its stop file (Playwright would close the browser itself on SIGTERM).
+    stop.touch()
+    try:
+        K._procs["live-browser"].wait(60)
+    except K.subprocess.TimeoutExpired:
+        log("live_browser.mjs did not stop on its stop file")
+    K.kill("live-browser")
+    s.mark("browser-stopped", looks=len(looks()))
+    s.facts["savepoints"] = [spa]
+    s.facts["job_labels"] = {"1": j1, "2": j2}
+    s.facts["resumes"] = [{"job_id": j2, "from": "A", "table_before": before_2}]
+    s.facts["commits"] = flink_commits(s.t)
+    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
+    s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
+    summ = json.loads(summary.read_text()) if summary.exists() else {}
+    recorded = looks()
+    s.facts["browser"].update({"looks": len(recorded), "chromium": summ.get("chromium"), "serve_command": (summ.get("serve") or {}).get("command"),
+                               "opened_wall_ms": summ.get("opened_wall_ms"), "live_on_wall_ms": summ.get("live_on_wall_ms"),
+                               "page_errors": summ.get("errors"), "failure": summ.get("failure"),
+                               "final_snapshots": final_snaps,
+                               "last_look": recorded[-1] if recorded else None})
+    if summ.get("failure"):
+        raise RuntimeError(f"live_browser.mjs: {summ['failure'][:500]}")
+
+    def keep_looks(dest: Path):
+        shutil.copyfile(out, dest / "browser-looks.jsonl")
+        kept = []
+        for shot in sorted(shots.glob("*.png")):
+            if shot.stat().st_size < 200_000:
+                (dest / "shots").mkdir(exist_ok=True)
+                shutil.copyfile(shot, dest / "shots" / shot.name)
+                kept.append({"file": f"shots/{shot.name}", "bytes": shot.stat().st_size})
+        s.facts["browser"]["shots"] = kept
+    s.finish(CAPTIONS[name], after_export=keep_looks)
+
 
 def metadata_now(t: str) -> str:
     """The table's current metadata file (its basename): what a reader opened the table from at this moment."""
@@ -1347,6 +1452,7 @@ SCENARIOS = {
     "live-watch": live_watch,
     "live-watch-icebergsink": lambda: live_watch("live-watch-icebergsink", "icebergsink"),
     "live-watch-dynamic": lambda: live_watch("live-watch-dynamic", "dynamic"),
+    "live-browser": live_browser,
 }
 # scenarios that need only Spark (a local Hadoop catalog): no SeaweedFS, no Flink
 SPARK_ONLY = {"v3-deletion-vectors"}
