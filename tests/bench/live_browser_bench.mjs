@@ -1,7 +1,8 @@
 // The app's Live switch on a day-sized table in headless Chromium: what a commit costs the tab, and
 // how long from the commit landing until the chart shows it.
 //
-//   node tests/bench/live_browser_bench.mjs TABLE [--steps 5] [--every 5] [--dist dist] [--no-hint]
+//   node tests/bench/live_browser_bench.mjs TABLE [--steps 5] [--every 5] [--dist dist] [--no-hint] [--control]
+//                                      [--profile PATTERN]
 //
 // TABLE's metadata/ is linked into a shadow folder with its newest STEPS metadata files held back,
 // and copied from there into the origin-private file system (a profile on disk; not timed). The
@@ -10,7 +11,12 @@
 // file is written into the folder, as a commit lands. Per file: the time from the end of its write
 // until the snapshot count shows it, and until the growth chart's points do (the page's clock).
 // CPU: utime + stime of every Chromium process from /proc, over the live part, as a share of one
-// core; the renderer's resident memory at the switch and at the end. Prints one JSON object.
+// core, and by thread name (the page's main thread, the decoder workers, the browser's threads);
+// the renderer's resident memory at the switch and at the end. Prints one JSON object. --control
+// makes the same landings with the Live switch off: what writing the files costs Chromium, which
+// is the bench's cost, not the app's. --profile samples the page's main thread over the live part
+// (stderr: self time by function, and the inclusive time of functions matching PATTERN; names need
+// the build profile_pick.mjs describes).
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +24,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startServer, DEFAULT_DIST } from '../e2e/serve.mjs';
+import { summarise } from './diag.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -34,6 +41,8 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (v === '--every') a.every = Number(process.argv[++i]);
   else if (v === '--dist') a.dist = path.resolve(process.argv[++i]);
   else if (v === '--no-hint') a.hint = false;
+  else if (v === '--control') a.control = true;
+  else if (v === '--profile') a.profile = process.argv[++i];
   else a.table = path.resolve(v);
 }
 const version = (n) => Number(/^v?(\d+)/.exec(n)?.[1] ?? -1);
@@ -67,6 +76,27 @@ function descendants() {
   return [...mine].map((pid) => ({ pid, ...t.get(pid) }));
 }
 const cpu = () => descendants().reduce((s, p) => s + p.cpu, 0);
+/** CPU seconds of every Chromium thread, summed by the thread's name (the page's main thread is
+ * CrRendererMain, a Web Worker's DedicatedWorker thread; the browser process's threads are others). */
+function threads() {
+  const by = {};
+  for (const p of descendants()) {
+    let tids = [];
+    try { tids = fs.readdirSync(`/proc/${p.pid}/task`); } catch { continue; }
+    for (const tid of tids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${p.pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
+        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const key = `${p.renderer ? 'renderer' : 'other'}:${name}`;
+        by[key] = (by[key] ?? 0) + (Number(rest[11]) + Number(rest[12])) / TICK;
+      } catch {
+        // gone
+      }
+    }
+  }
+  return by;
+}
 const rendererRss = () => Math.max(0, ...descendants().filter((p) => p.renderer).map((p) => {
   try { return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'utf8'))[1]) / 1024; } catch { return 0; }
 }));
@@ -112,11 +142,20 @@ try {
   await page.locator('label:has([data-testid="folder-input"])').click();
   await page.locator('[data-testid="table-view"][data-state="ready"]').waitFor({ state: 'attached', timeout: 600000 });
   out.opened_s = (Date.now() - t0) / 1000;
-  await page.locator('[data-testid="live-every"]').selectOption(String(a.every));
-  await page.locator('[data-testid="live-switch"]').click();
-  await page.locator('[data-testid="live-badge"]').waitFor({ timeout: 120000 });
+  if (!a.control) {
+    await page.locator('[data-testid="live-every"]').selectOption(String(a.every));
+    await page.locator('[data-testid="live-switch"]').click();
+    await page.locator('[data-testid="live-badge"]').waitFor({ timeout: 120000 });
+  }
   out.rss_mib = { at_switch: Math.round(rendererRss()) };
+  const cdp = a.profile === undefined ? null : await page.context().newCDPSession(page);
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await cdp.send('Profiler.start');
+  }
   const cpu0 = cpu();
+  const threads0 = threads();
   const wall0 = Date.now();
   for (const n of held) {
     await new Promise((r) => setTimeout(r, a.every * 1000));
@@ -138,12 +177,28 @@ try {
       return performance.now();
     }, { root, n });
     if (a.hint) await hint(n);
+    if (a.control) {
+      out.steps.push({ file: n });
+      continue;
+    }
     const want = snapshotsOf(n);
-    const when = (sel, attr) => page.waitForFunction(({ sel, attr, want }) => {
-      const e = document.querySelector(sel);
-      const v = e && (attr ? e.dataset[attr] : e.textContent);
-      return v === String(want) ? performance.now() : false;
-    }, { sel, attr, want }, { timeout: 120000, polling: 20 }).then((h) => h.jsonValue());
+    // Waited for by a MutationObserver, not by polling: the bench's own looking is not the tab's cost.
+    const when = (sel, attr) => page.evaluate(({ sel, attr, want }) => new Promise((resolve, reject) => {
+      const shown = () => {
+        const e = document.querySelector(sel);
+        const v = e && (attr ? e.dataset[attr] : e.textContent);
+        return v === String(want);
+      };
+      if (shown()) return resolve(performance.now());
+      const o = new MutationObserver(() => {
+        if (shown()) {
+          o.disconnect();
+          resolve(performance.now());
+        }
+      });
+      o.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      setTimeout(() => { o.disconnect(); reject(new Error(`${sel} never showed ${want}`)); }, 120000);
+    }), { sel, attr, want });
     const [counted, charted] = await Promise.all([when('[data-testid="snapshot-count"]', null), when('canvas[data-testid="growth-chart"]', 'points')]);
     // The look that found it, phase by phase (the app's marks), from the landing.
     const phases = await page.evaluate((landed) => {
@@ -159,10 +214,17 @@ try {
     process.stderr.write(`${n}: chart after ${((charted - landed) / 1000).toFixed(2)} s\n`);
   }
   await new Promise((r) => setTimeout(r, a.every * 1000));
-  out.cpu_share_of_one_core = +((cpu() - cpu0) / ((Date.now() - wall0) / 1000)).toFixed(3);
+  const wall = (Date.now() - wall0) / 1000;
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    for (const line of summarise(profile, { top: 40, pattern: a.profile })) process.stderr.write(`${line}\n`);
+  }
+  out.cpu_share_of_one_core = +((cpu() - cpu0) / wall).toFixed(3);
+  const t1 = threads();
+  out.cpu_share_by_thread = Object.fromEntries(Object.entries(t1).map(([k, v]) => [k, +((v - (threads0[k] ?? 0)) / wall).toFixed(3)]).filter(([, v]) => v >= 0.002).sort((x, y) => y[1] - x[1]));
   out.rss_mib.end = Math.round(rendererRss());
   const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  out.landing_to_chart_s = { median: med(out.steps.map((s) => s.to_chart_s)), max: Math.max(...out.steps.map((s) => s.to_chart_s)) };
+  if (!a.control) out.landing_to_chart_s = { median: med(out.steps.map((s) => s.to_chart_s)), max: Math.max(...out.steps.map((s) => s.to_chart_s)) };
 } finally {
   await ctx.close();
   await srv.close();

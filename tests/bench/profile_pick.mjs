@@ -7,7 +7,7 @@
 // also sums each matching function's time with its callees'. Names need a build that keeps them
 // (app/index.html: data-wasm-opt="0" data-keep-debug="true", trunk build --dist /tmp/distprof).
 import path from 'node:path';
-import { commandLine, launch, startServer } from './diag.mjs';
+import { commandLine, launch, startServer, summarise } from './diag.mjs';
 
 const { args, opt, dist } = commandLine();
 const top = Number(opt('--top', '40'));
@@ -37,41 +37,7 @@ try {
   await picking;
   await page.waitForFunction((m) => performance.getEntriesByName(m).length > 0, until, { timeout: 300000, polling: 200 });
   const { profile } = await cdp.send('Profiler.stop');
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map();
-  const dt = profile.timeDeltas;
-  profile.samples.forEach((id, i) => {
-    const f = byId.get(id).callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url ? path.basename(f.url) : ''}`;
-    self.set(name, (self.get(name) || 0) + (dt[i] || 0) / 1000);
-  });
-  // Inclusive time of the app's own functions (`--inclusive PATTERN`): a node's samples plus its children's.
-  if (pattern) {
-    const own = new Map();
-    profile.samples.forEach((id, i) => own.set(id, (own.get(id) || 0) + (dt[i] || 0) / 1000));
-    const parent = new Map();
-    for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-    const incl = new Map();
-    for (const [id, ms] of own) {
-      const seen = new Set();
-      for (let at = id; at !== undefined; at = parent.get(at)) {
-        const name = (byId.get(at).callFrame.functionName || '').replace(/::h[0-9a-f]{16}$/, '');
-        if (name.includes(pattern) && !seen.has(name)) {
-          seen.add(name);
-          incl.set(name, (incl.get(name) || 0) + ms);
-        }
-      }
-    }
-    console.log(`inclusive, functions matching ${pattern}:`);
-    for (const [k, v] of [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k}`);
-  }
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  console.log(`sampled ${(total / 1000).toFixed(2)} s`);
-  const group = (k) => (k.includes('_bg.wasm') ? 'wasm' : k.startsWith('(') ? k.split(' ')[0] : k.includes('__wbg_arrayBuffer') ? 'File.arrayBuffer' : 'js + dom');
-  const groups = new Map();
-  for (const [k, v] of self) groups.set(group(k), (groups.get(group(k)) || 0) + v);
-  console.log('by kind: ' + [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', '));
-  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k}`);
+  for (const line of summarise(profile, { top, pattern })) console.log(line);
 } finally {
   await browser.close();
   await srv.close?.();

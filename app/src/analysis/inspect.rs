@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::decode::SnapshotId;
 
-use super::findings::{findings, Finding, TableRef};
+use super::findings::{findings_with, Finding, TableRef};
 use super::jobs::{job_spans, JobSpan};
 use crate::model::time::rfc3339_ms;
 use crate::model::{CountSource, Gap, ReadMode, ReadReason, TableHistory, Totals};
@@ -275,10 +275,17 @@ impl LiveRows {
 }
 
 pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
-    let m = &history.metadata;
+    let jobs = job_spans(history);
     // Before the rows: the findings' passes over the current snapshot's files allocate, and a
     // day of rows held meanwhile would add to that peak.
-    let findings = findings(history, table);
+    let findings = findings_with(history, table, &jobs);
+    inspect_with(history, table, &jobs, findings)
+}
+
+/// As `inspect`, with the history's job spans and findings already made (a live look makes them
+/// for its events, and the report it publishes next shows the same).
+pub fn inspect_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan], findings: Vec<Finding>) -> Inspect {
+    let m = &history.metadata;
     let snapshots = history
         .snapshots
         .iter()
@@ -314,7 +321,7 @@ pub fn inspect(history: &TableHistory, table: &TableRef) -> Inspect {
             table_ref: table.clone(),
         },
         snapshots,
-        jobs: job_spans(history).iter().map(JobRow::from).collect(),
+        jobs: jobs.iter().map(JobRow::from).collect(),
         projection: super::projection::projection(history),
         findings,
         files_wait: history.current_files_wait(),

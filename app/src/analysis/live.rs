@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 use crate::model::{TableHistory, Writer};
 
-use super::findings::{findings, Finding, Severity, TableRef};
-use super::jobs::job_spans;
+use super::findings::{findings_with, Finding, Severity, TableRef};
+use super::jobs::{job_spans, JobSpan};
 
 /// How a look judges silence.
 #[derive(Debug, Clone, Copy)]
@@ -330,17 +330,32 @@ pub fn with_read(events: &mut [Observed], files: usize, bytes: u64) {
 /// One look at the table: the events since `state` (every finding, on the first look), and the
 /// state to keep for the next.
 pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms: i64, options: LiveOptions) -> (Vec<Observed>, LiveState) {
+    let spans = job_spans(history);
+    let holding = findings_with(history, table, &spans);
+    look_with(history, state, now_ms, options, Made { spans: &spans, findings: &holding, paces: &paces(history) })
+}
+
+/// What a look reads of the history that a report made of it next shows too: made once.
+#[derive(Clone, Copy)]
+pub struct Made<'a> {
+    pub spans: &'a [JobSpan],
+    pub findings: &'a [Finding],
+    pub paces: &'a [WriterPace],
+}
+
+/// As `look`, with the history's job spans, findings and writers' paces already made.
+pub fn look_with(history: &TableHistory, state: &LiveState, now_ms: i64, options: LiveOptions, made: Made<'_>) -> (Vec<Observed>, LiveState) {
+    let Made { spans, findings: now_holding, paces } = made;
     let mut out = Vec::new();
     let mut next = LiveState::default();
     let first = state.metadata_file.is_none();
     next.metadata_file = Some(history.metadata_file.clone());
-    let paces = paces(history);
     if first {
         out.push(Event::Watching {
             metadata_file: history.metadata_file.clone(),
             snapshots: history.snapshots.len(),
             current_snapshot_id: history.metadata.current_snapshot_id.map(|s| s.0.to_string()),
-            writers: paces.clone(),
+            writers: paces.to_vec(),
         });
     } else if state.metadata_file.as_deref() != Some(history.metadata_file.as_str()) {
         let bytes = history.metadata_sizes.iter().find(|m| m.file == history.metadata_file).map(|m| m.bytes);
@@ -354,7 +369,6 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         }
     }
     // New jobs, in order of first commit; the job that wrote last before each is the one it follows.
-    let spans = job_spans(history);
     next.job_ids = spans.iter().map(|j| j.job_id.clone()).collect();
     let mut new_jobs: HashMap<String, Event> = HashMap::new();
     if !first {
@@ -454,8 +468,7 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
         }
     }
     // Findings that newly hold, and those that stopped.
-    let now_holding = findings(history, table);
-    for f in &now_holding {
+    for f in now_holding {
         let key = finding_key(f);
         if !state.findings.contains_key(&key) {
             out.push(Event::Finding(f.clone()));

@@ -25,20 +25,49 @@ use super::{DecodeError, ManifestFile, ManifestList, TableMetadata, Type};
 pub enum Job {
     /// A Parquet footer (the `footer_length` bytes before the tail) of a file of `object_size`
     /// bytes; with `wanted` columns (field id, name), where their chunks lie.
-    ParquetFooter { path: String, bytes: Vec<u8>, object_size: u64, wanted: Vec<(i32, String)> },
+    ParquetFooter {
+        path: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+        object_size: u64,
+        wanted: Vec<(i32, String)>,
+    },
     /// A Puffin footer: the opening magic and the payload at `span`.
-    PuffinFooter { path: String, span: FooterSpan, bytes: Vec<u8> },
+    PuffinFooter {
+        path: String,
+        span: FooterSpan,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// One deletion vector blob.
-    DeletionVector { path: String, bytes: Vec<u8> },
+    DeletionVector {
+        path: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// Chosen columns of a Parquet file from its fetched chunks.
     Columns(ColumnsJob),
     /// A table metadata file (JSON, or gzip-compressed JSON).
-    TableMetadata { path: String, bytes: Vec<u8> },
+    TableMetadata {
+        path: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// A manifest list's rows.
-    ManifestList { path: String, bytes: Vec<u8> },
+    ManifestList {
+        path: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
     /// A manifest, streamed into its digest; its entries kept if there are no more than
     /// `keep_at_most` (0: none). `inherited`: the snapshot its list says added it.
-    Manifest { path: String, bytes: Vec<u8>, inherited: Option<i64>, keep_at_most: usize },
+    Manifest {
+        path: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+        inherited: Option<i64>,
+        keep_at_most: usize,
+    },
 }
 
 impl Job {
@@ -73,15 +102,32 @@ impl Job {
 pub struct ColumnsJob {
     pub path: String,
     /// The footer's bytes again: decoding it again (a few KB) is cheaper than sending it decoded.
+    #[serde(with = "serde_bytes")]
     pub footer: Vec<u8>,
     pub object_size: u64,
     /// The fetched chunks: (offset, bytes).
+    #[serde(with = "byte_ranges")]
     pub ranges: Vec<(u64, Vec<u8>)>,
     /// The leaf columns to read, in `columns` order.
     pub leaves: Vec<usize>,
     /// Each column's name (for errors) and Iceberg type as JSON (None: left as stored).
     pub columns: Vec<(String, Option<String>)>,
     pub shape: Shape,
+}
+
+/// Chunks as (offset, bytes) with the bytes as one byte string each: postcard writes a plain
+/// `Vec<u8>` one element at a time, which for a day's manifests cost the page seconds.
+mod byte_ranges {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(ranges: &[(u64, Vec<u8>)], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(ranges.iter().map(|(offset, bytes)| (offset, serde_bytes::Bytes::new(bytes))))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u64, Vec<u8>)>, D::Error> {
+        let ranges: Vec<(u64, serde_bytes::ByteBuf)> = Deserialize::deserialize(d)?;
+        Ok(ranges.into_iter().map(|(offset, bytes)| (offset, bytes.into_vec())).collect())
+    }
 }
 
 /// What the columns are turned into before they cross back.
@@ -99,6 +145,7 @@ pub enum Shape {
 /// Encoded keys, one per row, in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KeyRows {
+    #[serde(with = "serde_bytes")]
     bytes: Vec<u8>,
     ends: Vec<u64>,
 }
@@ -153,7 +200,7 @@ pub enum Decoded {
     },
     Puffin(PuffinFooter),
     /// A deletion vector in the portable Roaring format.
-    Vector(Vec<u8>),
+    Vector(#[serde(with = "serde_bytes")] Vec<u8>),
     Positions(Vec<(String, u64)>),
     Keys(KeyRows),
     Rows(Rows),

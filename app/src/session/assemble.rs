@@ -8,8 +8,19 @@ use crate::load::ReadStats;
 use crate::model::TableHistory;
 use crate::source::metadata_pick::MetadataPick;
 
-pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick: Option<MetadataPick>, mut extra: Vec<Finding>) -> Inspect {
-    let mut report = inspect(history, table);
+pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick: Option<MetadataPick>, extra: Vec<Finding>) -> Inspect {
+    finish(history, inspect(history, table), table, stats, pick, extra)
+}
+
+/// The history's analysis (`inspect` or `inspect_with`) made a report.
+pub fn finish(
+    history: &TableHistory,
+    mut report: Inspect,
+    table: &TableRef,
+    stats: &ReadStats,
+    pick: Option<MetadataPick>,
+    mut extra: Vec<Finding>,
+) -> Inspect {
     crate::analysis::findings::note_refusal(&mut extra, table);
     report.findings.extend(extra);
     // A stable sort: within a severity, the order `findings` gives.

@@ -4,7 +4,11 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use crate::analysis::live::{look, paces, LiveOptions, LiveState, Observed, WriterPace};
+use std::sync::Arc;
+
+use crate::analysis::findings::findings_with;
+use crate::analysis::jobs::job_spans;
+use crate::analysis::live::{look_with, paces, LiveOptions, LiveState, Made, Observed, WriterPace};
 use crate::load::decoder::Decoder;
 use crate::source::Fetch;
 
@@ -30,11 +34,17 @@ pub struct Live {
     events: VecDeque<Observed>,
     looked_ms: i64,
     looks: u64,
+    /// The writers' paces the last look found, and the metadata file it read them from.
+    paces: Option<(String, Vec<WriterPace>)>,
 }
 
 impl Live {
     pub fn view(&self, history: &crate::model::TableHistory) -> LiveView {
-        LiveView { events: self.events.iter().cloned().collect(), writers: paces(history), looked_ms: self.looked_ms, looks: self.looks }
+        let writers = match &self.paces {
+            Some((file, p)) if *file == history.metadata_file => p.clone(),
+            _ => paces(history),
+        };
+        LiveView { events: self.events.iter().cloned().collect(), writers, looked_ms: self.looked_ms, looks: self.looks }
     }
 }
 
@@ -54,8 +64,14 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// One look at the table as held now: its events join the list.
     pub fn look(&mut self, now_ms: i64, options: LiveOptions) {
         let table = self.table_ref();
+        let history = &self.loader.history;
+        // The report published after the look shows the same spans and findings: made once.
+        let jobs = Arc::new(job_spans(history));
+        let made = super::Analysed::of(history, findings_with(history, &table, &jobs), jobs);
+        let writers = paces(history);
         let live = self.live.get_or_insert_with(Live::default);
-        let (mut events, next) = look(&self.loader.history, &table, &live.state, now_ms, options);
+        let (mut events, next) = look_with(history, &live.state, now_ms, options, Made { spans: &made.jobs, findings: &made.findings, paces: &writers });
+        live.paces = Some((history.metadata_file.clone(), writers));
         crate::analysis::live::with_read(&mut events, self.loader.stats.files, self.loader.stats.bytes);
         live.state = next;
         live.looked_ms = now_ms;
@@ -64,6 +80,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             live.events.push_front(e);
         }
         live.events.truncate(KEPT_EVENTS);
+        self.analysed = Some(made);
         self.asked = true;
     }
 

@@ -94,6 +94,29 @@ pub struct TableSession<F: Fetch, D: Decoder = Inline> {
     savepoints: Option<Arc<crate::analysis::savepoint::Savepoints>>,
     /// Set while the table is watched (`live`).
     live: Option<live::Live>,
+    /// Made by the last look, for the answer that follows it.
+    analysed: Option<Analysed>,
+}
+
+/// The history's job spans and findings as made at one revision of one metadata file: a live look
+/// makes them for its events, and the answer published next takes them instead of making them again
+/// (on a day of commits each is a pass over 17,280 summaries).
+struct Analysed {
+    revision: u64,
+    metadata_file: String,
+    jobs: Arc<Vec<JobSpan>>,
+    findings: Vec<crate::analysis::findings::Finding>,
+}
+
+impl Analysed {
+    fn of(history: &crate::model::TableHistory, findings: Vec<crate::analysis::findings::Finding>, jobs: Arc<Vec<JobSpan>>) -> Analysed {
+        Analysed { revision: history.revision(), metadata_file: history.metadata_file.clone(), jobs, findings }
+    }
+
+    /// Still the history's, or None.
+    fn still(self, history: &crate::model::TableHistory) -> Option<Analysed> {
+        (self.revision == history.revision() && self.metadata_file == history.metadata_file).then_some(self)
+    }
 }
 
 /// Every snapshot's summary, in commit order (each clone a reference count).
@@ -106,7 +129,21 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub fn new(name: String, files: Rc<F>, dec: D, mut loader: Loader, pick: Option<MetadataPick>, mode: ReadMode) -> Self {
         loader.history.plan(mode);
         let summaries = summaries_of(&loader.history);
-        TableSession { dec, name, files, loader, pick, summaries, compare: None, walk: (None, None), footers: None, asked: false, savepoints: None, live: None }
+        TableSession {
+            dec,
+            name,
+            files,
+            loader,
+            pick,
+            summaries,
+            compare: None,
+            walk: (None, None),
+            footers: None,
+            asked: false,
+            savepoints: None,
+            live: None,
+            analysed: None,
+        }
     }
 
     /// Takes a request: what it needs is queued for reading; the next answer shows it.
@@ -156,14 +193,23 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         } else {
             Vec::new()
         };
-        let mut report = assemble::report(history, &table, &self.loader.stats, self.pick.clone(), extra);
+        let (jobs, findings) = match self.analysed.take().and_then(|a| a.still(history)) {
+            Some(a) => (a.jobs, a.findings),
+            None => {
+                let jobs = Arc::new(job_spans(history));
+                let findings = crate::analysis::findings::findings_with(history, &table, &jobs);
+                (jobs, findings)
+            }
+        };
+        let inspected = crate::analysis::inspect::inspect_with(history, &table, &jobs, findings);
+        let mut report = assemble::finish(history, inspected, &table, &self.loader.stats, self.pick.clone(), extra);
         report.savepoints = self.savepoints.clone().map(|s| crate::analysis::savepoint::judge(s, Some((history, &table))));
         TableView {
             name: self.name.clone(),
             report: Arc::new(report),
             series: Arc::new(GrowthSeries::of(history)),
             summaries: self.summaries.clone(),
-            jobs: Arc::new(job_spans(history)),
+            jobs,
             partitions: Arc::new(partition_stats(history)),
             partition_timeline: Arc::new(partition_timeline(history, 200)),
             complete,

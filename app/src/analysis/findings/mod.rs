@@ -118,7 +118,7 @@ impl TableRef {
 /// Everything a rule may read, computed once.
 pub(crate) struct Context<'a> {
     pub history: &'a TableHistory,
-    pub jobs: Vec<JobSpan>,
+    pub jobs: &'a [JobSpan],
     pub table: &'a TableRef,
 }
 
@@ -159,7 +159,12 @@ impl Context<'_> {
 
 /// All findings, most severe first, in a stable order.
 pub fn findings(history: &TableHistory, table: &TableRef) -> Vec<Finding> {
-    let cx = Context { history, jobs: job_spans(history), table };
+    findings_with(history, table, &job_spans(history))
+}
+
+/// As `findings`, with the history's job spans (`job_spans`) already at hand.
+pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan]) -> Vec<Finding> {
+    let cx = Context { history, jobs, table };
     let mut out = Vec::new();
     out.extend(metadata::duplicate_snapshot_ids(&cx));
     out.extend(metadata::current_snapshot_unknown(&cx));

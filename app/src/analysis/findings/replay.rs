@@ -7,7 +7,7 @@ use crate::analysis::jobs::JobSpan;
 /// state that earlier job had already committed past: a savepoint (or checkpoint) used twice.
 pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
     // Commits that overlap in time are two writers at once (`concurrent_writers`), not a resume.
-    let replays: Vec<(usize, usize)> = latest_covering(&cx.jobs)
+    let replays: Vec<(usize, usize)> = latest_covering(cx.jobs)
         .into_iter()
         .enumerate()
         .filter_map(|(k, p)| p.map(|p| (k, p)))
@@ -315,23 +315,28 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
 /// Where a replaying job was restored from, as its commits show it. Iceberg's committer skips the
 /// checkpoints the restored job id already committed and folds them into the next one, so the
 /// first commit of a job restored from an older state holds several checkpoints' rows: their
-/// number, at the job's usual rows per commit, says how far back it went.
+/// number, at the job's usual rows per commit, says how far back it went. Rounded up: a restored
+/// job starts its sources late into its first checkpoint, so that commit holds at most its
+/// checkpoints' usual rows and often fewer (the lab's older-savepoint runs: 5.0 and 5.8 commits'
+/// worth for the 6 checkpoints folded). A source catching up on a backlog writes more per
+/// checkpoint, and the estimate then reaches back too far: it says "about".
 struct Restore {
     checkpoint: i64,
     estimated: bool,
     first_rows: Option<u64>,
     usual: Option<u64>,
+    /// Checkpoints the first commit holds, by that estimate.
+    folded: Option<i64>,
 }
 
 impl Restore {
     fn explain(&self, replayed: &JobSpan, first: i64) -> String {
-        match (self.estimated, self.first_rows, self.usual) {
-            (true, Some(k), Some(u)) => format!(
-                "its first commit, checkpoint {first}, holds {} rows, about {} commits' worth at its usual {} rows per commit: \
+        match (self.estimated, self.first_rows, self.usual, self.folded) {
+            (true, Some(k), Some(u), Some(n)) => format!(
+                "its first commit, checkpoint {first}, holds {} rows, at its usual {} rows per commit those of at least {n} checkpoints: \
                  it was restored from about checkpoint {} (Iceberg's committer skips the checkpoints the restored job id had \
                  already committed and folds them into its first new commit), older state than job {}'s",
                 thousands(k),
-                (k + u / 2) / u.max(1),
                 thousands(u),
                 self.checkpoint,
                 Context::short(&replayed.job_id),
@@ -371,12 +376,12 @@ fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore
     };
     let usual = median(job, true).or_else(|| median(replayed, false));
     let back = match (first_rows, usual) {
-        (Some(k), Some(u)) if u > 0 && k > u.saturating_add(u / 2) => Some(i64::try_from((k + u / 2) / u).unwrap_or(i64::MAX)),
+        (Some(k), Some(u)) if u > 0 && k > u.saturating_add(u / 2) => Some(i64::try_from(k.div_ceil(u)).unwrap_or(i64::MAX)),
         _ => None,
     };
     match back {
-        Some(n) => Restore { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_rows, usual },
-        None => Restore { checkpoint: first.saturating_sub(1), estimated: false, first_rows, usual },
+        Some(n) => Restore { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_rows, usual, folded: Some(n) },
+        None => Restore { checkpoint: first.saturating_sub(1), estimated: false, first_rows, usual, folded: None },
     }
 }
 

@@ -174,12 +174,15 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
             return;
         }
         w.problem.set(None);
-        s.look(js_sys::Date::now() as i64, LiveOptions::default());
+        // Settled first: the look's findings are the ones the answer below then shows.
         s.loader.history.settle_batch();
+        s.look(js_sys::Date::now() as i64, LiveOptions::default());
         super::marks::mark("icescope:live:looked");
+        let place = super::keep_place::mark();
         publish(state, &mut s, 0);
         report_progress(state, &s, false, None, true);
         super::marks::mark("icescope:live:look");
+        super::keep_place::restore(place).await;
     }
 }
 

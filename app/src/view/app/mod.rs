@@ -17,6 +17,7 @@ mod footers_panel;
 mod gallery;
 #[cfg(feature = "heap-stats")]
 mod heap_stats;
+mod keep_place;
 mod keys;
 mod live;
 mod loader;
