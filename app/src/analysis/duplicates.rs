@@ -48,7 +48,7 @@ pub fn resolve_keys(history: &TableHistory, named: Option<&[String]>) -> Result<
     }
 }
 
-/// How the copies of duplicated keys split over jobs: e.g. {job B: 1, job C: 1} for 74,529 keys.
+/// How the copies of duplicated keys split over jobs: e.g. {job B: 1, job C: 1} for 72,726 keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobSplit {
     /// (job id or `NO_JOB`, copies of each key that job's snapshots added), in job start order.
