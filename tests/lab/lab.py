@@ -811,6 +811,21 @@ def older_savepoint():
     s.finish(CAPTIONS["older-savepoint"])
 
 
+def kill_taskmanager(s: "Scenario", job: str, down_s: int) -> int:
+    """The only TaskManager killed (SIGKILL), another started `down_s` later, and 3 checkpoints of
+    `job` completed after that; the killed process's pid."""
+    tm = TM["name"]
+    pid = K._procs[tm].pid
+    K.kill(tm, signal.SIGKILL)
+    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
+    time.sleep(down_s)
+    TM["name"] = K.start_taskmanager()
+    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
+    done = K.checkpoint_counts(job)["completed"]
+    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(job)["completed"] >= done + 3, timeout=300)
+    return pid
+
+
 def icescope_bin() -> Path:
     """The CLI the live scenario watches with: $ICESCOPE_BIN, else the release build, else the debug one."""
     if os.environ.get("ICESCOPE_BIN"):
@@ -859,15 +874,7 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     s.mark("savepoint A (no stop)", **spa)
     keep(spa)
     wait_checkpoints(j1, 10)
-    tm = TM["name"]
-    pid = K._procs[tm].pid
-    K.kill(tm, signal.SIGKILL)
-    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
-    time.sleep(20)
-    TM["name"] = K.start_taskmanager()
-    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
-    done = K.checkpoint_counts(j1)["completed"]
-    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(j1)["completed"] >= done + 3, timeout=300)
+    pid = kill_taskmanager(s, j1, down_s=20)
     spb = {"label": "B", "job_id": j1, **K.stop_with_savepoint(j1)}
     s.mark("stop-with-savepoint B", **spb)
     s.job(j1, stopped_by="stop-with-savepoint B", killed_taskmanager_pid=pid, vertices=vertices(j1))
@@ -978,15 +985,7 @@ def live_browser():
     s.facts["browser"] = {"every_s": every_s, "driver": "tests/lab/live_browser.mjs",
                           "icescope_version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()}
     wait_checkpoints(j1, K.checkpoint_counts(j1)["completed"] + 3)
-    tm = TM["name"]
-    pid = K._procs[tm].pid
-    K.kill(tm, signal.SIGKILL)
-    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
-    time.sleep(8)
-    TM["name"] = K.start_taskmanager()
-    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
-    done = K.checkpoint_counts(j1)["completed"]
-    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(j1)["completed"] >= done + 3, timeout=300)
+    pid = kill_taskmanager(s, j1, down_s=8)
     spa = {"label": "A", "job_id": j1, **K.stop_with_savepoint(j1)}
     s.mark("stop-with-savepoint A", **spa)
     s.job(j1, stopped_by="stop-with-savepoint A", killed_taskmanager_pid=pid)
