@@ -214,7 +214,14 @@ fn savepoint_twice_shows_both_jobs_over_the_replayed_checkpoints_apart_and_says_
 fn replayed_checkpoints(facts: &serde_json::Value) -> (i64, i64) {
     let of = |j: usize| -> Vec<i64> {
         let id = facts["jobs"][j]["job_id"].as_str().unwrap();
-        facts["commits"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == id).map(|c| c["max_committed_checkpoint_id"].as_i64().unwrap()).filter(|&c| c != i64::MAX).collect()
+        facts["commits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["flink_job_id"] == id)
+            .map(|c| c["max_committed_checkpoint_id"].as_i64().unwrap())
+            .filter(|&c| c != i64::MAX)
+            .collect()
     };
     let (b, c) = (of(1), of(2));
     let both: Vec<i64> = c.into_iter().filter(|x| b.contains(x)).collect();

@@ -786,10 +786,8 @@ fn summary_int(s: &Value, key: &str) -> i64 {
 
 /// `added-records` summed over `job`'s commits above checkpoint `above` in `snapshots`; and how many commits.
 fn added_after(snapshots: &[Value], job: &str, above: i64) -> (u64, usize) {
-    let cs: Vec<&Value> = snapshots
-        .iter()
-        .filter(|s| s["summary"]["flink.job-id"] == job && summary_int(s, "flink.max-committed-checkpoint-id") > above)
-        .collect();
+    let cs: Vec<&Value> =
+        snapshots.iter().filter(|s| s["summary"]["flink.job-id"] == job && summary_int(s, "flink.max-committed-checkpoint-id") > above).collect();
     (cs.iter().map(|s| summary_int(s, "added-records") as u64).sum(), cs.len())
 }
 
@@ -909,10 +907,17 @@ fn older_savepoint_verdicts_before_each_resume() {
     // Job 2 continues job 1's lineage from B: its rows are exact, and they are the ids Spark found
     // written by job 2 and again by job 3. Job 1's count includes A's own checkpoint (A did not stop
     // the job, so its rows were committed with the next checkpoint's): an upper bound, said so.
-    assert_eq!((&replayed[0]["estimated"], &replayed[1]["estimated"], &v["rows_estimated"]), (&Value::Bool(true), &Value::Bool(false), &Value::Bool(true)), "{v}");
+    assert_eq!(
+        (&replayed[0]["estimated"], &replayed[1]["estimated"], &v["rows_estimated"]),
+        (&Value::Bool(true), &Value::Bool(false), &Value::Bool(true)),
+        "{v}"
+    );
     let dup_sets = facts["rows_by_writer"]["duplicated_ids_by_job_set"].as_array().unwrap();
     let ids_of = |a: &str, b: &str| {
-        dup_sets.iter().find(|d| d["jobs"].as_str().unwrap().split('+').collect::<std::collections::BTreeSet<_>>() == [a, b].into()).map(|d| d["ids"].as_u64().unwrap())
+        dup_sets
+            .iter()
+            .find(|d| d["jobs"].as_str().unwrap().split('+').collect::<std::collections::BTreeSet<_>>() == [a, b].into())
+            .map(|d| d["ids"].as_u64().unwrap())
     };
     assert_eq!(ids_of(j2, j3), replayed[1]["rows"].as_u64(), "job 2's rows, written again by job 3");
     let dup = facts["at_end"]["duplicates"].as_u64().unwrap();
