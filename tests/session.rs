@@ -8,6 +8,7 @@ use std::process::Command;
 use std::rc::Rc;
 
 use futures::executor::block_on;
+use icescope::analysis::findings::FindingKind;
 use icescope::load::decoder::Inline;
 use icescope::load::Pump;
 use icescope::model::ReadMode;
@@ -173,4 +174,38 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
         format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());
     let section = md.find("### Before you resume").expect("the ticket carries the section");
     assert!(md[section..].contains(&call), "{}", &md[section..]);
+}
+
+/// Watched as the app's Live switch does: savepoint-twice opened as it stood after job B's first
+/// commit, advanced to its newest metadata file, looked at, answered. The answer after the look
+/// takes the look's job spans and findings; one made afresh right after is the same, and both
+/// show the replay the third job made.
+#[test]
+fn an_answer_after_a_look_is_the_answer_made_afresh() {
+    let root = fixture("savepoint-twice");
+    let name = "savepoint-twice".to_string();
+    let files = Rc::new(LocalFolder::open(&root).unwrap());
+    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, &Inline, Some("metadata/v5.metadata.json".into()), None)).unwrap();
+    let mut s = TableSession::new(name, files.clone(), Inline, loader, pick, ReadMode::Auto);
+    run(&mut s, Vec::new());
+    s.look(0, Default::default());
+    let before = s.answer(0);
+    let newest = std::fs::read_dir(root.join("metadata"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_str()?.strip_prefix('v')?.strip_suffix(".metadata.json")?.parse::<u32>().ok())
+        .max()
+        .map(|v| format!("metadata/v{v}.metadata.json"))
+        .unwrap();
+    block_on(s.advance(files, &newest, 8)).unwrap();
+    run(&mut s, Vec::new());
+    s.look(1, Default::default());
+    let after_look = s.answer(0);
+    let afresh = s.answer(0);
+    assert_eq!(after_look.report.findings, afresh.report.findings);
+    assert_eq!(after_look.jobs, afresh.jobs);
+    assert_eq!(after_look.jobs.len(), 3, "three job ids");
+    assert!(before.report.findings.iter().all(|f| f.kind != FindingKind::SavepointReplayed));
+    assert!(after_look.report.findings.iter().any(|f| f.kind == FindingKind::SavepointReplayed));
+    let live = after_look.live.as_ref().unwrap();
+    assert!(live.events.iter().any(|e| matches!(e.event, icescope::analysis::live::Event::Finding(ref f) if f.kind == FindingKind::SavepointReplayed)));
 }

@@ -40,8 +40,13 @@ after(async () => {
 
 /** The fixture with its metadata files up to `upTo` only, in a temporary folder. */
 function tableUpTo(upTo) {
+  return tableOf((v) => v <= upTo);
+}
+
+/** The fixture with only the metadata versions `keep` keeps, in a temporary folder. */
+function tableOf(keep) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-live-'));
-  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= upTo });
+  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || keep(version(path.basename(src))) });
   return dir;
 }
 
@@ -52,12 +57,17 @@ async function shown(page) {
   };
 }
 
-/** The folder `start` opened through Choose folder… (a handle on its origin-private copy), as START left it. */
-async function openStart(page, errors, start) {
+/** `dir` copied into the origin-private file system and picked through Choose folder… (its handle). */
+async function chooseCopy(page, dir) {
   await openGallery(page, target.url);
-  await copyToOpfs(page, start, NAME);
+  await copyToOpfs(page, dir, NAME);
   await pickerAnswers(page, NAME);
   await chooseFolder(page);
+}
+
+/** The folder `start` opened through Choose folder… (a handle on its origin-private copy), as START left it. */
+async function openStart(page, errors, start) {
+  await chooseCopy(page, start);
   await waitReady(page, errors);
   assert.deepEqual(await shown(page), { points: snapshots(versions[START - 1]), count: snapshots(versions[START - 1]) });
 }
@@ -204,15 +214,11 @@ test(`${NAME} as a Hadoop table (version-hint.text): opened and followed by the 
 test(`${NAME}: a hint that leads to an older file than the newest by content: the newest is opened once metadata/ is listed`, { timeout: 120000 }, async () => {
   const { page, errors } = await newPage(browser);
   // v1..v5 and v7: the hint (3) and the names after it reach v5; v7, past the gap, is the newest.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-hint-gap-'));
-  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= 5 || version(path.basename(src)) === 7 });
+  const dir = tableOf((v) => v <= 5 || v === 7);
   fs.writeFileSync(path.join(dir, 'metadata', 'version-hint.text'), '3');
   try {
     await screenshotOnFailure(page, 'live-hint-gap', async () => {
-      await openGallery(page, target.url);
-      await copyToOpfs(page, dir, NAME);
-      await pickerAnswers(page, NAME);
-      await chooseFolder(page);
+      await chooseCopy(page, dir);
       const want = snapshots(versions[6]);
       await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
       await waitReady(page, errors);
@@ -230,17 +236,13 @@ test(`${NAME}: a hint that leads to an older file than the newest by content: th
 test(`${NAME}: a hint whose file does not read: the folder is listed and the newest file that reads is opened`, { timeout: 120000 }, async () => {
   const { page, errors } = await newPage(browser);
   // v1..v5 with v5 cut short, and the hint naming it.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-hint-bad-'));
-  fs.cpSync(DIR, dir, { recursive: true, filter: (src) => !version(path.basename(src)) || version(path.basename(src)) <= 5 });
+  const dir = tableUpTo(5);
   const bad = path.join(dir, 'metadata', versions[4]);
   fs.writeFileSync(bad, fs.readFileSync(bad).subarray(0, 200));
   fs.writeFileSync(path.join(dir, 'metadata', 'version-hint.text'), '5');
   try {
     await screenshotOnFailure(page, 'live-hint-bad', async () => {
-      await openGallery(page, target.url);
-      await copyToOpfs(page, dir, NAME);
-      await pickerAnswers(page, NAME);
-      await chooseFolder(page);
+      await chooseCopy(page, dir);
       const want = snapshots(versions[3]);
       await page.waitForFunction((n) => document.querySelector('[data-testid="snapshot-count"]')?.textContent === String(n), want, { timeout: TIMEOUT_MS });
       await waitReady(page, errors);
