@@ -35,6 +35,12 @@
 // open a table) is copied into the origin-private file system and showDirectoryPicker answers its
 // handle; times are then from just before the click (first_from_before_s, all_from_before_s).
 //
+// Each run also reports the CPU seconds of Chromium's threads by name from the click to the last
+// mark (cpu_s_by_thread: the page's main thread is renderer:chromium, the decoder workers
+// renderer:DedicatedWorker). --profile PATTERN samples the page's main thread over the same span
+// and prints the functions matching PATTERN with their callees (use a build that keeps names, as
+// profile_pick.mjs describes).
+//
 // Prints progress to stderr and one JSON array (one object per table) as the last line of stdout.
 
 import fs from 'node:fs';
@@ -43,6 +49,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../e2e/serve.mjs';
+import { threads, threadsSince } from './proc_cpu.mjs';
+import { summarise } from './diag.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -80,6 +88,7 @@ function parseArgs(argv) {
     else if (v === '--floor-list') a.floorList = path.resolve(argv[++i]);
     else if (v === '--action') a.action = argv[++i];
     else if (v === '--picker') a.picker = argv[++i];
+    else if (v === '--profile') a.profile = argv[++i];
     else if (v === '-h' || v === '--help') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n'));
       process.exit(0);
@@ -239,7 +248,7 @@ async function copyToOpfs(page, table) {
   return copied;
 }
 
-async function oneRun(url, table, timeoutMs, action, picker = 'input') {
+async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf = undefined) {
   // The handle's files live in the origin-private file system: an off-the-record context (what
   // newContext makes) keeps it in memory under a small quota, a profile on disk does not.
   const profile = picker === 'handle' ? fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-bench-profile-')) : null;
@@ -262,6 +271,13 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input') {
     await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
     const copied = picker === 'handle' ? await copyToOpfs(page, table) : null;
     const sampler = memorySampler();
+    const threads0 = threads();
+    const cdp = profileOf === undefined ? null : await page.context().newCDPSession(page);
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     const before = await page.evaluate(() => performance.now());
     const tNode = Date.now();
     if (picker === 'handle') await page.locator(`label:has(${SEL.folderInput})`).click({ timeout: timeoutMs });
@@ -307,6 +323,12 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input') {
       if (errors.includes('page crashed')) break;
       await sleep(100);
     }
+    // CPU seconds by thread from the click to the last mark (or the timeout), read before any action.
+    const cpuByThread = threadsSince(threads0);
+    if (cdp) {
+      const { profile: p } = await cdp.send('Profiler.stop');
+      for (const line of summarise(p, { top: 40, pattern: profileOf })) process.stderr.write(`${line}\n`);
+    }
     const acted = action && marks.all != null ? await runAction(page, action, timeoutMs) : {};
     const peak = sampler.stop();
     const sec = (a, b) => (a != null && b != null ? (a - b) / 1000 : null);
@@ -332,6 +354,7 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input') {
       renderer_rss_before_mib: peak.rendererBefore,
       total_rss_before_mib: peak.totalBefore,
       renderer_processes: peak.count,
+      cpu_s_by_thread: cpuByThread,
       marks_seen: Object.entries(marks).filter(([, v]) => v != null).map(([k]) => MARKS[k]),
       load_error: loadError,
       page_errors: errors,
@@ -402,7 +425,7 @@ async function main() {
       for (let i = 0; i < a.runs; i++) {
         let r;
         try {
-          r = await oneRun(url, table, a.timeoutMs, a.action, a.picker);
+          r = await oneRun(url, table, a.timeoutMs, a.action, a.picker, a.profile);
         } catch (e) {
           r = { error: String(e?.message || e).split('\n')[0].slice(0, 200) };
         }

@@ -12,7 +12,8 @@
 // until the snapshot count shows it, and until the growth chart's points do (the page's clock).
 // CPU: utime + stime of every Chromium process from /proc, over the live part, as a share of one
 // core, and by thread name (the page's main thread, the decoder workers, the browser's threads);
-// the renderer's resident memory at the switch and at the end. Prints one JSON object. --control
+// the renderer's resident memory at the switch and at the end, and after each commit its resident
+// set, JS heap and (a build with --features heap-stats) the wasm heap's live bytes and linear memory. Prints one JSON object. --control
 // makes the same landings with the Live switch off: what writing the files costs Chromium, which
 // is the bench's cost, not the app's. --profile samples the page's main thread over the live part
 // (stderr: self time by function, and the inclusive time of functions matching PATTERN; names need
@@ -25,14 +26,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startServer, DEFAULT_DIST } from '../e2e/serve.mjs';
 import { summarise } from './diag.mjs';
+import { descendants, cpu, threads } from './proc_cpu.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
 const require = createRequire(path.join(REPO, 'tests', 'e2e', 'package.json'));
 const { chromium } = require('playwright-core');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
-const TICK = 100; // clock ticks per second on Linux
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-precise-memory-info'];
 
 const a = { steps: 5, every: 5, dist: DEFAULT_DIST, table: null, hint: true };
 for (let i = 2; i < process.argv.length; i++) {
@@ -55,48 +56,6 @@ fs.mkdirSync(path.join(shadow, 'metadata'), { recursive: true });
 for (const n of fs.readdirSync(src)) if (!held.includes(n)) fs.linkSync(path.join(src, n), path.join(shadow, 'metadata', n));
 const snapshotsOf = (n) => JSON.parse(fs.readFileSync(path.join(src, n), 'utf8')).snapshots.length;
 
-function descendants() {
-  const t = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      t.set(Number(d), { ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / TICK, renderer: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=renderer') });
-    } catch {
-      // gone
-    }
-  }
-  const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, p] of t) if (!mine.has(pid) && mine.has(p.ppid)) { mine.add(pid); grew = true; }
-  }
-  mine.delete(process.pid);
-  return [...mine].map((pid) => ({ pid, ...t.get(pid) }));
-}
-const cpu = () => descendants().reduce((s, p) => s + p.cpu, 0);
-/** CPU seconds of every Chromium thread, summed by the thread's name (the page's main thread is
- * CrRendererMain, a Web Worker's DedicatedWorker thread; the browser process's threads are others). */
-function threads() {
-  const by = {};
-  for (const p of descendants()) {
-    let tids = [];
-    try { tids = fs.readdirSync(`/proc/${p.pid}/task`); } catch { continue; }
-    for (const tid of tids) {
-      try {
-        const stat = fs.readFileSync(`/proc/${p.pid}/task/${tid}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
-        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const key = `${p.renderer ? 'renderer' : 'other'}:${name}`;
-        by[key] = (by[key] ?? 0) + (Number(rest[11]) + Number(rest[12])) / TICK;
-      } catch {
-        // gone
-      }
-    }
-  }
-  return by;
-}
 const rendererRss = () => Math.max(0, ...descendants().filter((p) => p.renderer).map((p) => {
   try { return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'utf8'))[1]) / 1024; } catch { return 0; }
 }));
@@ -148,6 +107,16 @@ try {
     await page.locator('[data-testid="live-badge"]').waitFor({ timeout: 120000 });
   }
   out.rss_mib = { at_switch: Math.round(rendererRss()) };
+  // Where the renderer's memory is, per commit: its resident set, the JS heap V8 reports, and (a
+  // build with --features heap-stats) the wasm heap's live bytes and its linear memory, which
+  // never shrinks: the last such line the page logged.
+  let heapLine = null;
+  page.on('console', (m) => { if (m.text().startsWith('heap at icescope:live:look')) heapLine = m.text(); });
+  const memoryNow = async () => {
+    const js = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+    const wasm = heapLine && /live ([0-9.]+) MiB.*linear memory ([0-9.]+) MiB/.exec(heapLine);
+    return { rss: Math.round(rendererRss()), js_heap: js == null ? null : Math.round(js / 1048576), wasm_live: wasm ? +wasm[1] : null, wasm_linear: wasm ? +wasm[2] : null };
+  };
   const cdp = a.profile === undefined ? null : await page.context().newCDPSession(page);
   if (cdp) {
     await cdp.send('Profiler.enable');
@@ -210,7 +179,7 @@ try {
       const ms = (t) => (t === undefined ? null : Math.round(t - landed));
       return { asking: ms(asking), newer: ms(newer), advanced: ms(next('icescope:live:advanced')), looked: ms(next('icescope:live:looked')), published: ms(next('icescope:live:look')) };
     }, landed);
-    out.steps.push({ file: n, snapshots: want, to_count_s: +((counted - landed) / 1000).toFixed(2), to_chart_s: +((charted - landed) / 1000).toFixed(2), phases_ms: phases });
+    out.steps.push({ file: n, snapshots: want, to_count_s: +((counted - landed) / 1000).toFixed(2), to_chart_s: +((charted - landed) / 1000).toFixed(2), phases_ms: phases, memory_mib: await memoryNow() });
     process.stderr.write(`${n}: chart after ${((charted - landed) / 1000).toFixed(2)} s\n`);
   }
   await new Promise((r) => setTimeout(r, a.every * 1000));

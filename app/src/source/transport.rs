@@ -27,30 +27,37 @@ type Job = Box<dyn FnOnce() + Send>;
 #[derive(Clone)]
 pub struct Ureq {
     agent: ureq::Agent,
+    in_flight: usize,
     workers: Arc<OnceLock<mpsc::Sender<Job>>>,
 }
 
 impl Default for Ureq {
     fn default() -> Self {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .max_idle_connections_per_host(IN_FLIGHT)
-            .max_idle_connections(4 * IN_FLIGHT)
-            .build()
-            .into();
-        Ureq { agent, workers: Arc::new(OnceLock::new()) }
+        Ureq::with_in_flight(IN_FLIGHT)
     }
 }
 
 impl Ureq {
+    /// Up to `in_flight` requests at once, each on its own connection, kept for reuse.
+    pub fn with_in_flight(in_flight: usize) -> Self {
+        let in_flight = in_flight.max(1);
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .max_idle_connections_per_host(in_flight)
+            .max_idle_connections(4 * in_flight)
+            .build()
+            .into();
+        Ureq { agent, in_flight, workers: Arc::new(OnceLock::new()) }
+    }
+
     /// The threads, started at the first request; they end when the last clone is dropped.
     fn workers(&self) -> &mpsc::Sender<Job> {
         self.workers.get_or_init(|| {
             let (tx, rx) = mpsc::channel::<Job>();
             let rx = Arc::new(Mutex::new(rx));
-            for _ in 0..IN_FLIGHT {
+            for _ in 0..self.in_flight {
                 let rx = rx.clone();
                 let spawned = std::thread::Builder::new().stack_size(STACK_BYTES).spawn(move || loop {
                     let job = match rx.lock() {

@@ -17,6 +17,12 @@ use icescope::source::{Fetch, SourceError};
 
 use super::dist::{parse_range, Served};
 
+/// `icescope serve`'s reads for the page: the page decodes in its own workers, so the relay only
+/// waits on round trips, and six batches of `relay::MAX_BATCH` files are asked for at once. W1b
+/// through serve over 40 ms round trips (docs/benchmark.md), paired runs on one upload: 64 in flight
+/// 17.4, 19.4, 17.3, 20.9 s; 128 in flight 13.4, 15.0, 16.8, 17.8, 18.8 s (192: 13.4 s, no better).
+const RELAY_IN_FLIGHT: usize = 128;
+
 /// Tables opened in one run: each is a few kilobytes of settings; a page that opens without end
 /// is stopped here.
 const MAX_TABLES: usize = 10_000;
@@ -49,7 +55,7 @@ enum OpenTable {
 
 impl Relay {
     pub fn new(catalog: Option<CatalogOptions>, user_s3: Props) -> Relay {
-        Relay { catalog, user_s3, transport: Ureq::default(), session: Mutex::new(None), tables: Mutex::new(Vec::new()) }
+        Relay { catalog, user_s3, transport: Ureq::with_in_flight(RELAY_IN_FLIGHT), session: Mutex::new(None), tables: Mutex::new(Vec::new()) }
     }
 
     /// The answer to `/relay/<path>?query`, the token already checked.
