@@ -5,7 +5,8 @@
 //   node tests/bench/profile_pick.mjs [--dist dist] [--top 40] [--from-chosen] <table-folder>
 // --from-chosen starts sampling at the app's `icescope:files-chosen` mark; --inclusive icescope
 // also sums each matching function's time with its callees'. Names need a build that keeps them
-// (app/index.html: data-wasm-opt="0" data-keep-debug="true", trunk build --dist /tmp/distprof).
+// (app/index.html with data-wasm-opt="s" replaced by data-wasm-opt="0" data-keep-debug="true": wasm-opt
+// drops the names; trunk build --dist /tmp/distprof).
 import path from 'node:path';
 import { commandLine, launch, startServer, summarise } from './diag.mjs';
 

@@ -14,8 +14,8 @@ Per look that found a new file: the files and bytes it read (from the watch's ow
 event), the CPU the process used between two looks (utime + stime from /proc), and the time from
 the file landing to its commit event on stdout (a look waits up to one interval: the mean is about
 half of it plus the read). Idle looks: CPU each. Over the whole run: CPU as a share of one core,
-and the resident memory at the first look and at the end (no growth: a watched table's history is
-replaced, not kept twice).
+and the resident memory at the first look, at the end, at most and about once a minute (no growth:
+a watched table's history is replaced, not kept twice).
 """
 
 from __future__ import annotations
@@ -96,14 +96,17 @@ def main() -> int:
     rss_open = rss_mib(proc.pid)
     landed: dict[str, float] = {}
     cpu_marks = [(time.time(), cpu_s(proc.pid))]
+    rss_steps = [rss_open]
     for n in held:
         time.sleep(a.every)
         os.link(src / n, shadow / "metadata" / n)
         landed[n] = time.time()
         cpu_marks.append((time.time(), cpu_s(proc.pid)))
+        rss_steps.append(rss_mib(proc.pid))
     for _ in range(a.idle):
         time.sleep(a.every)
         cpu_marks.append((time.time(), cpu_s(proc.pid)))
+        rss_steps.append(rss_mib(proc.pid))
     # The last file's look.
     end = time.time() + 3 * a.every
     while time.time() < end and not any(e["event"] == "metadata" and e["metadata_file"].endswith(held[-1]) for _, e in lines):
@@ -139,7 +142,9 @@ def main() -> int:
         "cpu_per_interval_with_a_commit_s": {"median": round(statistics.median(busy), 3), "max": round(max(busy), 3)} if busy else None,
         "cpu_per_idle_interval_s": {"median": round(statistics.median(idle), 3), "max": round(max(idle), 3)} if idle else None,
         "cpu_share_of_one_core": round((cpu_end - cpu_marks[0][1]) / wall, 4),
-        "rss_mib": {"after_open": round(rss_open, 1), "end": round(rss_end, 1)},
+        "rss_mib": {"after_open": round(rss_open, 1), "end": round(rss_end, 1), "max": round(max(rss_steps), 1)},
+        # Resident memory about once a minute (each sample taken just before a file lands).
+        "rss_mib_by_minute": [round(r, 1) for r in rss_steps[:: max(1, round(60 / a.every))]],
     }
     print(json.dumps(out, indent=2))
     shutil.rmtree(shadow, ignore_errors=True)
