@@ -7,16 +7,25 @@ mod dist;
 mod guard;
 mod relay;
 
+use std::convert::Infallible;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Method, Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
 
 use super::args::Serve;
 use super::failure::Failure;
 
-/// Requests answered at once: the browser keeps six per origin in flight, the rest is headroom
-/// for the static files and a second tab.
-const THREADS: usize = 12;
+/// Answers made at once (tokio's blocking pool): the browser keeps six requests per origin in
+/// flight, the rest is headroom for a second tab. More wait their turn, none is dropped.
+const THREADS: usize = 16;
+/// A connection that has not sent a whole request head in this long is closed.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub fn serve(a: &Serve) -> Result<(), Failure> {
     let dist = dist_folder(a.dist.as_ref())?;
@@ -26,31 +35,91 @@ pub fn serve(a: &Serve) -> Result<(), Failure> {
         None => None,
     };
     let token = guard::new_token().map_err(Failure::Unreadable)?;
-    let server = tiny_http::Server::http(("127.0.0.1", a.port)).map_err(|e| Failure::Unreadable(format!("cannot listen on 127.0.0.1:{}: {e}", a.port)))?;
-    let port = server.server_addr().to_ip().map(|a| a.port()).ok_or_else(|| Failure::Unreadable("no TCP address to listen on".into()))?;
+    let cannot = |e: std::io::Error| Failure::Unreadable(format!("cannot listen on 127.0.0.1:{}: {e}", a.port));
+    let listener = std::net::TcpListener::bind(("127.0.0.1", a.port)).map_err(cannot)?;
+    listener.set_nonblocking(true).map_err(cannot)?;
+    let port = listener.local_addr().map_err(cannot)?.port();
     let state = Arc::new(State { dist, guard: guard::Guard::new(port, token.clone()), relay: relay::Relay::new(catalog, s3) });
     let what = match &a.catalog.catalog {
         Some(uri) => format!("the app, relaying to {uri}"),
         None => "the app (no --catalog: nothing to relay)".to_string(),
     };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(THREADS)
+        .build()
+        .map_err(|e| Failure::Unreadable(format!("cannot start the server's runtime: {e}")))?;
+    let listener = {
+        let _entered = runtime.enter();
+        tokio::net::TcpListener::from_std(listener).map_err(cannot)?
+    };
     let mut out = std::io::stdout();
     let _ = writeln!(out, "icescope serve: {what}\nopen http://127.0.0.1:{port}/#{}={token}", icescope::source::relay::FRAGMENT_KEY);
     let _ = out.flush();
-    let server = Arc::new(server);
-    let workers: Vec<_> = (0..THREADS)
-        .map(|_| {
-            let (server, state) = (server.clone(), state.clone());
-            std::thread::spawn(move || {
-                while let Ok(request) = server.recv() {
-                    state.answer(request);
-                }
-            })
-        })
-        .collect();
-    for w in workers {
-        let _ = w.join();
-    }
+    runtime.block_on(accept(listener, state));
     Ok(())
+}
+
+/// Each connection served on its own task, for as long as the browser keeps it.
+async fn accept(listener: tokio::net::TcpListener, state: Arc<State>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, or a connection reset before it was taken: wait a moment
+            // rather than spin, and go on.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(answer(state, request).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// The request's parts the answer needs, taken off the runtime's thread: reading a file or the
+/// relay's reads upstream block, so they run on the blocking pool.
+async fn answer(state: Arc<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+    let headers: Vec<(String, String)> = request.headers().iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
+    let is_get = request.method() == Method::GET;
+    let url = request.uri().path_and_query().map_or_else(|| request.uri().path().to_string(), |pq| pq.as_str().to_string());
+    let state2 = state.clone();
+    let (served, is_relay) = match tokio::task::spawn_blocking(move || state2.answer(is_get, &url, &headers)).await {
+        Ok(answered) => answered,
+        Err(_) => (dist::Served::text(500, "icescope serve failed to answer this request"), false),
+    };
+    respond(served, is_relay)
+}
+
+fn respond(served: dist::Served, is_relay: bool) -> Response<Full<Bytes>> {
+    let mut builder = Response::builder()
+        .status(served.status)
+        .header("Content-Type", served.content_type)
+        .header("Cache-Control", "no-store")
+        .header("X-Content-Type-Options", "nosniff")
+        .header("Referrer-Policy", "no-referrer");
+    if let Some(r) = served.content_range {
+        builder = builder.header("Content-Range", r);
+    }
+    if !is_relay {
+        builder = builder.header("Accept-Ranges", "bytes");
+    }
+    builder.body(Full::new(Bytes::from(served.body))).unwrap_or_else(|_| {
+        let mut fallback = Response::new(Full::new(Bytes::from_static(b"icescope serve could not write this answer")));
+        *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        fallback
+    })
 }
 
 /// `--dist`, else the checkout's `dist/` (where `trunk build --release` puts it). A folder rather
@@ -71,14 +140,14 @@ struct State {
 }
 
 impl State {
-    fn answer(&self, request: tiny_http::Request) {
-        let header = |name: &str| request.headers().iter().find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name)).map(|h| h.value.as_str().to_string());
-        let url = request.url().to_string();
-        let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    /// The answer to one request (its headers as text), and whether it was the relay's.
+    fn answer(&self, is_get: bool, url: &str, headers: &[(String, String)]) -> (dist::Served, bool) {
+        let header = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
         let is_relay = path.starts_with("/relay/");
         let served = if let Err(refused) = self.guard.check(is_relay, header) {
             dist::Served::text(403, refused.message())
-        } else if *request.method() != tiny_http::Method::Get {
+        } else if !is_get {
             dist::Served::text(405, "only GET")
         } else if is_relay {
             let range = header("Range");
@@ -86,24 +155,6 @@ impl State {
         } else {
             dist::serve(&self.dist, path, header("Range").as_deref())
         };
-        let mut response = tiny_http::Response::from_data(served.body).with_status_code(served.status);
-        let mut headers = vec![
-            ("Content-Type", served.content_type.to_string()),
-            ("Cache-Control", "no-store".to_string()),
-            ("X-Content-Type-Options", "nosniff".to_string()),
-            ("Referrer-Policy", "no-referrer".to_string()),
-        ];
-        if let Some(r) = served.content_range {
-            headers.push(("Content-Range", r));
-        }
-        if !is_relay {
-            headers.push(("Accept-Ranges", "bytes".to_string()));
-        }
-        for (k, v) in headers {
-            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-                response.add_header(h);
-            }
-        }
-        let _ = request.respond(response);
+        (served, is_relay)
     }
 }
