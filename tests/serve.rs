@@ -263,6 +263,71 @@ fn app_folder() -> PathBuf {
     dir
 }
 
+/// One GET on `s`, left open as a browser leaves it (keep-alive); the status, read by the
+/// response's Content-Length.
+fn get_kept(s: &mut TcpStream, port: u16) -> u16 {
+    s.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: keep-alive\r\n\r\n").as_bytes()).unwrap();
+    let mut r = BufReader::new(s.try_clone().unwrap());
+    let mut status_line = String::new();
+    r.read_line(&mut status_line).unwrap();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((_, v)) = line.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("content-length")) {
+            length = v.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    r.read_exact(&mut body).unwrap();
+    status_line.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// A browser keeps its connections open after a page loads; when the next page opens several new
+/// ones at once, each is answered. (tiny_http, used before, queued a new connection behind the
+/// idle ones: the app's page then never got its wasm.) The 20 s bound only ends a hang.
+#[test]
+fn serve_answers_new_connections_while_old_ones_stay_open() {
+    let dist = app_folder();
+    let serve = Serve::start(&[], &[], &dist);
+    let port = serve.port;
+    let mut kept: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            assert_eq!(get_kept(&mut s, port), 200);
+            s
+        })
+        .collect();
+    // One closed: the server has a thread or task free again, and the rest stay open.
+    drop(kept.pop());
+    std::thread::sleep(Duration::from_millis(300));
+    for round in 0..12 {
+        let burst: Vec<_> = (0..8)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+                    let status = get_kept(&mut s, port);
+                    (status, s)
+                })
+            })
+            .collect();
+        // Each burst's connections stay open, as the next page's would, while the next burst comes.
+        let answered: Vec<_> = burst.into_iter().map(|t| t.join().map_err(|_| "no answer within 20 s on a new connection")).collect();
+        let statuses: Vec<_> = answered.iter().map(|a| a.as_ref().map(|(status, _)| *status)).collect();
+        assert!(statuses.iter().all(|s| *s == Ok(200)), "round {round}: {statuses:?}\n{}", serve.stderr.lock().unwrap());
+        kept.extend(answered.into_iter().filter_map(Result::ok).map(|(_, s)| s));
+    }
+    // The connections kept from the first page are still served.
+    for s in &mut kept {
+        assert_eq!(get_kept(s, port), 200);
+    }
+}
+
 #[test]
 fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
     let catalogs = Catalogs::start();
