@@ -94,8 +94,7 @@ async fn answer(state: Arc<State>, request: Request<hyper::body::Incoming>) -> R
     let headers: Vec<(String, String)> = request.headers().iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
     let is_get = request.method() == Method::GET;
     let url = request.uri().path_and_query().map_or_else(|| request.uri().path().to_string(), |pq| pq.as_str().to_string());
-    let state2 = state.clone();
-    let (served, is_relay) = match tokio::task::spawn_blocking(move || state2.answer(is_get, &url, &headers)).await {
+    let (served, is_relay) = match tokio::task::spawn_blocking(move || state.answer(is_get, &url, &headers)).await {
         Ok(answered) => answered,
         Err(_) => (dist::Served::text(500, "icescope serve failed to answer this request"), false),
     };
