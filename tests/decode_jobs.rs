@@ -282,3 +282,109 @@ fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
         assert_eq!(h.disagreements(), inline.disagreements(), "{name}: disagreements");
     }
 }
+
+/// A folder handed to the decoder, as the browser hands a picked folder's `metadata/` to its
+/// workers: the loader asks for its lists and manifests by name (`Job::Read`), never for bytes.
+struct Handed<'a> {
+    folder: &'a LocalFolder,
+}
+
+impl icescope::source::Fetch for Handed<'_> {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, icescope::source::SourceError> {
+        panic!("{reference}: read by the loader, not the decoder holding its folder")
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        icescope::source::Fetch::size_hint(self.folder, reference)
+    }
+
+    fn in_folder(&self, reference: &str) -> Option<(u32, String)> {
+        let path = icescope::source::FileSet::resolve(self.folder, reference)?;
+        Some((3, path.strip_prefix("metadata/")?.to_string()))
+    }
+
+    fn listing(&self) -> Option<&icescope::source::PathIndex> {
+        icescope::source::Fetch::listing(self.folder)
+    }
+}
+
+/// The worker's side of `Read`s (read from disk here), through the transfer format; `missing`: a
+/// file its folder no longer holds.
+struct FolderWire {
+    dir: PathBuf,
+    missing: Option<String>,
+}
+
+impl Decoder for FolderWire {
+    async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
+        let bytes = to_wire(&Request { id: 9, checked: true, job }).unwrap();
+        let request = from_wire::<Request>(&bytes).unwrap();
+        let reply = match &request.job {
+            Job::Read { folder: 3, name, then } => {
+                assert!(then.byte_len() == 0, "{name}: the page sent bytes with a read");
+                let got = if self.missing.as_deref() == Some(name) {
+                    Err((true, String::new()))
+                } else {
+                    std::fs::read(self.dir.join("metadata").join(name)).map_err(|e| (false, e.to_string()))
+                };
+                icescope::decode::job::read_then(request, got)
+            }
+            other => panic!("{}: not a read of the handed folder", other.path()),
+        };
+        match from_wire::<Reply>(&to_wire(&reply).unwrap()).unwrap() {
+            Reply::Done { id: 9, result } => result,
+            other => panic!("unexpected reply {other:?}"),
+        }
+    }
+
+    fn reads_folders(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn every_fixture_read_by_the_decoder_from_its_folder_equals_the_inline_load() {
+    let dirs: Vec<PathBuf> =
+        std::fs::read_dir(repo().join("tests/fixtures")).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("metadata").is_dir()).collect();
+    assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
+    for dir in dirs {
+        let (folder, inline) = open(&dir);
+        let name = dir.display();
+        let dec = FolderWire { dir: dir.clone(), missing: None };
+        let path = newest_metadata(&folder).unwrap();
+        let handed = Handed { folder: &folder };
+        let mut loader = block_on(icescope::load::Loader::open_with(&handed, &dec, &path, false)).unwrap();
+        let metadata_bytes = std::fs::metadata(dir.join(&path)).unwrap().len();
+        assert_eq!(loader.history.metadata_sizes.last().map(|m| m.bytes), Some(metadata_bytes), "{name}: the metadata file's size, as the worker read it");
+        loader.history.plan(ReadMode::All);
+        block_on(loader.run(&handed, &dec, 8));
+        let h = &loader.history;
+        for i in 0..h.snapshots.len() {
+            assert_eq!(h.counts(i), inline.counts(i), "{name}: snapshot {i}'s counts");
+        }
+        if let Some(c) = h.current_index() {
+            let files = |h: &TableHistory| h.live_files(c).iter().map(|f| format!("{:?}", f)).collect::<Vec<_>>();
+            assert_eq!(files(h), files(&inline), "{name}: the current snapshot's files");
+        }
+        assert_eq!(h.gaps(), inline.gaps(), "{name}: gaps");
+    }
+}
+
+#[test]
+fn a_manifest_its_folder_no_longer_holds_is_a_gap_naming_it_as_a_missing_file_is() {
+    let dir = repo().join("tests/fixtures/taskmanager-kill");
+    let (folder, inline) = open(&dir);
+    let c = inline.current_index().unwrap();
+    let list = inline.snapshots[c].snapshot.manifest_list.clone().unwrap();
+    let lists = icescope::decode::ManifestList::from_bytes(&list, &icescope::source::FileSet::read_reference(&folder, &list).unwrap().1).unwrap();
+    let gone = lists.manifests[0].manifest_path.clone();
+    let gone_name = gone.rsplit('/').next().unwrap().to_string();
+    let dec = FolderWire { dir: dir.clone(), missing: Some(gone_name.clone()) };
+    let handed = Handed { folder: &folder };
+    let mut loader = block_on(icescope::load::Loader::open_with(&handed, &dec, &newest_metadata(&folder).unwrap(), false)).unwrap();
+    loader.history.plan(ReadMode::All);
+    block_on(loader.run(&handed, &dec, 8));
+    let gaps = format!("{:?}", loader.history.gaps());
+    assert!(gaps.contains(&gone_name), "the missing manifest is named among the gaps: {gaps}");
+    assert_ne!(loader.history.gaps(), inline.gaps(), "the gap is the missing file's");
+}

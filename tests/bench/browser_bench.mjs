@@ -29,6 +29,10 @@
 // its result and the longest main-thread task meanwhile are reported (action_s,
 // action_longest_task_s): the Parquet decoding runs in the decoder worker, not on the page.
 //
+// --picker disk: as --picker handle, with the handle on the folder where it is on disk (what a
+// person's pick gives), had by dropping the folder on the page through CDP (diskHandle): nothing
+// is copied, and the times are from just before the click as well.
+//
 // --picker handle: the folder is opened through "Choose folder…" as a File System Access handle
 // (the app's path where showDirectoryPicker exists) instead of the folder input. The dialog cannot
 // be driven, so before the clock starts the table's metadata/ (only: the app never lists data/ to
@@ -248,6 +252,38 @@ async function copyToOpfs(page, table) {
   return copied;
 }
 
+/** A handle on the table's folder where it is on disk, as showDirectoryPicker gives one, with
+ * nothing copied: the folder is dropped on the page through CDP (Input.dispatchDragEvent with its
+ * path), the drop caught before the app sees it and its item's getAsFileSystemHandle() kept, and
+ * the picker then answers that handle. */
+async function diskHandle(page, table) {
+  await page.evaluate(() => {
+    window.__benchDrop = new Promise((resolve) => {
+      const stop = (e) => { e.preventDefault(); e.stopImmediatePropagation(); };
+      const drop = (e) => {
+        stop(e);
+        window.removeEventListener('dragenter', stop, true);
+        window.removeEventListener('dragover', stop, true);
+        window.removeEventListener('drop', drop, true);
+        resolve(e.dataTransfer.items[0]?.getAsFileSystemHandle() ?? null);
+      };
+      window.addEventListener('dragenter', stop, true);
+      window.addEventListener('dragover', stop, true);
+      window.addEventListener('drop', drop, true);
+    });
+  });
+  const cdp = await page.context().newCDPSession(page);
+  const data = { items: [], files: [path.resolve(table)], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: 20, y: 20, data });
+  await cdp.detach();
+  const name = await page.evaluate(async () => {
+    const h = await window.__benchDrop;
+    window.showDirectoryPicker = async () => h;
+    return h?.kind === 'directory' ? h.name : null;
+  });
+  if (name !== path.basename(table)) throw new Error(`the dropped folder came as ${name}, not ${path.basename(table)}`);
+}
+
 async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf = undefined) {
   // The handle's files live in the origin-private file system: an off-the-record context (what
   // newContext makes) keeps it in memory under a small quota, a profile on disk does not.
@@ -270,6 +306,7 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf
     await page.goto(url, { waitUntil: 'load', timeout: 60000 });
     await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
     const copied = picker === 'handle' ? await copyToOpfs(page, table) : null;
+    if (picker === 'disk') await diskHandle(page, table);
     const sampler = memorySampler();
     const threads0 = threads();
     const cdp = profileOf === undefined ? null : await page.context().newCDPSession(page);
@@ -280,7 +317,7 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf
     }
     const before = await page.evaluate(() => performance.now());
     const tNode = Date.now();
-    if (picker === 'handle') await page.locator(`label:has(${SEL.folderInput})`).click({ timeout: timeoutMs });
+    if (picker === 'handle' || picker === 'disk') await page.locator(`label:has(${SEL.folderInput})`).click({ timeout: timeoutMs });
     else await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
     const setInputMs = Date.now() - tNode;
     let marks = { chosen: null, metadata: null, first: null, all: null };

@@ -52,6 +52,13 @@ test(`${NAME}: a folder handle lists metadata/ only to open, and reports what th
             return inner.apply(this, a);
           };
         }
+        // Files whose contents or size the page itself takes (the decoder workers are not patched).
+        window.__got = [];
+        const getFile = FileSystemFileHandle.prototype.getFile;
+        FileSystemFileHandle.prototype.getFile = function (...a) {
+          window.__got.push({ name: this.name, at: performance.now() });
+          return getFile.apply(this, a);
+        };
       });
       await openGallery(page, target.url);
       // The folder input first: the reference.
@@ -61,7 +68,7 @@ test(`${NAME}: a folder handle lists metadata/ only to open, and reports what th
       await page.locator(sel.back).click();
 
       await copyToOpfs(page, DIR, NAME);
-      await page.evaluate(() => { window.__listed = []; });
+      await page.evaluate(() => { window.__listed = []; window.__got = []; });
       await pickerAnswers(page, NAME);
       await chooseFolder(page);
       await waitReady(page, errors);
@@ -69,12 +76,19 @@ test(`${NAME}: a folder handle lists metadata/ only to open, and reports what th
       assert.deepEqual(viaHandle, viaInput, 'the same report as the folder input');
       assert.equal(viaHandle.snapshots, String(facts.final_table.snapshots.length), 'snapshots, as Spark listed them');
 
-      const { listed, census } = await page.evaluate(() => ({
+      const { listed, got, census } = await page.evaluate(() => ({
         listed: window.__listed,
+        got: window.__got,
         census: performance.getEntriesByName('icescope:phase:census').at(-1)?.startTime,
       }));
       const before = listed.filter((l) => census === undefined || l.at < census).map((l) => l.name);
       assert.deepEqual(before, [NAME, 'metadata'], 'to open and read the table: the folder itself and metadata/, nothing else');
+      // The lists and the manifests are read by the decoder workers, which are handed
+      // metadata/'s handle: the page takes none of them (it takes the metadata files' heads, to
+      // pick the newest by content, and the metadata log's sizes).
+      const onPage = got.filter((g) => census === undefined || g.at < census).map((g) => g.name);
+      assert.deepEqual(onPage.filter((n) => n.endsWith('.avro')), [], 'no manifest list or manifest read on the page');
+      assert.ok(onPage.some((n) => n.endsWith('.metadata.json')), 'the patch sees what the page reads');
       // Every snapshot's files were read (a small table): only then is the folder listed whole,
       // for the orphan census, as the folder input's census waits for them.
       assert.ok(census !== undefined, 'the census ran');

@@ -68,6 +68,13 @@ pub enum Job {
         inherited: Option<i64>,
         keep_at_most: usize,
     },
+    /// `then` with the bytes of file `name` in folder `folder`, read by the worker that holds the
+    /// folder's handle (a folder picked in the browser): the page never carries those bytes.
+    Read {
+        folder: u32,
+        name: String,
+        then: Box<Job>,
+    },
 }
 
 impl Job {
@@ -81,6 +88,30 @@ impl Job {
             | Job::ManifestList { path, .. }
             | Job::Manifest { path, .. } => path,
             Job::Columns(c) => &c.path,
+            Job::Read { then, .. } => then.path(),
+        }
+    }
+
+    /// The job a `Read` leads to; any other job itself.
+    pub fn inner(&self) -> &Job {
+        match self {
+            Job::Read { then, .. } => then.inner(),
+            other => other,
+        }
+    }
+
+    /// The job with `bytes` as the file it decodes (the file a `Read` names, once read). Jobs of
+    /// several files (`Columns`) are left as they are.
+    pub fn with_bytes(self, bytes: Vec<u8>) -> Job {
+        match self {
+            Job::ParquetFooter { path, object_size, wanted, .. } => Job::ParquetFooter { path, bytes, object_size, wanted },
+            Job::PuffinFooter { path, span, .. } => Job::PuffinFooter { path, span, bytes },
+            Job::DeletionVector { path, .. } => Job::DeletionVector { path, bytes },
+            Job::TableMetadata { path, .. } => Job::TableMetadata { path, bytes },
+            Job::ManifestList { path, .. } => Job::ManifestList { path, bytes },
+            Job::Manifest { path, inherited, keep_at_most, .. } => Job::Manifest { path, bytes, inherited, keep_at_most },
+            Job::Read { folder, name, then } => Job::Read { folder, name, then: Box::new(then.with_bytes(bytes)) },
+            c @ Job::Columns(_) => c,
         }
     }
 
@@ -94,6 +125,7 @@ impl Job {
             | Job::ManifestList { bytes, .. }
             | Job::Manifest { bytes, .. } => bytes.len(),
             Job::Columns(c) => c.footer.len() + c.ranges.iter().map(|(_, b)| b.len()).sum::<usize>(),
+            Job::Read { then, .. } => then.byte_len(),
         }
     }
 }
@@ -207,6 +239,16 @@ pub enum Decoded {
     Metadata(Box<TableMetadata>),
     List(Vec<ManifestFile>),
     Manifest(Box<DigestedManifest>),
+    /// A `Read`'s file, `bytes` long, and what it decoded to.
+    Read {
+        bytes: u64,
+        decoded: Result<Box<Decoded>, DecodeError>,
+    },
+    /// A `Read`'s file could not be read: missing from its folder, or not readable (`message`).
+    Unread {
+        missing: bool,
+        message: String,
+    },
 }
 
 /// Runs one job.
@@ -231,6 +273,8 @@ pub fn run(job: Job) -> Result<Decoded, DecodeError> {
         Job::TableMetadata { path, bytes } => TableMetadata::from_bytes(&path, &bytes).map(|m| Decoded::Metadata(Box::new(m))),
         Job::ManifestList { path, bytes } => ManifestList::from_bytes(&path, &bytes).map(|l| Decoded::List(l.manifests)),
         Job::Manifest { path, bytes, inherited, keep_at_most } => Ok(Decoded::Manifest(Box::new(digest_manifest(&path, &bytes, inherited, keep_at_most)))),
+        // Only the worker holding the folder reads it (`read_then`); nothing else has its handle.
+        Job::Read { then, .. } => Err(DecodeError::new(then.path(), "", "its folder is read only by the decoder worker it was handed to".to_string())),
     }
 }
 
@@ -328,12 +372,35 @@ pub fn from_wire<'a, T: Deserialize<'a>>(b: &'a [u8]) -> Result<T, String> {
 /// The worker's side: a request's bytes in, the reply's bytes out.
 pub fn serve(request: &[u8]) -> Vec<u8> {
     let reply = match from_wire::<Request>(request) {
-        Ok(r) => {
-            let id = r.id;
-            let result = if r.checked { run(r.job) } else { super::without_checks(|| run(r.job)) };
-            Reply::Done { id, result }
-        }
+        Ok(r) => answer(r),
         Err(e) => Reply::Done { id: u64::MAX, result: Err(DecodeError::new("", "", e)) },
     };
     to_wire(&reply).unwrap_or_default()
+}
+
+/// Runs a request's job (a `Read`'s once its file is read: `read_then`).
+pub fn answer(r: Request) -> Reply {
+    Reply::Done { id: r.id, result: run_as(r.checked, r.job) }
+}
+
+fn run_as(checked: bool, job: Job) -> Result<Decoded, DecodeError> {
+    if checked {
+        run(job)
+    } else {
+        super::without_checks(|| run(job))
+    }
+}
+
+/// A `Read` request's reply, given what reading its file gave: the bytes, or (missing, why not).
+pub fn read_then(r: Request, read: Result<Vec<u8>, (bool, String)>) -> Reply {
+    let Request { id, checked, job } = r;
+    let Job::Read { then, .. } = job else { return answer(Request { id, checked, job }) };
+    let result = match read {
+        Ok(bytes) => {
+            let len = bytes.len() as u64;
+            Ok(Decoded::Read { bytes: len, decoded: run_as(checked, then.with_bytes(bytes)).map(Box::new) })
+        }
+        Err((missing, message)) => Ok(Decoded::Unread { missing, message }),
+    };
+    Reply::Done { id, result }
 }

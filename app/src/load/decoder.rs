@@ -10,6 +10,11 @@ use crate::decode::DecodeError;
 /// Runs decode jobs. An error names the file (and the field, where the decoder got that far).
 pub trait Decoder {
     fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>>;
+    /// Reads a source's folder itself (`Job::Read`, `Fetch::in_folder`): the browser's workers,
+    /// handed a picked folder's handle.
+    fn reads_folders(&self) -> bool {
+        false
+    }
 }
 
 /// Decodes on the calling thread, at once.
@@ -25,6 +30,10 @@ impl Decoder for Inline {
 impl<D: Decoder> Decoder for &D {
     fn decode(&self, job: Job) -> impl Future<Output = Result<Decoded, DecodeError>> {
         (**self).decode(job)
+    }
+
+    fn reads_folders(&self) -> bool {
+        (**self).reads_folders()
     }
 }
 

@@ -152,22 +152,43 @@ enum What {
 /// Decodes a list or a manifest that has arrived, with the loader's decoder.
 async fn decode_arrival<D: Decoder>(dec: &D, need: &Need, ask: ManifestAsk, bytes: Vec<u8>) -> Arrived {
     let len = bytes.len() as u64;
-    let what = match need {
-        Need::ManifestList { path } => What::List(match dec.decode(Job::ManifestList { path: path.clone(), bytes }).await {
+    Arrived { bytes: len, what: what_of(need, dec.decode(job_of(need, ask, bytes)).await) }
+}
+
+/// Has the decoder read a list or a manifest from the folder it holds (`Fetch::in_folder`) and
+/// decode it. A file it cannot read is the source's error, as `fetch`'s would be.
+async fn read_arrival<D: Decoder>(dec: &D, need: &Need, ask: ManifestAsk, (folder, name): (u32, String), reference: &str) -> Result<Arrived, SourceError> {
+    let job = Job::Read { folder, name, then: Box::new(job_of(need, ask, Vec::new())) };
+    match dec.decode(job).await {
+        Ok(Decoded::Read { bytes, decoded }) => Ok(Arrived { bytes, what: what_of(need, decoded.map(|d| *d)) }),
+        Ok(Decoded::Unread { missing: true, .. }) => Err(SourceError::NotFound { reference: reference.to_string() }),
+        Ok(Decoded::Unread { message, .. }) => Err(SourceError::Io { path: reference.to_string(), message }),
+        // The decoder stopped on it (or answered with something else): an error naming the file.
+        other => Ok(Arrived { bytes: 0, what: what_of(need, other) }),
+    }
+}
+
+fn job_of(need: &Need, ask: ManifestAsk, bytes: Vec<u8>) -> Job {
+    match need {
+        Need::ManifestList { path } => Job::ManifestList { path: path.clone(), bytes },
+        Need::Manifest { path, .. } => Job::Manifest { path: path.clone(), bytes, inherited: ask.inherited, keep_at_most: ask.keep_at_most },
+    }
+}
+
+/// What a list's or a manifest's decode came to.
+fn what_of(need: &Need, decoded: Result<Decoded, DecodeError>) -> What {
+    match need {
+        Need::ManifestList { path } => What::List(match decoded {
             Ok(Decoded::List(l)) => Ok(l),
             Ok(_) => Err(DecodeError::new(path, "", decoder::unexpected(path, "a manifest list"))),
             Err(e) => Err(e),
         }),
-        Need::Manifest { path, .. } => {
-            let job = Job::Manifest { path: path.clone(), bytes, inherited: ask.inherited, keep_at_most: ask.keep_at_most };
-            What::Manifest(match dec.decode(job).await {
-                Ok(Decoded::Manifest(m)) => Ok(*m),
-                Ok(_) => Err(DecodeError::new(path, "", decoder::unexpected(path, "a manifest"))),
-                Err(e) => Err(e),
-            })
-        }
-    };
-    Arrived { bytes: len, what }
+        Need::Manifest { path, .. } => What::Manifest(match decoded {
+            Ok(Decoded::Manifest(m)) => Ok(*m),
+            Ok(_) => Err(DecodeError::new(path, "", decoder::unexpected(path, "a manifest"))),
+            Err(e) => Err(e),
+        }),
+    }
 }
 
 /// Older metadata files tried after the newest fails to read: each is read whole, and a folder
@@ -197,11 +218,23 @@ impl Loader {
     }
 
     /// As `open`, decoding with `dec` (the browser's decoder worker): the file is read whole and
-    /// its bytes handed over; the page only receives the decoded metadata.
+    /// its bytes handed over, or read by the decoder where it holds the folder; the page only
+    /// receives the decoded metadata.
     pub async fn open_with<F: Fetch, D: Decoder>(files: &F, dec: &D, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
-        let bytes = files.fetch(metadata_path).await?;
-        let size = bytes.len() as u64;
-        match dec.decode(Job::TableMetadata { path: metadata_path.to_string(), bytes }).await? {
+        let job = |bytes| Job::TableMetadata { path: metadata_path.to_string(), bytes };
+        let (size, decoded) = match files.in_folder(metadata_path).filter(|_| dec.reads_folders()) {
+            Some((folder, name)) => match dec.decode(Job::Read { folder, name, then: Box::new(job(Vec::new())) }).await? {
+                Decoded::Read { bytes, decoded } => (bytes, *decoded?),
+                Decoded::Unread { missing: true, .. } => return Err(SourceError::NotFound { reference: metadata_path.to_string() }.into()),
+                Decoded::Unread { message, .. } => return Err(SourceError::Io { path: metadata_path.to_string(), message }.into()),
+                other => (0, other),
+            },
+            None => {
+                let bytes = files.fetch(metadata_path).await?;
+                (bytes.len() as u64, dec.decode(job(bytes)).await?)
+            }
+        };
+        match decoded {
             Decoded::Metadata(m) => Ok(Loader::opened(files, metadata_path, *m, size, record_paths)),
             _ => Err(LoadError::Decode(DecodeError::new(metadata_path, "", decoder::unexpected(metadata_path, "table metadata")))),
         }

@@ -79,10 +79,15 @@ impl<'f, F: Fetch, D: Decoder> Pump<'f, F, D> {
                 Need::ManifestList { .. } => Default::default(),
             };
             let (files, dec) = (self.files, self.dec);
+            // A folder the decoder holds is read there: the bytes never pass through here.
+            let folder = if dec.reads_folders() { files.in_folder(&path) } else { None };
             self.inflight.push(Box::pin(async move {
-                let decoded = match files.fetch(&path).await {
-                    Ok(bytes) => Ok(super::decode_arrival(dec, &need, ask, bytes).await),
-                    Err(e) => Err(e),
+                let decoded = match folder {
+                    Some(at) => super::read_arrival(dec, &need, ask, at, &path).await,
+                    None => match files.fetch(&path).await {
+                        Ok(bytes) => Ok(super::decode_arrival(dec, &need, ask, bytes).await),
+                        Err(e) => Err(e),
+                    },
                 };
                 Arrival { need, ask, decoded }
             }));

@@ -29,6 +29,12 @@ pub trait Fetch {
     async fn fetch_reader(&self, _reference: &str) -> Result<Option<(u64, Box<dyn std::io::Read>)>, SourceError> {
         Ok(None)
     }
+    /// (folder, name) where a decoder that reads folders (`Decoder::reads_folders`) can read the
+    /// file itself: a picked folder's handle, handed to the browser's decoder workers. None: the
+    /// bytes are read here and handed over.
+    fn in_folder(&self, _reference: &str) -> Option<(u32, String)> {
+        None
+    }
     /// Its size before reading it, where the source knows it.
     fn size_hint(&self, reference: &str) -> Option<u64>;
     /// The files this source can list (a folder, dropped files, an example's index).

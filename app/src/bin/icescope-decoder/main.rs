@@ -5,19 +5,16 @@
 //! (`view::app::decoder`). Natively there is nothing to run.
 
 #[cfg(target_arch = "wasm32")]
+mod queue;
+
+#[cfg(target_arch = "wasm32")]
 fn main() {
-    use icescope::decode::job::{serve, to_wire, Reply};
-    use js_sys::{Array, Uint8Array};
+    use icescope::decode::job::{to_wire, Reply};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let post = |scope: &DedicatedWorkerGlobalScope, bytes: &[u8]| {
-        let out = Uint8Array::from(bytes);
-        let _ = scope.post_message_with_transfer(&out, &Array::of1(&out.buffer()));
-    };
-    let on_panic = scope.clone();
     std::panic::set_hook(Box::new(move |info| {
         let message = match icescope::decode::decoding_file() {
             Some(file) => format!("{info} (decoding {file})"),
@@ -25,14 +22,10 @@ fn main() {
         };
         web_sys::console::error_1(&format!("icescope decoder worker: {message}").into());
         if let Ok(bytes) = to_wire(&Reply::Panicked { message }) {
-            post(&on_panic, &bytes);
+            queue::post(&bytes);
         }
     }));
-    let on_message = scope.clone();
-    let handler = Closure::<dyn Fn(MessageEvent)>::new(move |ev: MessageEvent| {
-        let request = Uint8Array::new(&ev.data()).to_vec();
-        post(&on_message, &serve(&request));
-    });
+    let handler = Closure::<dyn Fn(MessageEvent)>::new(move |ev: MessageEvent| queue::received(ev.data()));
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
     // Messages sent before the wasm is running would be dropped: the page waits for this one.

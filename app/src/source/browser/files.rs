@@ -259,6 +259,13 @@ impl Fetch for TableFiles {
         }
     }
 
+    fn in_folder(&self, reference: &str) -> Option<(u32, String)> {
+        match self {
+            TableFiles::Handle(f) => f.in_folder(reference),
+            _ => None,
+        }
+    }
+
     fn listing(&self) -> Option<&PathIndex> {
         match self {
             TableFiles::Picked(f) => f.listing(),

@@ -3,7 +3,7 @@
 //! it. `data/` is touched by the data-file features (footers, duplicates) and, once every
 //! snapshot's files are known, by the orphan census; the folder input lists everything first.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 
 use wasm_bindgen::{JsCast, JsValue};
@@ -28,6 +28,33 @@ const MAX_HINT_BYTES: f64 = 32.0;
 /// Versions after the hinted one looked for by name before listing `metadata/` is cheaper.
 const MAX_PROBES: usize = 256;
 
+/// Folders handed to the decoder workers are kept here, the last few opened: a job names its
+/// folder by number, and the page posts the handle to a worker before its first such job.
+const HANDED_KEPT: usize = 8;
+
+thread_local! {
+    static HANDED: RefCell<Vec<(u32, FileSystemDirectoryHandle)>> = const { RefCell::new(Vec::new()) };
+    static NEXT_HANDED: Cell<u32> = const { Cell::new(1) };
+}
+
+/// Keeps `dir` for the decoder workers, under a new number.
+fn hand(dir: &FileSystemDirectoryHandle) -> u32 {
+    let id = NEXT_HANDED.with(|n| n.replace(n.get().wrapping_add(1)));
+    HANDED.with(|h| {
+        let mut h = h.borrow_mut();
+        if h.len() >= HANDED_KEPT {
+            h.remove(0);
+        }
+        h.push((id, dir.clone()));
+    });
+    id
+}
+
+/// The folder handed out as `id`, while it is among the last `HANDED_KEPT`.
+pub fn handed(id: u32) -> Option<FileSystemDirectoryHandle> {
+    HANDED.with(|h| h.borrow().iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()))
+}
+
 pub struct HandleFiles {
     root: FileSystemDirectoryHandle,
     root_name: String,
@@ -39,6 +66,8 @@ pub struct HandleFiles {
     /// `metadata/`'s files, as `<root>/metadata/<name>` (the folder input's paths), once listed.
     index: OnceCell<PathIndex>,
     metadata: FileSystemDirectoryHandle,
+    /// `metadata/` as handed to the decoder workers (`handed`).
+    metadata_id: u32,
     /// Folders already opened, by their path under the root.
     folders: RefCell<HashMap<String, FileSystemDirectoryHandle>>,
     /// Sizes of the files read or asked for (`prepare_sizes`): a handle has no size until its
@@ -106,6 +135,7 @@ impl HandleFiles {
             children,
             beside,
             index: OnceCell::new(),
+            metadata_id: hand(&metadata),
             metadata,
             folders,
             sizes: RefCell::default(),
@@ -269,6 +299,19 @@ impl HandleFiles {
     }
 }
 
+/// File `name` of a folder handed to this decoder worker, read whole within the bound every
+/// source keeps (`path`: how the page shows it). Err((missing, why not)).
+pub async fn read_handed(dir: &FileSystemDirectoryHandle, name: &str, path: &str) -> Result<Vec<u8>, (bool, String)> {
+    let why = |e: SourceError| match e {
+        SourceError::NotFound { .. } => (true, String::new()),
+        SourceError::Io { message, .. } => (false, message),
+        other => (false, other.to_string()),
+    };
+    let handle: FileSystemFileHandle = JsFuture::from(dir.get_file_handle(name)).await.map_err(|_| (true, String::new()))?.unchecked_into();
+    let file: File = JsFuture::from(handle.get_file()).await.map_err(|e| why(io(path)(e)))?.unchecked_into();
+    picked_read::whole(path, &file).await.map_err(why)
+}
+
 /// The name of version `v`'s metadata file in `dir`, in the order Iceberg looks for it.
 async fn version_file(dir: &FileSystemDirectoryHandle, v: u64) -> Option<String> {
     for name in [format!("v{v}.metadata.json"), format!("v{v}.gz.metadata.json"), format!("v{v}.metadata.json.gz")] {
@@ -327,6 +370,20 @@ impl Fetch for HandleFiles {
 
     fn size_hint(&self, reference: &str) -> Option<u64> {
         self.sizes.borrow().get(reference).copied()
+    }
+
+    /// A file listed in `metadata/` (its lists and manifests): the workers read those by name,
+    /// so the page's thread never carries a day's 17,280 manifests (`handle_floor.mjs`).
+    /// As `file` finds it: by the listing once `metadata/` is listed, else by its place.
+    fn in_folder(&self, reference: &str) -> Option<(u32, String)> {
+        let name = match self.index.get().and_then(|x| x.resolve_at(reference).map(|i| (x, i))) {
+            Some((x, i)) => x.path(i).strip_prefix(&self.root_name)?.strip_prefix('/')?.strip_prefix(METADATA)?.strip_prefix('/')?.to_string(),
+            None => match self.place(reference)?.as_slice() {
+                [METADATA, name] => name.to_string(),
+                _ => return None,
+            },
+        };
+        (!name.is_empty() && !name.contains('/')).then_some((self.metadata_id, name))
     }
 
     /// Once `list` has run: opened by `version-hint.text`, the table is read before it.

@@ -61,6 +61,8 @@ struct Posted {
     path: String,
     ms: u32,
     metadata: bool,
+    /// The folder a `Job::Read` reads from: handed to the worker before the job.
+    folder: Option<u32>,
     answer: oneshot::Sender<Result<Decoded, DecodeError>>,
 }
 
@@ -71,6 +73,8 @@ struct Posted {
 struct Live {
     worker: Worker,
     posted: VecDeque<Posted>,
+    /// The folders handed to this worker.
+    folders: Vec<u32>,
     timer: Option<i32>,
     handlers: Handlers,
 }
@@ -162,7 +166,7 @@ async fn start(slot: usize) -> Result<Live, String> {
     let timeout = Closure::<dyn FnMut()>::new(move || stopped_on_oldest(slot, |p| format!("no answer within {} s", p.ms / 1000)));
     w.set_onmessage(Some(message.as_ref().unchecked_ref()));
     w.set_onerror(Some(error.as_ref().unchecked_ref()));
-    Ok(Live { worker: w, posted: VecDeque::new(), timer: None, handlers: Handlers { _message: message, _error: error, timeout } })
+    Ok(Live { worker: w, posted: VecDeque::new(), folders: Vec::new(), timer: None, handlers: Handlers { _message: message, _error: error, timeout } })
 }
 
 fn is_running(slot: usize) -> bool {
@@ -191,6 +195,9 @@ async fn running(slot: usize) -> Result<(), String> {
 /// Posts a job to the running worker (its bytes copied and transferred); its allowance starts if
 /// it is the oldest.
 fn post(live: &mut Live, job: Posted) {
+    if let Some(id) = job.folder.filter(|id| !live.folders.contains(id)) {
+        hand(live, id);
+    }
     let message = Uint8Array::from(&job.wire[..]);
     let posted = live.worker.post_message_with_transfer(&message, &Array::of1(&message.buffer()));
     if posted.is_err() {
@@ -200,6 +207,17 @@ fn post(live: &mut Live, job: Posted) {
     live.posted.push_back(job);
     if live.posted.len() == 1 {
         arm(live);
+    }
+}
+
+/// Hands folder `id` to the worker (posted before the jobs that read it; a folder no longer kept
+/// is not, and the worker answers its jobs that it was not handed).
+fn hand(live: &mut Live, id: u32) {
+    let Some(handle) = crate::source::browser::handle::handed(id) else { return };
+    let message = js_sys::Object::new();
+    let set = js_sys::Reflect::set(&message, &"folder".into(), &JsValue::from_f64(f64::from(id))).and_then(|_| js_sys::Reflect::set(&message, &"handle".into(), &handle));
+    if set.is_ok() && live.worker.post_message(&message).is_ok() {
+        live.folders.push(id);
     }
 }
 
@@ -292,7 +310,8 @@ impl Decoder for WorkerDecoder {
     async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
         let path = job.path().to_string();
         let ms = allowance_ms(job.byte_len());
-        let metadata = matches!(job, Job::TableMetadata { .. });
+        let metadata = matches!(job.inner(), Job::TableMetadata { .. });
+        let folder = if let Job::Read { folder, .. } = &job { Some(*folder) } else { None };
         let err = |m: String| DecodeError::new(&path, "", m);
         let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
         let wire = to_wire(&Request { id, checked: checked(), job }).map_err(err)?;
@@ -302,11 +321,15 @@ impl Decoder for WorkerDecoder {
         if metadata {
             super::marks::mark("icescope:phase:metadata-posted");
         }
-        let job = Posted { id, wire, path: path.clone(), ms, metadata, answer };
+        let job = Posted { id, wire, path: path.clone(), ms, metadata, folder, answer };
         // None: the slot's worker stopped meanwhile (the job, unposted, is dropped with it).
         if with_live(slot, move |live| post(live, job)).is_none() {
             return Err(err("the decoder worker stopped before the job was posted".into()));
         }
         answered.await.unwrap_or_else(|_| Err(err("the decoder worker ended without answering".into())))
+    }
+
+    fn reads_folders(&self) -> bool {
+        true
     }
 }
