@@ -70,11 +70,7 @@ pub enum Job {
     },
     /// `then` with the bytes of file `name` in folder `folder`, read by the worker that holds the
     /// folder's handle (a folder picked in the browser): the page never carries those bytes.
-    Read {
-        folder: u32,
-        name: String,
-        then: Box<Job>,
-    },
+    Read { folder: u32, name: String, then: Box<Job> },
 }
 
 impl Job {

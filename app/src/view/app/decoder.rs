@@ -215,7 +215,8 @@ fn post(live: &mut Live, job: Posted) {
 fn hand(live: &mut Live, id: u32) {
     let Some(handle) = crate::source::browser::handle::handed(id) else { return };
     let message = js_sys::Object::new();
-    let set = js_sys::Reflect::set(&message, &"folder".into(), &JsValue::from_f64(f64::from(id))).and_then(|_| js_sys::Reflect::set(&message, &"handle".into(), &handle));
+    let set = js_sys::Reflect::set(&message, &"folder".into(), &JsValue::from_f64(f64::from(id)))
+        .and_then(|_| js_sys::Reflect::set(&message, &"handle".into(), &handle));
     if set.is_ok() && live.worker.post_message(&message).is_ok() {
         live.folders.push(id);
     }
