@@ -29,6 +29,11 @@
 // its result and the longest main-thread task meanwhile are reported (action_s,
 // action_longest_task_s): the Parquet decoding runs in the decoder worker, not on the page.
 //
+// --picker drop: the folder dropped on the app from disk as a person's drag does (Chromium's own
+// drag through CDP, tests/e2e/lib/harness.mjs dropFromDisk): Chromium hands the app the folder's
+// handle with the drop. Times from just before the drop. --picker drop-walk: the same drop with
+// getAsFileSystemHandle taken away, so the app walks the folder's entries whole (its fallback).
+//
 // --picker disk: as --picker handle, with the handle on the folder where it is on disk (what a
 // person's pick gives), had by dropping the folder on the page through CDP (diskHandle): nothing
 // is copied, and the times are from just before the click as well.
@@ -53,6 +58,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../e2e/serve.mjs';
+import { dropFromDisk } from '../e2e/lib/harness.mjs';
 import { threads, threadsSince } from './proc_cpu.mjs';
 import { summarise } from './diag.mjs';
 
@@ -303,6 +309,9 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf
       window.__longtasks = [];
       new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longtasks.push([e.startTime, e.duration]))).observe({ type: 'longtask', buffered: true });
     });
+    // The drop as a browser without DataTransferItem.getAsFileSystemHandle has it: the folder's
+    // entries walked whole (the app's fallback, and its only way before handles).
+    if (picker === 'drop-walk') await page.addInitScript(() => { delete DataTransferItem.prototype.getAsFileSystemHandle; });
     await page.goto(url, { waitUntil: 'load', timeout: 60000 });
     await page.locator(SEL.gallery).waitFor({ state: 'visible', timeout: 60000 });
     const copied = picker === 'handle' ? await copyToOpfs(page, table) : null;
@@ -318,6 +327,7 @@ async function oneRun(url, table, timeoutMs, action, picker = 'input', profileOf
     const before = await page.evaluate(() => performance.now());
     const tNode = Date.now();
     if (picker === 'handle' || picker === 'disk') await page.locator(`label:has(${SEL.folderInput})`).click({ timeout: timeoutMs });
+    else if (picker === 'drop' || picker === 'drop-walk') await dropFromDisk(page, [table]);
     else await page.locator(SEL.folderInput).setInputFiles(table, { timeout: timeoutMs });
     const setInputMs = Date.now() - tNode;
     let marks = { chosen: null, metadata: null, first: null, all: null };

@@ -2,13 +2,14 @@
 // metadata/ is listed to open it, and the report equals the folder input's. The picker's dialog
 // cannot be driven, so the test copies a lab fixture into the origin-private file system and
 // hands its directory handle to the app as the picker's answer; every folder the app lists is
-// recorded (FileSystemDirectoryHandle's iterators, patched before the app loads).
+// recorded (FileSystemDirectoryHandle's iterators, patched before the app loads). A folder dropped
+// from disk (Chromium's own drag, driven through CDP) comes with its handle and opens the same way.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
-import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, dropFromDisk, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
 
 const NAME = 'taskmanager-kill';
 const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
@@ -39,27 +40,52 @@ async function report(page) {
   };
 }
 
+/** Patched into the page before the app loads: every folder it lists and every file it takes
+ * (the decoder workers are not patched). */
+function recordReads() {
+  window.__listed = [];
+  for (const m of ['values', 'keys', 'entries']) {
+    const inner = FileSystemDirectoryHandle.prototype[m];
+    FileSystemDirectoryHandle.prototype[m] = function (...a) {
+      window.__listed.push({ name: this.name, at: performance.now() });
+      return inner.apply(this, a);
+    };
+  }
+  // Files whose contents or size the page itself takes (the decoder workers are not patched).
+  window.__got = [];
+  const getFile = FileSystemFileHandle.prototype.getFile;
+  FileSystemFileHandle.prototype.getFile = function (...a) {
+    window.__got.push({ name: this.name, at: performance.now() });
+    return getFile.apply(this, a);
+  };
+}
+
+/** Only metadata/ listed to open the table, its lists and manifests read by the workers. */
+async function readOnlyMetadata(page) {
+  const { listed, got, census } = await page.evaluate(() => ({
+    listed: window.__listed,
+    got: window.__got,
+    census: performance.getEntriesByName('icescope:phase:census').at(-1)?.startTime,
+  }));
+  const before = listed.filter((l) => census === undefined || l.at < census).map((l) => l.name);
+  assert.deepEqual(before, [NAME, 'metadata'], 'to open and read the table: the folder itself and metadata/, nothing else');
+  // The lists and the manifests are read by the decoder workers, which are handed
+  // metadata/'s handle: the page takes none of them (it takes the metadata files' heads, to
+  // pick the newest by content, and the metadata log's sizes).
+  const onPage = got.filter((g) => census === undefined || g.at < census).map((g) => g.name);
+  assert.deepEqual(onPage.filter((n) => n.endsWith('.avro')), [], 'no manifest list or manifest read on the page');
+  assert.ok(onPage.some((n) => n.endsWith('.metadata.json')), 'the patch sees what the page reads');
+  // Every snapshot's files were read (a small table): only then is the folder listed whole,
+  // for the orphan census, as the folder input's census waits for them.
+  assert.ok(census !== undefined, 'the census ran');
+  assert.ok(listed.some((l) => l.name === 'data' && l.at > census), 'data/ listed for the census');
+}
+
 test(`${NAME}: a folder handle lists metadata/ only to open, and reports what the folder input does`, { timeout: 180000 }, async () => {
   const { context, page, errors } = await newPage(browser);
   try {
     await screenshotOnFailure(page, 'folder-handle', async () => {
-      await context.addInitScript(() => {
-        window.__listed = [];
-        for (const m of ['values', 'keys', 'entries']) {
-          const inner = FileSystemDirectoryHandle.prototype[m];
-          FileSystemDirectoryHandle.prototype[m] = function (...a) {
-            window.__listed.push({ name: this.name, at: performance.now() });
-            return inner.apply(this, a);
-          };
-        }
-        // Files whose contents or size the page itself takes (the decoder workers are not patched).
-        window.__got = [];
-        const getFile = FileSystemFileHandle.prototype.getFile;
-        FileSystemFileHandle.prototype.getFile = function (...a) {
-          window.__got.push({ name: this.name, at: performance.now() });
-          return getFile.apply(this, a);
-        };
-      });
+      await context.addInitScript(recordReads);
       await openGallery(page, target.url);
       // The folder input first: the reference.
       await page.locator(sel.folderInput).setInputFiles(DIR);
@@ -76,23 +102,31 @@ test(`${NAME}: a folder handle lists metadata/ only to open, and reports what th
       assert.deepEqual(viaHandle, viaInput, 'the same report as the folder input');
       assert.equal(viaHandle.snapshots, String(facts.final_table.snapshots.length), 'snapshots, as Spark listed them');
 
-      const { listed, got, census } = await page.evaluate(() => ({
-        listed: window.__listed,
-        got: window.__got,
-        census: performance.getEntriesByName('icescope:phase:census').at(-1)?.startTime,
-      }));
-      const before = listed.filter((l) => census === undefined || l.at < census).map((l) => l.name);
-      assert.deepEqual(before, [NAME, 'metadata'], 'to open and read the table: the folder itself and metadata/, nothing else');
-      // The lists and the manifests are read by the decoder workers, which are handed
-      // metadata/'s handle: the page takes none of them (it takes the metadata files' heads, to
-      // pick the newest by content, and the metadata log's sizes).
-      const onPage = got.filter((g) => census === undefined || g.at < census).map((g) => g.name);
-      assert.deepEqual(onPage.filter((n) => n.endsWith('.avro')), [], 'no manifest list or manifest read on the page');
-      assert.ok(onPage.some((n) => n.endsWith('.metadata.json')), 'the patch sees what the page reads');
-      // Every snapshot's files were read (a small table): only then is the folder listed whole,
-      // for the orphan census, as the folder input's census waits for them.
-      assert.ok(census !== undefined, 'the census ran');
-      assert.ok(listed.some((l) => l.name === 'data' && l.at > census), 'data/ listed for the census');
+      await readOnlyMetadata(page);
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+  }
+});
+
+test(`${NAME}: a table folder dropped from disk is opened by its handle, as the picker opens it`, { timeout: 180000 }, async () => {
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'folder-drop-handle', async () => {
+      await context.addInitScript(recordReads);
+      await openGallery(page, target.url);
+      await page.locator(sel.folderInput).setInputFiles(DIR);
+      await waitReady(page, errors);
+      const viaInput = await report(page);
+      await page.locator(sel.back).click();
+
+      await page.evaluate(() => { window.__listed = []; window.__got = []; });
+      // Chromium's own drag of the folder from disk: the drop carries its entries and its handle.
+      await dropFromDisk(page, [DIR]);
+      await waitReady(page, errors);
+      assert.deepEqual(await report(page), viaInput, 'the same report as the folder input');
+      await readOnlyMetadata(page);
       assert.deepEqual(errors.all, [], 'page or console errors');
     });
   } finally {

@@ -288,6 +288,24 @@ export async function dropFiles(page, files, target = sel.dropzone) {
   );
 }
 
+/**
+ * Drops folders or files from disk on the dropzone as a person's drag does: Chromium's own drag
+ * (CDP Input.dispatchDragEvent with their paths), so a dropped folder comes with its entries and
+ * its handle, as from a file manager. paths: absolute paths.
+ */
+export async function dropFromDisk(page, paths, target = sel.dropzone) {
+  const box = await page.locator(target).first().boundingBox();
+  if (!box) throw new Error(`${target}: not on screen to drop on`);
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const data = { items: [], files: paths.map((p) => path.resolve(p)), dragOperationsMask: 1 };
+    for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x, y, data });
+  } finally {
+    await cdp.detach();
+  }
+}
+
 async function fetchOk(url) {
   const r = await fetch(url);
   if (!r.ok) return null;

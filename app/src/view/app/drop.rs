@@ -24,6 +24,9 @@ pub fn DropZone() -> impl IntoView {
         // Entries must be taken while the event is being dispatched; reading them may wait.
         let Some(dt) = ev.data_transfer() else { return };
         let items = dt.items();
+        // One folder dropped, where the browser hands it over as a handle: opened as "Choose
+        // folder…" opens one (metadata/ only), not walked whole first (a day's 86,503 files).
+        let one_handle = if items.length() == 1 { items.get(0).and_then(|item| super::folder_handle::dropped_handle(&item)) } else { None };
         let mut entries = Vec::new();
         let mut files = Vec::new();
         for i in 0..items.length() {
@@ -38,6 +41,12 @@ pub fn DropZone() -> impl IntoView {
             files = file_list(dt.files());
         }
         spawn_local(async move {
+            if let Some(root) = match one_handle {
+                Some(h) => super::folder_handle::dropped_folder(h).await,
+                None => None,
+            } {
+                return super::folder_handle::open_root(state, root).await;
+            }
             let mut set = PickedFiles::default();
             for entry in entries {
                 if let Err(e) = read_entry(&entry, &mut set).await {

@@ -114,27 +114,47 @@ pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
             Err(e) if js_sys::Reflect::get(&e, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError") => return,
             Err(e) => return state.error(format!("the folder could not be opened: {}", super::fetch::js_message(&e))),
         };
-        marks::mark("icescope:phase:picked");
-        let opened = HandleFiles::open_unlisted(root.clone()).await;
-        match opened {
-            Ok(Some(files)) => {
-                let hinted = files.hinted_current().await;
-                marks::mark("icescope:phase:found");
-                open_table_folder(state, files, hinted).await;
-            }
-            // Not a table's folder (one above it, holding the table and its savepoints, say): every
-            // file is listed, as the folder input does, and the table found among them.
-            Ok(None) => match handle::files_under(&root, &root.name(), &[], WHOLE_FOLDER_FILES).await {
-                Ok(files) => {
-                    let mut set = PickedFiles::default();
-                    for (path, file) in files {
-                        super::drop::add_file(&mut set, path, file);
-                    }
-                    super::drop::open_set(state, set).await;
-                }
-                Err(e) => state.error(e.to_string()),
-            },
-            Err(e) => state.error(e),
-        }
+        open_root(state, root).await;
     });
+}
+
+/// The handle a dropped item can be had as (`DataTransferItem.getAsFileSystemHandle`, Chromium's):
+/// asked for while the drop event is dispatched, as the browser requires. Not in web-sys's
+/// stable bindings.
+pub fn dropped_handle(item: &web_sys::DataTransferItem) -> Option<js_sys::Promise> {
+    let f = js_sys::Reflect::get(item, &JsValue::from_str("getAsFileSystemHandle")).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    f.call0(item).ok()?.dyn_into::<js_sys::Promise>().ok()
+}
+
+/// The folder a dropped item's handle (`dropped_handle`) names; None for a file or where it fails.
+pub async fn dropped_folder(handle: js_sys::Promise) -> Option<web_sys::FileSystemDirectoryHandle> {
+    let h = JsFuture::from(handle).await.ok()?.dyn_into::<web_sys::FileSystemHandle>().ok()?;
+    (h.kind() == web_sys::FileSystemHandleKind::Directory).then(|| h.unchecked_into())
+}
+
+/// Opens a folder had as a handle (picked, or dropped where the browser hands one over): a table's
+/// folder by its `metadata/` only; any other folder listed whole, as the folder input does.
+pub async fn open_root(state: AppState, root: web_sys::FileSystemDirectoryHandle) {
+    marks::mark("icescope:phase:picked");
+    let opened = HandleFiles::open_unlisted(root.clone()).await;
+    match opened {
+        Ok(Some(files)) => {
+            let hinted = files.hinted_current().await;
+            marks::mark("icescope:phase:found");
+            open_table_folder(state, files, hinted).await;
+        }
+        // Not a table's folder (one above it, holding the table and its savepoints, say): every
+        // file is listed, as the folder input does, and the table found among them.
+        Ok(None) => match handle::files_under(&root, &root.name(), &[], WHOLE_FOLDER_FILES).await {
+            Ok(files) => {
+                let mut set = PickedFiles::default();
+                for (path, file) in files {
+                    super::drop::add_file(&mut set, path, file);
+                }
+                super::drop::open_set(state, set).await;
+            }
+            Err(e) => state.error(e.to_string()),
+        },
+        Err(e) => state.error(e),
+    }
 }
