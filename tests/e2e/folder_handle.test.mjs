@@ -127,6 +127,8 @@ test(`${NAME}: a table folder dropped from disk is opened by its handle, as the 
       await waitReady(page, errors);
       assert.deepEqual(await report(page), viaInput, 'the same report as the folder input');
       await readOnlyMetadata(page);
+      // A handle reads the folder as it is now, not a copy: the Live switch can follow it.
+      assert.equal(await page.locator('[data-testid="live-switch"]').isDisabled(), false, 'Live can follow a dropped folder');
       assert.deepEqual(errors.all, [], 'page or console errors');
     });
   } finally {

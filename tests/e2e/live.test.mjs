@@ -255,7 +255,7 @@ test(`${NAME}: a hint whose file does not read: the folder is listed and the new
   }
 });
 
-test('a dropped folder is a copy of one moment: the Live switch says so and stays off', async () => {
+test('a folder read as files (the folder input) is a copy of one moment: the Live switch says so and stays off', async () => {
   const { page, errors } = await newPage(browser);
   try {
     await openGallery(page, target.url);

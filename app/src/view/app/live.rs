@@ -2,7 +2,8 @@
 //! the newest metadata file where the source can say which it is (a folder picked as a handle
 //! is listed again; a catalog is asked with the last ETag) and, when it is new, only what it
 //! adds; the charts, findings and snapshot table then extend in place, and the look's events
-//! join the list. A dropped folder is a copy of one moment and cannot be followed.
+//! join the list. Files read through the folder input (or dropped where the browser hands over no
+//! folder handle) are a copy of one moment and cannot be followed.
 
 use std::rc::Rc;
 
@@ -29,7 +30,7 @@ fn not_followable(files: &TableFiles) -> Option<&'static str> {
         TableFiles::Handle(_) => None,
         TableFiles::Remote(r) if r.has_catalog() => None,
         TableFiles::Picked(_) | TableFiles::Served(_) => {
-            Some("a dropped or bundled folder is a copy of one moment: pick the table's folder with Choose folder… (or open it from its catalog) to follow it")
+            Some("files read through the folder input, or dropped where the browser hands over no folder (or a bundled example), are a copy of one moment: choose or drop the table's folder in Chrome or Edge, or open it from its catalog, to follow it")
         }
         TableFiles::Remote(_) | TableFiles::Listed(_) => {
             Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it")
