@@ -25,6 +25,8 @@ const MAX_DEPTH: usize = 12;
 const MAX_FILES: usize = 2_000_000;
 /// `version-hint.text` holds a number: a longer file is not a hint.
 const MAX_HINT_BYTES: f64 = 32.0;
+/// Sizes of the metadata log's files asked for at once (`prepare_sizes`).
+const SIZES_IN_FLIGHT: usize = 16;
 /// Versions after the hinted one looked for by name before listing `metadata/` is cheaper.
 const MAX_PROBES: usize = 256;
 
@@ -261,12 +263,15 @@ impl HandleFiles {
 
     /// Takes the sizes of these files (the metadata log's, for the growth chart's strip): a
     /// handle's size is a round trip, so they are asked for before the sizes are needed.
+    /// Several at once: one after another, a day's hundred held the reads behind them for seconds.
     pub async fn prepare_sizes(&self, references: &[String]) {
-        for r in references {
-            if !self.sizes.borrow().contains_key(r) {
+        use futures::StreamExt;
+        let wanted: Vec<&String> = references.iter().filter(|r| !self.sizes.borrow().contains_key(*r)).collect();
+        futures::stream::iter(wanted)
+            .for_each_concurrent(SIZES_IN_FLIGHT, |r| async move {
                 let _ = self.file(r).await;
-            }
-        }
+            })
+            .await;
     }
 
     /// Lists the whole folder with each file's size and modification time, for the orphan

@@ -84,12 +84,13 @@ pub(super) fn report_progress(state: AppState, s: &TableSession<TableFiles, Work
     state.progress.set(Progress { loading, read, all_snapshots: all, full_estimate, stopped });
 }
 
-/// Sizes of the metadata log's files (the metadata.json strip under the growth chart), asked one
-/// at a time with the page served in between: a picked file's size can take milliseconds.
+/// Sizes of the metadata log's files (the metadata.json strip under the growth chart), with the
+/// page served in between: a picked file's size can take milliseconds.
 async fn record_metadata_sizes(files: &TableFiles, loader: &mut Loader) {
     if let TableFiles::Handle(h) = files {
         let log: Vec<String> = loader.history.metadata.metadata_log.iter().map(|e| e.metadata_file.clone()).collect();
         h.prepare_sizes(&log).await;
+        marks::mark("icescope:phase:sizes");
     }
     let mut sizes = std::collections::HashMap::new();
     let mut last_yield = marks::now_ms();
