@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
 import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, dropFromDisk, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
@@ -133,5 +134,35 @@ test(`${NAME}: a table folder dropped from disk is opened by its handle, as the 
     });
   } finally {
     await context.close();
+  }
+});
+
+test(`${NAME}: a dropped folder Chromium will not hand over (under ~/.cache) is read as its entries`, { timeout: 180000 }, async () => {
+  // Chromium keeps the handle of a folder it deems sensitive waiting on a dialog, which headless
+  // never answers: the app reads the drop's entries instead, after a short wait.
+  const home = fs.mkdtempSync(path.join(os.homedir(), '.cache', 'icescope-e2e-drop-'));
+  const copy = path.join(home, NAME);
+  fs.cpSync(DIR, copy, { recursive: true });
+  const { context, page, errors } = await newPage(browser);
+  try {
+    await screenshotOnFailure(page, 'folder-drop-sensitive', async () => {
+      await context.addInitScript(recordReads);
+      await openGallery(page, target.url);
+      await page.locator(sel.folderInput).setInputFiles(DIR);
+      await waitReady(page, errors);
+      const viaInput = await report(page);
+      await page.locator(sel.back).click();
+
+      await page.evaluate(() => { window.__listed = []; });
+      await dropFromDisk(page, [copy]);
+      await waitReady(page, errors);
+      assert.deepEqual(await report(page), viaInput, 'the same report as the folder input');
+      assert.deepEqual(await page.evaluate(() => window.__listed.map((l) => l.name)), [], 'no handle listed: the entries were read');
+      assert.equal(await page.locator('[data-testid="live-switch"]').isDisabled(), true, 'files read from a drop are a copy of one moment');
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await context.close();
+    fs.rmSync(home, { recursive: true, force: true });
   }
 });

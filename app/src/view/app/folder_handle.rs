@@ -130,11 +130,21 @@ pub fn dropped_handle(item: &web_sys::DataTransferItem) -> Option<js_sys::Promis
     f.call0(item).ok()?.dyn_into::<js_sys::Promise>().ok()
 }
 
-/// The folder a dropped item's handle (`dropped_handle`) names; None for a file or where it fails.
+/// The folder a dropped item's handle (`dropped_handle`) names; None for a file, where it fails,
+/// or where it is not had within `DROPPED_HANDLE_MS`: for a folder Chromium deems sensitive (one
+/// under `~/.cache`, say) the handle waits on a dialog, which a headless Chromium never answers;
+/// the drop is then read as its entries, as before handles.
 pub async fn dropped_folder(handle: js_sys::Promise) -> Option<web_sys::FileSystemDirectoryHandle> {
-    let h = JsFuture::from(handle).await.ok()?.dyn_into::<web_sys::FileSystemHandle>().ok()?;
+    let got = match futures::future::select(JsFuture::from(handle), Box::pin(super::live::sleep_ms(DROPPED_HANDLE_MS))).await {
+        futures::future::Either::Left((got, _)) => got.ok()?,
+        futures::future::Either::Right(_) => return None,
+    };
+    let h = got.dyn_into::<web_sys::FileSystemHandle>().ok()?;
     (h.kind() == web_sys::FileSystemHandleKind::Directory).then(|| h.unchecked_into())
 }
+
+/// A dropped folder's handle comes within milliseconds, or not at all (`dropped_folder`).
+const DROPPED_HANDLE_MS: u64 = 2_000;
 
 /// Opens a folder had as a handle (picked, or dropped where the browser hands one over): a table's
 /// folder by its `metadata/` only; any other folder listed whole, as the folder input does.
