@@ -256,11 +256,17 @@ fn manifest_lists_and_manifests_through_the_worker_protocol_equal_inline_decodin
     assert!(lists > 100 && manifests > 100 && kept_entries > 1000, "{lists} lists, {manifests} manifests, {kept_entries} entries");
 }
 
-#[test]
-fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
+/// The lab's tables (tests/fixtures/<name>/metadata).
+fn fixture_tables() -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> =
         std::fs::read_dir(repo().join("tests/fixtures")).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("metadata").is_dir()).collect();
     assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
+    dirs
+}
+
+#[test]
+fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
+    let dirs = fixture_tables();
     for dir in dirs {
         let (folder, inline) = open(&dir);
         let loader = load_through_the_wire(&folder);
@@ -344,9 +350,7 @@ impl Decoder for FolderWire {
 
 #[test]
 fn every_fixture_read_by_the_decoder_from_its_folder_equals_the_inline_load() {
-    let dirs: Vec<PathBuf> =
-        std::fs::read_dir(repo().join("tests/fixtures")).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("metadata").is_dir()).collect();
-    assert!(dirs.len() >= 15, "{} fixtures", dirs.len());
+    let dirs = fixture_tables();
     for dir in dirs {
         let (folder, inline) = open(&dir);
         let name = dir.display();

@@ -82,20 +82,25 @@ async function readOnlyMetadata(page) {
   assert.ok(listed.some((l) => l.name === 'data' && l.at > census), 'data/ listed for the census');
 }
 
+/** The reference: the folder read through the folder input; then back on the start page, with
+ * what the page listed and took so far forgotten. */
+async function viaFolderInput(context, page, errors) {
+  await context.addInitScript(recordReads);
+  await openGallery(page, target.url);
+  await page.locator(sel.folderInput).setInputFiles(DIR);
+  await waitReady(page, errors);
+  const viaInput = await report(page);
+  await page.locator(sel.back).click();
+  await page.evaluate(() => { window.__listed = []; window.__got = []; });
+  return viaInput;
+}
+
 test(`${NAME}: a folder handle lists metadata/ only to open, and reports what the folder input does`, { timeout: 180000 }, async () => {
   const { context, page, errors } = await newPage(browser);
   try {
     await screenshotOnFailure(page, 'folder-handle', async () => {
-      await context.addInitScript(recordReads);
-      await openGallery(page, target.url);
-      // The folder input first: the reference.
-      await page.locator(sel.folderInput).setInputFiles(DIR);
-      await waitReady(page, errors);
-      const viaInput = await report(page);
-      await page.locator(sel.back).click();
-
+      const viaInput = await viaFolderInput(context, page, errors);
       await copyToOpfs(page, DIR, NAME);
-      await page.evaluate(() => { window.__listed = []; window.__got = []; });
       await pickerAnswers(page, NAME);
       await chooseFolder(page);
       await waitReady(page, errors);
@@ -115,14 +120,7 @@ test(`${NAME}: a table folder dropped from disk is opened by its handle, as the 
   const { context, page, errors } = await newPage(browser);
   try {
     await screenshotOnFailure(page, 'folder-drop-handle', async () => {
-      await context.addInitScript(recordReads);
-      await openGallery(page, target.url);
-      await page.locator(sel.folderInput).setInputFiles(DIR);
-      await waitReady(page, errors);
-      const viaInput = await report(page);
-      await page.locator(sel.back).click();
-
-      await page.evaluate(() => { window.__listed = []; window.__got = []; });
+      const viaInput = await viaFolderInput(context, page, errors);
       // Chromium's own drag of the folder from disk: the drop carries its entries and its handle.
       await dropFromDisk(page, [DIR]);
       await waitReady(page, errors);
@@ -146,14 +144,7 @@ test(`${NAME}: a dropped folder Chromium will not hand over (under ~/.cache) is 
   const { context, page, errors } = await newPage(browser);
   try {
     await screenshotOnFailure(page, 'folder-drop-sensitive', async () => {
-      await context.addInitScript(recordReads);
-      await openGallery(page, target.url);
-      await page.locator(sel.folderInput).setInputFiles(DIR);
-      await waitReady(page, errors);
-      const viaInput = await report(page);
-      await page.locator(sel.back).click();
-
-      await page.evaluate(() => { window.__listed = []; });
+      const viaInput = await viaFolderInput(context, page, errors);
       await dropFromDisk(page, [copy]);
       await waitReady(page, errors);
       assert.deepEqual(await report(page), viaInput, 'the same report as the folder input');
