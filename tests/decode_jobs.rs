@@ -270,23 +270,26 @@ fn every_fixture_loaded_through_the_worker_protocol_equals_the_inline_load() {
     for dir in dirs {
         let (folder, inline) = open(&dir);
         let loader = load_through_the_wire(&folder);
-        let h = &loader.history;
-        let name = dir.display();
-        for i in 0..h.snapshots.len() {
-            assert_eq!(h.counts(i), inline.counts(i), "{name}: snapshot {i}'s counts");
-            assert_eq!(h.totals(i), inline.totals(i), "{name}: snapshot {i}'s totals");
-        }
-        let c = h.current_index();
-        if let Some(c) = c {
-            let files = |h: &TableHistory| h.live_files(c).iter().map(|f| format!("{:?}", f)).collect::<Vec<_>>();
-            assert_eq!(files(h), files(&inline), "{name}: the current snapshot's files");
-        }
-        let referenced = |h: &TableHistory| h.referenced_files().map(str::to_string).collect::<std::collections::BTreeSet<_>>();
-        assert_eq!(referenced(h), referenced(&inline), "{name}: referenced files");
-        assert_eq!(h.written_field_ids(), inline.written_field_ids(), "{name}: columns written");
-        assert_eq!(h.gaps(), inline.gaps(), "{name}: gaps");
-        assert_eq!(h.disagreements(), inline.disagreements(), "{name}: disagreements");
+        same_history(&dir.display().to_string(), &loader.history, &inline);
     }
+}
+
+/// What a load made equals the inline load's: every snapshot's numbers, the current files, the
+/// files referenced, the columns written, the gaps and disagreements.
+fn same_history(name: &str, h: &TableHistory, inline: &TableHistory) {
+    for i in 0..h.snapshots.len() {
+        assert_eq!(h.counts(i), inline.counts(i), "{name}: snapshot {i}'s counts");
+        assert_eq!(h.totals(i), inline.totals(i), "{name}: snapshot {i}'s totals");
+    }
+    if let Some(c) = h.current_index() {
+        let files = |h: &TableHistory| h.live_files(c).iter().map(|f| format!("{:?}", f)).collect::<Vec<_>>();
+        assert_eq!(files(h), files(inline), "{name}: the current snapshot's files");
+    }
+    let referenced = |h: &TableHistory| h.referenced_files().map(str::to_string).collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(referenced(h), referenced(inline), "{name}: referenced files");
+    assert_eq!(h.written_field_ids(), inline.written_field_ids(), "{name}: columns written");
+    assert_eq!(h.gaps(), inline.gaps(), "{name}: gaps");
+    assert_eq!(h.disagreements(), inline.disagreements(), "{name}: disagreements");
 }
 
 /// A folder handed to the decoder, as the browser hands a picked folder's `metadata/` to its
@@ -362,15 +365,7 @@ fn every_fixture_read_by_the_decoder_from_its_folder_equals_the_inline_load() {
         assert_eq!(loader.history.metadata_sizes.last().map(|m| m.bytes), Some(metadata_bytes), "{name}: the metadata file's size, as the worker read it");
         loader.history.plan(ReadMode::All);
         block_on(loader.run(&handed, &dec, 8));
-        let h = &loader.history;
-        for i in 0..h.snapshots.len() {
-            assert_eq!(h.counts(i), inline.counts(i), "{name}: snapshot {i}'s counts");
-        }
-        if let Some(c) = h.current_index() {
-            let files = |h: &TableHistory| h.live_files(c).iter().map(|f| format!("{:?}", f)).collect::<Vec<_>>();
-            assert_eq!(files(h), files(&inline), "{name}: the current snapshot's files");
-        }
-        assert_eq!(h.gaps(), inline.gaps(), "{name}: gaps");
+        same_history(&name.to_string(), &loader.history, &inline);
     }
 }
 
