@@ -30,7 +30,7 @@ fn not_followable(files: &TableFiles) -> Option<&'static str> {
         TableFiles::Handle(_) => None,
         TableFiles::Remote(r) if r.has_catalog() => None,
         TableFiles::Picked(_) | TableFiles::Served(_) => {
-            Some("files read through the folder input, or dropped where the browser hands over no folder (or a bundled example), are a copy of one moment: choose or drop the table's folder in Chrome or Edge, or open it from its catalog, to follow it")
+            Some("a copy of one moment (read as files, or a bundled example): choose or drop the table's folder in Chrome or Edge, or open it from its catalog, to follow it")
         }
         TableFiles::Remote(_) | TableFiles::Listed(_) => {
             Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it")
