@@ -223,7 +223,10 @@ fn draw<DB: DrawingBackend>(
         let font = look.font(12.0, look.faint()).pos(Pos::new(HPos::Center, VPos::Bottom));
         main.draw(&Text::new(label, (centre.round() as i32, py - by - 3), font))?;
     }
+    // Two points a column at most: sharp on a screen of twice the page's pixels.
+    let columns = (plot_w * 2.0) as usize;
     let runs = |count: Count| runs_of_known(series, &xs, count);
+    let thin = |run: &[(f64, f64)]| super::thin::to_columns(run, (x_min, x_max), columns);
     // Thickest first: a series lying on another is drawn inside it.
     let mut order = drawn_series(series);
     order.sort_by_key(|d| std::cmp::Reverse(d.width));
@@ -231,7 +234,7 @@ fn draw<DB: DrawingBackend>(
         let Some(&(_, colour, count)) = SERIES.get(d.k) else { continue };
         let colour = look.series(colour);
         for run in runs(count) {
-            chart.draw_series(LineSeries::new(run.iter().copied(), colour.stroke_width(d.width)))?;
+            chart.draw_series(LineSeries::new(thin(&run), colour.stroke_width(d.width)))?;
             if all_dots {
                 chart.draw_series(run.iter().map(|&p| Circle::new(p, 2 + d.width / 2, colour.filled())))?;
             }
@@ -242,7 +245,7 @@ fn draw<DB: DrawingBackend>(
         }
     }
     for run in runs(|c| c.records) {
-        chart.draw_secondary_series(LineSeries::new(run, look.series(palette::RECORDS).stroke_width(1)))?;
+        chart.draw_secondary_series(LineSeries::new(thin(&run), look.series(palette::RECORDS).stroke_width(1)))?;
     }
     // Watched: the newest commit's points are ringed, where the next one will appear beside.
     if let (true, Some(last), Some(&x)) = (newest, series.points.last(), xs.last()) {

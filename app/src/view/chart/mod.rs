@@ -12,6 +12,7 @@ pub mod palette;
 pub mod partitions;
 pub mod picture;
 pub mod projection;
+pub mod thin;
 pub mod timeline;
 
 use plotters::coord::Shift;
