@@ -20,7 +20,7 @@ const WHOLE_FOLDER_FILES: usize = 200_000;
 const BESIDE_FILES: usize = 20_000;
 
 /// Opens the picked table: by `version-hint.text` where it has one (`hinted`), `metadata/`
-/// then listed once the first chart is drawn; else `metadata/` is listed and picked first.
+/// then listed once the table is read; else `metadata/` is listed and picked first.
 async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<String>) {
     if hinted.is_none() {
         if let Err(e) = files.list().await {
