@@ -47,7 +47,7 @@ async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<S
     // Spawned now, these run once the table's opening below has taken its generation.
     super::resume_panel::with_the_table(state, &beside);
     if let Some(h) = &hinted {
-        spawn_local(list_when_charted(state, files.root(), h.clone()));
+        spawn_local(list_when_read(state, files.root(), h.clone()));
     }
     open_table(state, name, TableFiles::Handle(files), hinted).await;
 }
@@ -57,7 +57,7 @@ async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<S
 /// for the picker's versions; where the newest by content is another file than the hint led to,
 /// that one is opened, as for any folder. Where the hinted file did not open, the folder is
 /// opened as one without a hint: listed, the newest file by content that reads.
-async fn list_when_charted(state: AppState, root: web_sys::FileSystemDirectoryHandle, hinted: String) {
+async fn list_when_read(state: AppState, root: web_sys::FileSystemDirectoryHandle, hinted: String) {
     let generation = state.generation.get_untracked();
     // Until charted (or the open failed), then until the load ends.
     let loading = || state.progress.with_untracked(|p| p.loading);
