@@ -223,7 +223,7 @@ fn draw<DB: DrawingBackend>(
         let font = look.font(12.0, look.faint()).pos(Pos::new(HPos::Center, VPos::Bottom));
         main.draw(&Text::new(label, (centre.round() as i32, py - by - 3), font))?;
     }
-    // Two points a column at most: sharp on a screen of twice the page's pixels.
+    // Columns of half a pixel: sharp on a screen of twice the page's pixels.
     let columns = (plot_w * 2.0) as usize;
     let runs = |count: Count| runs_of_known(series, &xs, count);
     let thin = |run: &[(f64, f64)]| super::thin::to_columns(run, (x_min, x_max), columns);
