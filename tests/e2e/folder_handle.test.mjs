@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { copyToOpfs, pickerAnswers, chooseFolder } from './lib/opfs.mjs';
-import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, dropFromDisk, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, dropFromDisk, readTableView, sel, REPO, TIMEOUT_MS } from './lib/harness.mjs';
 
 const NAME = 'taskmanager-kill';
 const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
@@ -155,5 +155,56 @@ test(`${NAME}: a dropped folder Chromium will not hand over (under ~/.cache) is 
   } finally {
     await context.close();
     fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test(`${NAME}: a manifest list whose read never ends (a stalled mount) is given up after its allowance, and a fresh worker, handed the folder again, reads on`, { timeout: 180000 }, async () => {
+  // The decoder workers read the folder themselves: a read that never settles (a network mount
+  // that stopped answering) must cost only its own file. The workers' getFile is patched, through
+  // the worker's loader, to never answer for the first snapshot's manifest list; the allowance is
+  // set to 1 s by the test switch `decoder-ms`.
+  // From the text: a snapshot id is past what a JS number holds exactly.
+  const first = fs.readFileSync(path.join(DIR, 'facts.json'), 'utf8').match(/"final_table"[^]*?"snapshot_id": (\d+)/)[1];
+  const stalled = fs.readdirSync(path.join(DIR, 'metadata')).find((n) => n.startsWith(`snap-${first}-`));
+  assert.ok(stalled, 'the first snapshot\'s manifest list is in the fixture');
+  const { context, page, errors } = await newPage(browser);
+  const workers = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  try {
+    await screenshotOnFailure(page, 'folder-handle-stalled-read', async () => {
+      await openGallery(page, target.url);
+      await page.locator(sel.folderInput).setInputFiles(DIR);
+      await waitReady(page, errors);
+      const reference = await readTableView(page);
+      await page.locator(sel.back).click();
+
+      await page.route('**/icescope-decoder_loader.js', async (route) => {
+        const original = await (await route.fetch()).text();
+        const stall = `const getFile = FileSystemFileHandle.prototype.getFile;
+FileSystemFileHandle.prototype.getFile = function (...a) { return this.name === ${JSON.stringify(stalled)} ? new Promise(() => {}) : getFile.apply(this, a); };\n`;
+        await route.fulfill({ contentType: 'text/javascript', body: stall + original });
+      });
+      await openGallery(page, `${target.url}?decoder-ms=1000`);
+      workers.length = 0;
+      await dropFromDisk(page, [DIR]);
+      await waitReady(page, errors);
+      const shown = await readTableView(page);
+
+      assert.equal(shown.loadErrors.length, 1, JSON.stringify(shown.loadErrors));
+      assert.match(shown.loadErrors[0], new RegExp(`/metadata/${stalled.replace('.', '\\.')}: the decoder stopped on this file: no answer within 1 s; a fresh decoder takes the next file`));
+      assert.match(shown.loadErrors[0], new RegExp(`needed by snapshot\\(s\\) ${first}$`));
+      const pool = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 2));
+      assert.equal(workers.length, pool + 1, 'one fresh worker took the stalled one\'s place');
+      // Every other snapshot is counted as the folder input counts it: the jobs queued behind the
+      // stalled read went to the fresh worker, which was handed metadata/ again.
+      const others = (rows) => rows.filter((r) => r.id !== first);
+      assert.equal(shown.rows.length, reference.rows.length);
+      assert.deepEqual(others(shown.rows), others(reference.rows));
+      const [was, now] = [reference, shown].map((v) => v.rows.find((r) => r.id === first));
+      assert.notDeepEqual(now, was, 'the unread snapshot is not shown as counted from its list');
+      assert.deepEqual(errors.pageErrors, []);
+    });
+  } finally {
+    await context.close();
   }
 });
