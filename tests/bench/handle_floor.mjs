@@ -1,10 +1,12 @@
 // What reading a table's manifests through a folder handle costs Chromium itself, nothing decoded:
 // the floor under the app's load from "Choose folder…" (browser_bench.mjs --picker handle).
 //
-//   node tests/bench/handle_floor.mjs TABLE [--suffix -m0.avro] [--in-flight 24] [--rounds 2]
+//   node tests/bench/handle_floor.mjs TABLE [--suffix -m0.avro] [--in-flight 24] [--rounds 2] [--disk]
 //
 // The files of TABLE/metadata/ whose names end in SUFFIX (a fast-append table's manifests) are
-// copied into the origin-private file system of a fresh profile on disk (not timed). Then, each
+// copied into the origin-private file system of a fresh profile on disk (not timed); with --disk,
+// nothing is copied: TABLE/metadata/ is dropped on the page from disk (Chromium's own drag through
+// CDP, as browser_bench.mjs --picker disk does) and its handle is read where it lies. Then, each
 // round, they are read whole three ways, IN_FLIGHT at a time, as the app's handle source would:
 //   by name      getFileHandle(name) → getFile() → arrayBuffer(), on the page (what the app does)
 //   listed       the folder's values() once, then getFile() → arrayBuffer() on each handle
@@ -26,6 +28,7 @@ const opt = (k, d) => (args.includes(k) ? args.splice(args.indexOf(k), 2)[1] : d
 const suffix = opt('--suffix', '-m0.avro');
 const inFlight = Number(opt('--in-flight', '24'));
 const rounds = Number(opt('--rounds', '2'));
+const disk = args.includes('--disk') && Boolean(args.splice(args.indexOf('--disk'), 1));
 const [table] = args;
 if (!table) throw new Error('usage: node tests/bench/handle_floor.mjs TABLE [--suffix S] [--in-flight N] [--rounds N]');
 const names = fs.readdirSync(path.join(table, 'metadata')).filter((n) => n.endsWith(suffix));
@@ -55,17 +58,35 @@ const ctx = await chromium.launchPersistentContext(profile, { executablePath: pr
 try {
   const page = await ctx.newPage();
   await page.goto(srv.url);
-  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'src' })));
-  await page.locator('#src').setInputFiles(names.map((n) => path.join(table, 'metadata', n)), { timeout: 600000 });
-  await page.evaluate(async () => {
-    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('metadata', { create: true });
-    for (const f of document.getElementById('src').files) {
-      const w = await (await dir.getFileHandle(f.name, { create: true })).createWritable();
-      await w.write(f);
-      await w.close();
-    }
-  });
-  const folder = 'navigator.storage.getDirectory().then((r) => r.getDirectoryHandle("metadata"))';
+  let folder = 'navigator.storage.getDirectory().then((r) => r.getDirectoryHandle("metadata"))';
+  if (disk) {
+    await page.evaluate(() => {
+      window.__dropped = new Promise((resolve) => {
+        const stop = (e) => e.preventDefault();
+        window.addEventListener('dragenter', stop);
+        window.addEventListener('dragover', stop);
+        window.addEventListener('drop', (e) => { stop(e); resolve(e.dataTransfer.items[0]?.getAsFileSystemHandle() ?? null); });
+      });
+    });
+    const cdp = await page.context().newCDPSession(page);
+    const data = { items: [], files: [path.resolve(table, 'metadata')], dragOperationsMask: 1 };
+    for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: 5, y: 5, data });
+    await cdp.detach();
+    const kind = await page.evaluate(async () => (await window.__dropped)?.kind ?? null);
+    if (kind !== 'directory') throw new Error(`the dropped metadata/ came as ${kind}, not a directory handle`);
+    folder = 'window.__dropped';
+  } else {
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', multiple: true, id: 'src' })));
+    await page.locator('#src').setInputFiles(names.map((n) => path.join(table, 'metadata', n)), { timeout: 600000 });
+    await page.evaluate(async () => {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('metadata', { create: true });
+      for (const f of document.getElementById('src').files) {
+        const w = await (await dir.getFileHandle(f.name, { create: true })).createWritable();
+        await w.write(f);
+        await w.close();
+      }
+    });
+  }
   const ways = {
     by_name: () => page.evaluate(async ({ names, inFlight, folder }) => readByName(await eval(folder), names, inFlight), { names, inFlight, folder }),
     listed: () => page.evaluate(async ({ inFlight, folder, suffix }) => {
@@ -93,7 +114,7 @@ try {
       return bytes;
     }, { names, inFlight, folder }),
   };
-  const out = { table: path.basename(table), files: names.length, in_flight: inFlight, runs: [] };
+  const out = { table: path.basename(table), where: disk ? 'disk' : 'origin-private file system', files: names.length, in_flight: inFlight, runs: [] };
   for (let round = 1; round <= rounds; round++) {
     for (const [way, read] of Object.entries(ways)) {
       const t0 = threads();

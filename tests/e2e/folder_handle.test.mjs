@@ -162,7 +162,7 @@ test(`${NAME}: a manifest list whose read never ends (a stalled mount) is given 
   // The decoder workers read the folder themselves: a read that never settles (a network mount
   // that stopped answering) must cost only its own file. The workers' getFile is patched, through
   // the worker's loader, to never answer for the first snapshot's manifest list; the allowance is
-  // set to 1 s by the test switch `decoder-ms`.
+  // set to 2 s by the test switch `decoder-ms` (every job gets it: the others need a few ms).
   // From the text: a snapshot id is past what a JS number holds exactly.
   const first = fs.readFileSync(path.join(DIR, 'facts.json'), 'utf8').match(/"final_table"[^]*?"snapshot_id": (\d+)/)[1];
   const stalled = fs.readdirSync(path.join(DIR, 'metadata')).find((n) => n.startsWith(`snap-${first}-`));
@@ -184,14 +184,14 @@ test(`${NAME}: a manifest list whose read never ends (a stalled mount) is given 
 FileSystemFileHandle.prototype.getFile = function (...a) { return this.name === ${JSON.stringify(stalled)} ? new Promise(() => {}) : getFile.apply(this, a); };\n`;
         await route.fulfill({ contentType: 'text/javascript', body: stall + original });
       });
-      await openGallery(page, `${target.url}?decoder-ms=1000`);
+      await openGallery(page, `${target.url}?decoder-ms=2000`);
       workers.length = 0;
       await dropFromDisk(page, [DIR]);
       await waitReady(page, errors);
       const shown = await readTableView(page);
 
       assert.equal(shown.loadErrors.length, 1, JSON.stringify(shown.loadErrors));
-      assert.match(shown.loadErrors[0], new RegExp(`/metadata/${stalled.replace('.', '\\.')}: the decoder stopped on this file: no answer within 1 s; a fresh decoder takes the next file`));
+      assert.match(shown.loadErrors[0], new RegExp(`/metadata/${stalled.replace('.', '\\.')}: the decoder stopped on this file: no answer within 2 s; a fresh decoder takes the next file`));
       assert.match(shown.loadErrors[0], new RegExp(`needed by snapshot\\(s\\) ${first}$`));
       const pool = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 2));
       assert.equal(workers.length, pool + 1, 'one fresh worker took the stalled one\'s place');
