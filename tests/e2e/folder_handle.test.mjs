@@ -184,8 +184,9 @@ test(`${NAME}: a manifest list whose read never ends (a stalled mount) is given 
 FileSystemFileHandle.prototype.getFile = function (...a) { return this.name === ${JSON.stringify(stalled)} ? new Promise(() => {}) : getFile.apply(this, a); };\n`;
         await route.fulfill({ contentType: 'text/javascript', body: stall + original });
       });
-      await openGallery(page, `${target.url}?decoder-ms=2000`);
+      // The workers of this page load: its pool, and the fresh one.
       workers.length = 0;
+      await openGallery(page, `${target.url}?decoder-ms=2000`);
       await dropFromDisk(page, [DIR]);
       await waitReady(page, errors);
       const shown = await readTableView(page);

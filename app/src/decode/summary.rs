@@ -206,7 +206,8 @@ impl Serialize for Summary {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if !s.is_human_readable() {
             use std::borrow::Cow::Borrowed;
-            let packed = Packed { keys: Borrowed(&self.keys.text), key_ends: Borrowed(&self.keys.ends), values: Borrowed(&self.values), ends: Borrowed(&self.ends) };
+            let packed =
+                Packed { keys: Borrowed(&self.keys.text), key_ends: Borrowed(&self.keys.ends), values: Borrowed(&self.values), ends: Borrowed(&self.ends) };
             return packed.serialize(s);
         }
         let mut m = s.serialize_map(Some(self.len()))?;
@@ -322,10 +323,26 @@ mod tests {
 
     #[test]
     fn reads_numbers_and_booleans_as_their_text() {
-        let s: Summary = serde_json::from_str(r#"{"added-records": 5, "flag": true, "op": "append", "x": null, "f": 1.0, "n": -2, "a": [1, "b"], "o": {"k": 1}, "e": "t\u00e9\n"}"#).unwrap();
-        let expected = vec![("a", r#"[1,"b"]"#), ("added-records", "5"), ("e", "t\u{e9}\n"), ("f", "1.0"), ("flag", "true"), ("n", "-2"), ("o", r#"{"k":1}"#), ("op", "append"), ("x", "null")];
+        let s: Summary = serde_json::from_str(
+            r#"{"added-records": 5, "flag": true, "op": "append", "x": null, "f": 1.0, "n": -2, "a": [1, "b"], "o": {"k": 1}, "e": "t\u00e9\n"}"#,
+        )
+        .unwrap();
+        let expected = vec![
+            ("a", r#"[1,"b"]"#),
+            ("added-records", "5"),
+            ("e", "t\u{e9}\n"),
+            ("f", "1.0"),
+            ("flag", "true"),
+            ("n", "-2"),
+            ("o", r#"{"k":1}"#),
+            ("op", "append"),
+            ("x", "null"),
+        ];
         assert_eq!(s.iter().collect::<Vec<_>>(), expected);
-        assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"a":"[1,\"b\"]","added-records":"5","e":"té\n","f":"1.0","flag":"true","n":"-2","o":"{\"k\":1}","op":"append","x":"null"}"#);
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"a":"[1,\"b\"]","added-records":"5","e":"té\n","f":"1.0","flag":"true","n":"-2","o":"{\"k\":1}","op":"append","x":"null"}"#
+        );
         let from_reader: Summary = serde_json::from_reader(r#"{"e": "t\u00e9", "op": "append"}"#.as_bytes()).unwrap();
         assert_eq!(from_reader.iter().collect::<Vec<_>>(), vec![("e", "t\u{e9}"), ("op", "append")]);
     }
