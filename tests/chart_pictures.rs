@@ -331,3 +331,64 @@ fn while_the_current_manifests_are_read_the_partitions_picture_says_so_instead_o
     std::fs::create_dir_all(root().join("tests/out/charts")).unwrap();
     std::fs::write(root().join("tests/out/charts/late-data-partitions-waiting.svg"), &svg).unwrap();
 }
+
+/// A polyline's points, (x, y) in pixels.
+fn points(tag: &str) -> Vec<(f64, f64)> {
+    attr(tag, "points").unwrap_or("").split_whitespace().filter_map(|p| p.split_once(',').and_then(|(x, y)| Some((x.parse().ok()?, y.parse().ok()?)))).collect()
+}
+
+/// The growth chart's records line (right axis) is never hidden under a line of the left axis:
+/// where, read back from the picture, it runs within 2 px of one at half its points or more, that
+/// line is drawn wide with the records inside it and the legend says so; where the legend says
+/// so, the two do run together.
+#[test]
+fn the_records_line_is_not_hidden_under_a_line_of_the_other_axis() {
+    let series = [
+        ("manifests", palette::MANIFESTS),
+        ("data files", palette::DATA_FILES),
+        ("position-delete files", palette::POSITION_DELETES),
+        ("equality-delete files", palette::EQUALITY_DELETES),
+        ("deletion vectors", palette::DELETION_VECTORS),
+    ];
+    let mut inside = 0;
+    for (name, _, svg) in all_pictures().into_iter().filter(|(_, k, _)| *k == ChartKind::Growth) {
+        // The plotted lines: more than a legend swatch's two points.
+        let lines = |colour: plotters::style::RGBColor| -> Vec<(f64, Vec<(f64, f64)>)> {
+            let c = hex(TICKET.series(colour));
+            elements(&svg, "polyline")
+                .into_iter()
+                .filter(|(t, _)| attr(t, "stroke") == Some(c.as_str()))
+                .map(|(t, _)| (num(t, "stroke-width"), points(t)))
+                .filter(|(_, p)| p.len() > 2)
+                .collect()
+        };
+        let records: Vec<(f64, f64)> = lines(palette::RECORDS).into_iter().flat_map(|(_, p)| p).collect();
+        if records.is_empty() {
+            continue;
+        }
+        for (label, colour) in series {
+            let drawn = lines(colour);
+            // The right axis' x may fall a pixel from the left's for the same snapshot.
+            let near =
+                |px: f64| records.iter().filter(|r| drawn.iter().flat_map(|(_, p)| p).any(|q| (q.0 - r.0).abs() <= 1.5 && (q.1 - r.1).abs() <= px)).count();
+            let said = svg.contains(&format!("records (right axis; on the {label} line"));
+            let widest = drawn.iter().map(|(w, _)| *w).fold(0.0, f64::max);
+            // Under it, the records line would be hidden: the line is drawn wide around it, and
+            // the legend names this line or one this line lies on (drawn inside it).
+            if 2 * near(2.0) >= records.len() {
+                assert!(
+                    svg.contains("records (right axis; on the "),
+                    "{name}: records run on the {label} line at {} of {} points, and the legend does not say so",
+                    near(2.0),
+                    records.len()
+                );
+                assert!(widest >= 5.0, "{name}: the {label} line is {widest} px wide, with the records line on it");
+            }
+            if said {
+                assert!(2 * near(6.0) >= records.len(), "{name}: the legend says records lie on {label}, the picture has them apart");
+                inside += 1;
+            }
+        }
+    }
+    assert!(inside >= 1, "no lab table has records proportional to its files: the test would show nothing");
+}

@@ -126,6 +126,16 @@ pub fn coinciding(name: &str, same_as: &str, shared: usize, of: usize) -> String
     }
 }
 
+/// The growth chart's legend for records (right axis); `on`: the series its line lies on, at how
+/// many snapshots of how many, where the two axes' scales put it there.
+pub fn records_legend(on: Option<(&str, usize, usize)>) -> String {
+    match on {
+        None => "records (right axis)".to_string(),
+        Some((line, shared, of)) if shared == of => format!("records (right axis; on the {line} line throughout, drawn inside it)"),
+        Some((line, shared, of)) => format!("records (right axis; on the {line} line at {shared} of {of} snapshots, drawn inside it)"),
+    }
+}
+
 /// The note over a partition's bar where one-row files arrived late.
 pub fn late_bar(one_row_files: u64, lateness_ms: Option<i64>) -> String {
     let n = thousands(one_row_files);

@@ -47,11 +47,62 @@ pub(crate) fn x_range(xs: &[f64]) -> (f64, f64) {
     }
 }
 
-/// Which series are drawn (two always, the rest when not all zero), and which lie on which.
-fn drawn_series(series: &GrowthSeries) -> Vec<Drawn> {
+/// The top of the left axis (files and manifests) and of the right one (records).
+fn tops(series: &GrowthSeries) -> (f64, f64) {
+    let totals = || series.points.iter().map(GrowthPoint::totals);
+    let left = totals().flat_map(|c| SERIES.iter().filter_map(move |(_, _, f)| f(&c))).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let right = totals().filter_map(|c| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    (left, right)
+}
+
+/// How near, as a share of the plot's height, the records line must pass a series' point to lie
+/// on it: 1.5 % is 4–6 px of a plot 260–420 px high, where a 2 px line hides a 1 px one.
+const ON_LINE: f64 = 0.015;
+
+/// The series the records line lies on (scaled to the right axis, it passes within `ON_LINE` of
+/// that series' points at half of its own or more, as when every file holds the same rows), with
+/// how many points of how many: (series, shared, of).
+fn records_on(series: &GrowthSeries, drawn: &[Drawn]) -> Option<(usize, usize, usize)> {
+    let (left, right) = tops(series);
+    let totals: Vec<Totals> = series.points.iter().map(GrowthPoint::totals).collect();
+    let of = totals.iter().filter(|t| t.records.is_some()).count();
+    let shared = |count: Count| {
+        totals.iter().filter(|t| matches!((count(t), t.records), (Some(v), Some(r)) if (v as f64 / left - r as f64 / right).abs() <= ON_LINE)).count()
+    };
+    drawn
+        .iter()
+        .filter_map(|d| SERIES.get(d.k).map(|s| (d.k, shared(s.2))))
+        .filter(|&(_, n)| of > 0 && 2 * n >= of)
+        .max_by_key(|&(_, n)| n)
+        .map(|(k, n)| (k, n, of))
+}
+
+/// Which series are drawn (two always, the rest when not all zero), which lie on which, and the
+/// series the records line lies on. The line records lie on, and those it lies in or on, are drawn
+/// 3 px wider: the records line shows inside them.
+fn drawn_series(series: &GrowthSeries) -> (Vec<Drawn>, Option<(usize, usize, usize)>) {
     let values: Vec<Vec<Option<u64>>> = SERIES.iter().map(|s| series.points.iter().map(|p| (s.2)(&p.totals())).collect()).collect();
     let keep = |k: usize| k < 2 || values.get(k).is_some_and(|v| v.iter().any(|c| c.unwrap_or(0) != 0));
-    coincide::drawn(&values, keep)
+    let mut drawn = coincide::drawn(&values, keep);
+    let on = records_on(series, &drawn);
+    if let Some((k, _, _)) = on {
+        // Every series of the records' partner's chain: the partner's root, followed down.
+        let root = |mut k: usize| {
+            for _ in 0..drawn.len() {
+                match drawn.iter().find(|d| d.k == k).and_then(|d| d.same) {
+                    Some((up, _, _)) => k = up,
+                    None => break,
+                }
+            }
+            k
+        };
+        let chain = root(k);
+        let members: Vec<usize> = drawn.iter().map(|d| d.k).filter(|&x| root(x) == chain).collect();
+        for d in drawn.iter_mut().filter(|d| members.contains(&d.k)) {
+            d.width += 3;
+        }
+    }
+    (drawn, on)
 }
 
 /// Non-append commits, with what each is labelled: runs of one operation share a label.
@@ -90,7 +141,8 @@ fn markers(series: &GrowthSeries) -> Vec<(usize, Option<String>)> {
 /// What the legend lists: each drawn series (one that coincides with another said so), records,
 /// and the marks of non-append commits.
 pub fn legend_items(series: &GrowthSeries, look: &Look) -> Vec<Item> {
-    let mut items: Vec<Item> = drawn_series(series)
+    let (drawn, records_on) = drawn_series(series);
+    let mut items: Vec<Item> = drawn
         .into_iter()
         .filter_map(|d| {
             let (name, colour, _) = SERIES.get(d.k)?;
@@ -103,7 +155,13 @@ pub fn legend_items(series: &GrowthSeries, look: &Look) -> Vec<Item> {
         })
         .collect();
     if series.points.iter().any(|p| p.totals().records.is_some()) {
-        items.push(Item::new("records (right axis)", Swatch::Thin(look.series(palette::RECORDS))));
+        let records = look.series(palette::RECORDS);
+        items.push(match records_on.and_then(|(k, n, of)| SERIES.get(k).map(|s| (s, n, of))) {
+            Some(((name, colour, _), n, of)) => {
+                Item::new(crate::report::chart::records_legend(Some((name, n, of))), Swatch::Pair(look.series(*colour), records))
+            }
+            None => Item::new(crate::report::chart::records_legend(None), Swatch::Thin(records)),
+        });
     }
     if !markers(series).is_empty() {
         items.push(Item::new("a commit that is not an append", Swatch::Mark(look.faint())));
@@ -158,8 +216,7 @@ fn draw<DB: DrawingBackend>(
     let xs = commit_x(series);
     let totals = || series.points.iter().map(GrowthPoint::totals);
     let (x_min, x_max) = x_range(&xs);
-    let y_max = totals().flat_map(|c| SERIES.iter().filter_map(move |(_, _, f)| f(&c))).max().unwrap_or(1).max(1) as f64 * 1.1;
-    let r_max = totals().filter_map(|c| c.records).max().unwrap_or(1).max(1) as f64 * 1.1;
+    let (y_max, r_max) = tops(series);
     let all_dots = series.points.len() <= DOTS_UP_TO;
     let lay = Frame { x: (x_min, x_max), margin: look.len(12.0), left: look.len(62.0), right: look.len(66.0) };
 
@@ -228,7 +285,7 @@ fn draw<DB: DrawingBackend>(
     let runs = |count: Count| runs_of_known(series, &xs, count);
     let thin = |run: &[(f64, f64)]| super::thin::to_columns(run, (x_min, x_max), columns);
     // Thickest first: a series lying on another is drawn inside it.
-    let mut order = drawn_series(series);
+    let (mut order, _) = drawn_series(series);
     order.sort_by_key(|d| std::cmp::Reverse(d.width));
     for d in order {
         let Some(&(_, colour, count)) = SERIES.get(d.k) else { continue };
