@@ -285,7 +285,7 @@ fn draw<DB: DrawingBackend>(
     let runs = |count: Count| runs_of_known(series, &xs, count);
     let thin = |run: &[(f64, f64)]| super::thin::to_columns(run, (x_min, x_max), columns);
     // Thickest first: a series lying on another is drawn inside it.
-    let (mut order, _) = drawn_series(series);
+    let (mut order, records_on) = drawn_series(series);
     order.sort_by_key(|d| std::cmp::Reverse(d.width));
     for d in order {
         let Some(&(_, colour, count)) = SERIES.get(d.k) else { continue };
@@ -301,8 +301,10 @@ fn draw<DB: DrawingBackend>(
             chart.draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))?;
         }
     }
+    // Inside a line 5 px wide, a 1 px grey line is lost at ticket size: 2 px there.
+    let records_width = if records_on.is_some() { 2 } else { 1 };
     for run in runs(|c| c.records) {
-        chart.draw_secondary_series(LineSeries::new(thin(&run), look.series(palette::RECORDS).stroke_width(1)))?;
+        chart.draw_secondary_series(LineSeries::new(thin(&run), look.series(palette::RECORDS).stroke_width(records_width)))?;
     }
     // Watched: the newest commit's points are ringed, where the next one will appear beside.
     if let (true, Some(last), Some(&x)) = (newest, series.points.last(), xs.last()) {
