@@ -9,6 +9,8 @@ pub struct Drawn {
     pub k: usize,
     pub same: Option<(usize, usize, usize)>,
     pub width: u32,
+    /// The first series of its chain of coinciding ones (itself where it lies on none).
+    pub root: usize,
 }
 
 /// `values[k]`: series k's value at each point; `keep(k)`: whether it is drawn at all.
@@ -21,7 +23,7 @@ pub fn drawn(values: &[Vec<Option<u64>>], keep: impl Fn(usize) -> bool) -> Vec<D
         let known = v.iter().filter(|c| c.is_some()).count();
         let shared = |j: usize| values.get(j).map_or(0, |w| v.iter().zip(w).filter(|(a, b)| a.is_some() && a == b).count());
         let same = out.iter().map(|d| (d.k, shared(d.k))).filter(|&(_, n)| known > 0 && 2 * n >= known).max_by_key(|&(_, n)| n).map(|(j, n)| (j, n, known));
-        out.push(Drawn { k, same, width: 2 });
+        out.push(Drawn { k, same, width: 2, root: k });
     }
     // Thick to thin down each chain of coinciding series: (root, depth) of each.
     let mut chain: Vec<(usize, u32)> = Vec::with_capacity(out.len());
@@ -33,6 +35,7 @@ pub fn drawn(values: &[Vec<Option<u64>>], keep: impl Fn(usize) -> bool) -> Vec<D
         let (root, depth) = chain.get(i).copied().unwrap_or((d.k, 0));
         let deepest = chain.iter().filter(|c| c.0 == root).map(|c| c.1).max().unwrap_or(0);
         d.width = 2 + 3 * (deepest - depth);
+        d.root = root;
     }
     out
 }
@@ -47,5 +50,6 @@ mod tests {
         let d = drawn(&v, |_| true);
         let got: Vec<(usize, Option<(usize, usize, usize)>, u32)> = d.iter().map(|d| (d.k, d.same, d.width)).collect();
         assert_eq!(got, vec![(0, None, 8), (1, Some((0, 2, 3)), 5), (2, Some((1, 2, 3)), 2), (3, None, 2)]);
+        assert_eq!(d.iter().map(|d| d.root).collect::<Vec<_>>(), vec![0, 0, 0, 3]);
     }
 }

@@ -85,22 +85,10 @@ fn drawn_series(series: &GrowthSeries) -> (Vec<Drawn>, Option<(usize, usize, usi
     let keep = |k: usize| k < 2 || values.get(k).is_some_and(|v| v.iter().any(|c| c.unwrap_or(0) != 0));
     let mut drawn = coincide::drawn(&values, keep);
     let on = records_on(series, &drawn);
-    if let Some((k, _, _)) = on {
-        // Every series of the records' partner's chain: the partner's root, followed down.
-        let root = |mut k: usize| {
-            for _ in 0..drawn.len() {
-                match drawn.iter().find(|d| d.k == k).and_then(|d| d.same) {
-                    Some((up, _, _)) => k = up,
-                    None => break,
-                }
-            }
-            k
-        };
-        let chain = root(k);
-        let members: Vec<usize> = drawn.iter().map(|d| d.k).filter(|&x| root(x) == chain).collect();
-        for d in drawn.iter_mut().filter(|d| members.contains(&d.k)) {
-            d.width += 3;
-        }
+    // The records' partner and every series of its chain.
+    let chain = on.and_then(|(k, _, _)| drawn.iter().find(|d| d.k == k)).map(|d| d.root);
+    for d in drawn.iter_mut().filter(|d| Some(d.root) == chain) {
+        d.width += 3;
     }
     (drawn, on)
 }
