@@ -117,7 +117,7 @@ fn verdicts_predict_the_resumes() {
     let dup = facts["after_c"]["duplicates"].as_u64().unwrap();
     let b_rows: u64 =
         facts["commits_before_expire"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == b).map(|c| c["added_records"].as_u64().unwrap()).sum();
-    assert_eq!(v["rows_replayed"].as_u64().unwrap(), b_rows);
+    assert_eq!(v["rows_committed_after"].as_u64().unwrap(), b_rows);
     assert_eq!(b_rows, dup, "the rows S1 would replay are the rows Spark counted twice after C");
     assert!(v["statement"].as_str().unwrap().starts_with("CALL <catalog>.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => "));
     // the rollback target is A's last commit (checkpoint 6's snapshot), before B's first
@@ -131,7 +131,7 @@ fn verdicts_predict_the_resumes() {
     let chk = &row(&all, "chk-10/_metadata")["verdict"];
     assert_eq!(chk["kind"], "replays");
     let b11 = facts["commits_before_expire"].as_array().unwrap().iter().find(|c| c["flink_job_id"] == b && c["max_committed_checkpoint_id"] == 11).unwrap();
-    assert_eq!(chk["rows_replayed"], b11["added_records"]);
+    assert_eq!(chk["rows_committed_after"], b11["added_records"]);
     assert_eq!(chk["replayed"][0]["took_the_savepoint"], true);
     for r in ["chk-10/_metadata", "S1/_metadata"] {
         assert!(row(&all, r)["verdict"]["safe_alternative"].as_str().unwrap().ends_with("S2/_metadata"), "{r}");
@@ -646,7 +646,7 @@ fn live_watch_verdicts_predict_the_resumes() {
         assert_eq!((int(&r["first_checkpoint"]), int(&r["last_checkpoint"])), (cp(cs[0]), cp(cs[cs.len() - 1])), "{job}");
     }
     let replayed_rows = added(&after_a(j1)) + added(&after_a(j2));
-    assert_eq!(v["rows_replayed"].as_u64(), Some(replayed_rows));
+    assert_eq!(v["rows_committed_after"].as_u64(), Some(replayed_rows));
     // Job 2 continues the lineage (its first checkpoint follows job 1's last): its rows are exact.
     // A was taken while job 1 ran on (its properties: NONE), so job 1's first commit after A also
     // holds A's own checkpoint's rows: job 1's count is an upper bound, and the whole is "about".
@@ -672,13 +672,22 @@ fn live_watch_verdicts_predict_the_resumes() {
         let name = m.rsplit('/').next().unwrap();
         assert!(m.contains(j1) && !root().join(table).join("metadata").join(name).exists(), "{m}");
     }
-    // The folder at the same moment: C is the one to resume from; B replays job 2, resumed from it.
+    // The folder at the same moment: C is the one to resume from; B replays job 2's rows. Which of
+    // A and B job 2 restored is not in the table: through FlinkSink a restore of A (job 1 had
+    // committed past it, up to B) starts with the same commit, B + 1, as one of B. So job 2 is
+    // "maybe resumed" from B, A named as the alternative, and its first commit's size (one usual
+    // checkpoint's rows) points to B; job 3, restored from A, later made a first commit of many.
     let all = verdicts_on(table, "tests/savepoints/live-watch", file3);
     assert_eq!(row(&all, "C/_metadata")["verdict"]["kind"], "safe");
     let vb = &row(&all, "B/_metadata")["verdict"];
     assert_eq!(vb["kind"], "replays");
-    assert_eq!(vb["jobs_already_resumed"], serde_json::json!([j2]));
-    assert_eq!(vb["rows_replayed"].as_u64(), Some(added(&of(j2))));
+    assert_eq!(vb["jobs_already_resumed"], serde_json::json!([]), "{vb}");
+    assert_eq!(vb["jobs_maybe_resumed"], serde_json::json!([j2]), "{vb}");
+    let tie = &vb["replayed"][0]["tie"];
+    assert_eq!(tie["how"], "inferred", "{tie}");
+    assert_eq!(tie["alternatives"][0]["checkpoint_id"].as_i64(), Some(a), "{tie}");
+    assert_eq!(tie["likely_checkpoint"].as_i64(), Some(b), "{tie}");
+    assert_eq!(vb["rows_committed_after"].as_u64(), Some(added(&of(j2))));
     for r in ["A/_metadata", "B/_metadata"] {
         assert!(row(&all, r)["verdict"]["safe_alternative"].as_str().unwrap().ends_with("C/_metadata"), "{r}");
     }
@@ -699,11 +708,11 @@ fn live_watch_verdicts_predict_the_resumes() {
     // savepoint that does not stop the job gets no commit of its own (Flink notifies no completion
     // for it), so job 1 committed its files with the next checkpoint's. Those rows lie before A's
     // position: job 3 never read them again, and skipped A's pending checkpoint (below B). So
-    // rows_replayed exceeds what job 3 repeated by exactly the rows of A's own checkpoint.
+    // rows_committed_after exceeds what job 3 repeated by exactly the rows of A's own checkpoint.
     let first1 = after_a(j1)[0];
     let own = from_a - min_id(first1);
     assert!(own >= 0 && own <= first1["added_records"].as_i64().unwrap());
-    assert_eq!(replayed_rows as i64 - dup, own, "rows_replayed {replayed_rows}, Spark's duplicates {dup}");
+    assert_eq!(replayed_rows as i64 - dup, own, "rows_committed_after {replayed_rows}, Spark's duplicates {dup}");
 }
 
 /// Every kept savepoint and checkpoint: the properties its `_metadata` ends with (Java
@@ -866,7 +875,7 @@ fn savepoint_twice_a_before_job_c_replays_job_b() {
     assert_eq!(v["kind"], "replays", "{v}");
     assert_eq!(v["job_id"], ja);
     assert_eq!(v["jobs_already_resumed"], serde_json::json!([jb]), "{v}");
-    assert_eq!(v["rows_replayed"].as_u64(), Some(rows_b), "{v}");
+    assert_eq!(v["rows_committed_after"].as_u64(), Some(rows_b), "{v}");
     // What job C then did: Spark counted exactly those rows twice.
     assert_eq!(facts["after_second_resume"]["duplicates"].as_u64(), Some(rows_b));
 }
@@ -911,7 +920,7 @@ fn older_savepoint_verdicts_before_each_resume() {
         assert_eq!(r["commits"].as_u64(), Some(commits as u64), "{job}: {r}");
         total += rows;
     }
-    assert_eq!(v["rows_replayed"].as_u64(), Some(total), "{v}");
+    assert_eq!(v["rows_committed_after"].as_u64(), Some(total), "{v}");
     // Job 2 continues job 1's lineage from B: its rows are exact, and they are the ids Spark found
     // written by job 2 and again by job 3. Job 1's count includes A's own checkpoint (A did not stop
     // the job, so its rows were committed with the next checkpoint's): an upper bound, said so.
@@ -930,4 +939,77 @@ fn older_savepoint_verdicts_before_each_resume() {
     assert_eq!(ids_of(j2, j3), replayed[1]["rows"].as_u64(), "job 2's rows, written again by job 3");
     let dup = facts["at_end"]["duplicates"].as_u64().unwrap();
     assert!(ids_of(j1, j3).unwrap() <= replayed[0]["rows"].as_u64().unwrap() && dup <= total, "{dup} duplicates vs {total} replayed");
+}
+
+/// savepoint-twice: what a resume from A writes is one copy of the stretch after it, whatever the
+/// table holds already. Before job C resumed, the table held one copy (job B's); the verdict's
+/// `resume_writes` is what Spark then counted job C wrote. At the end it holds two, and a third
+/// resume would write the same rows once more, not the two copies' sum (`rows_committed_after`).
+#[test]
+fn savepoint_twice_a_resume_writes_one_copy_of_the_stretch() {
+    let (_, flink, facts) = kept_run("savepoint-twice");
+    let table = "tests/fixtures/savepoint-twice";
+    let lab = &facts["job_labels"];
+    let (jb, jc) = (lab["B"].as_str().unwrap(), lab["C"].as_str().unwrap());
+    let rc = flink["resumes"].as_array().unwrap().iter().find(|r| r["job_id"] == jc).unwrap();
+    // Spark's counts before and after job C's resume: the rows job C wrote.
+    let written_by_c = facts["after_second_resume"]["rows"].as_u64().unwrap() - facts["after_first_resume"]["rows"].as_u64().unwrap();
+    let before_c = verdicts_on(table, "tests/savepoints/savepoint-twice/A", rc["table_before"]["metadata_file"].as_str());
+    let w = &row(&before_c, "A/_metadata")["verdict"]["resume_writes"];
+    assert_eq!(w["rows"].as_u64(), Some(written_by_c), "{w}");
+    assert_eq!((&w["at_least"], &w["estimated"], w["copies_in_table"].as_u64()), (&Value::Bool(false), &Value::Bool(false), Some(1)), "{w}");
+    assert_eq!(w["measured_from"], serde_json::json!([jb]));
+
+    let now = verdicts_on(table, "tests/savepoints/savepoint-twice/A", None);
+    let v = &row(&now, "A/_metadata")["verdict"];
+    let w = &v["resume_writes"];
+    assert_eq!(w["rows"].as_u64(), Some(written_by_c), "{w}");
+    assert_eq!(w["copies_in_table"].as_u64(), Some(2), "{w}");
+    assert_eq!(v["rows_committed_after"].as_u64(), Some(2 * written_by_c));
+    assert_eq!(v["jobs_already_resumed"], serde_json::json!([jb, jc]));
+    // The rollback offered removes both resumes: said in numbers, and said to answer another question.
+    let removes = &v["rollback_removes"];
+    assert_eq!(removes["rows"].as_u64(), Some(2 * written_by_c), "{removes}");
+    let commits = facts["commits"].as_array().unwrap();
+    let later = commits.iter().filter(|c| c["flink_job_id"] == jb || c["flink_job_id"] == jc).count();
+    assert_eq!(removes["commits"].as_u64(), Some(later as u64));
+    let advice = row(&now, "A/_metadata")["advice"].as_str().unwrap().to_string();
+    assert!(advice.contains("not \"undo a replay\""), "{advice}");
+    let summary = row(&now, "A/_metadata")["summary"].as_str().unwrap().to_string();
+    let digits = written_by_c.to_string();
+    let grouped: Vec<&str> = (0..digits.len()).rev().step_by(3).map(|end| &digits[end.saturating_sub(2)..=end]).collect();
+    let writes = format!("writes {} rows again", grouped.into_iter().rev().collect::<Vec<_>>().join(","));
+    assert!(summary.contains(&writes) && summary.contains("3rd copy"), "{summary}");
+}
+
+/// older-savepoint, every savepoint read together against the final table: job 3 restored A, but
+/// its first commit (B + 1) is the one a restore of B makes too, since FlinkSink skipped what job 1
+/// had committed up to B. The table cannot decide: job 3 is "maybe resumed" from B, with A named,
+/// its rows marked estimated, and its first commit's size pointing nearer A than B.
+#[test]
+fn older_savepoint_lineage_the_table_cannot_decide_is_inferred() {
+    let (_, flink, facts) = kept_run("older-savepoint");
+    let table = "tests/fixtures/older-savepoint";
+    let j3 = facts["job_labels"]["3"].as_str().unwrap();
+    let (a, b) = (int(&kept(&flink, "A")["checkpoint_id"]), int(&kept(&flink, "B")["checkpoint_id"]));
+    let all = verdicts_on(table, "tests/savepoints/older-savepoint", None);
+    let vb = &row(&all, "B/_metadata")["verdict"];
+    assert!(!vb["jobs_already_resumed"].as_array().unwrap().iter().any(|j| j == j3), "{vb}");
+    assert!(vb["jobs_maybe_resumed"].as_array().unwrap().iter().any(|j| j == j3), "{vb}");
+    let r3 = vb["replayed"].as_array().unwrap().iter().find(|r| r["job_id"] == j3).unwrap();
+    assert_eq!(r3["tie"]["how"], "inferred", "{r3}");
+    assert!(r3["tie"]["alternatives"].as_array().unwrap().iter().any(|x| int(&x["checkpoint_id"]) == a), "{r3}");
+    assert_eq!(r3["estimated"], true, "restored from before B: its rows above B are not all B's stretch");
+    assert_eq!(vb["rows_estimated"], true);
+    let likely = int(&r3["tie"]["likely_checkpoint"]);
+    assert!((likely - a).abs() < (likely - b).abs(), "likely {likely}, A {a}, B {b}");
+    // And on A: the same job is tied to A only by inference (B explains it as well).
+    let va = &row(&all, "A/_metadata")["verdict"];
+    assert!(va["jobs_maybe_resumed"].as_array().unwrap().iter().any(|j| j == j3), "{va}");
+    assert!(!va["jobs_already_resumed"].as_array().unwrap().iter().any(|j| j == j3), "{va}");
+    // A resume from A writes at least what the table shows written after it, and the source held
+    // more: job 3 (from A) wrote the rows Spark attributes to it, at least as many.
+    let w = &va["resume_writes"];
+    let by3 = facts["rows_by_writer"]["per_job"].as_array().unwrap().iter().find(|p| p["job"] == j3).unwrap()["rows"].as_u64().unwrap();
+    assert!(w["rows"].as_u64().unwrap() <= by3, "{w} vs job 3's {by3}");
 }

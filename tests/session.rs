@@ -168,7 +168,7 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
         assert_eq!(serde_json::to_value(v).unwrap(), c["verdict"], "{}", judged.savepoints.reads[*i].path);
     }
     let s1 = judged.verdicts.iter().find(|(i, _)| judged.savepoints.reads[*i].path.ends_with("S1/_metadata")).unwrap();
-    assert_eq!(s1.1.rows_replayed, f["after_c"]["duplicates"].as_u64(), "the rows Spark counted twice after C");
+    assert_eq!(s1.1.rows_committed_after, f["after_c"]["duplicates"].as_u64(), "the rows Spark counted twice after C");
     let md = icescope::report::markdown::markdown_in(&view.report, "lab");
     let call =
         format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());

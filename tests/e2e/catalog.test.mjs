@@ -737,13 +737,13 @@ test('savepoints on the table\'s store: the lab\'s savepoint-resume table and Fl
       await page.locator('[data-testid="savepoint-location-read"]').click();
       await page.locator(`[data-testid="resume-panel"][data-savepoints="${expected.length}"]`).waitFor({ timeout: TIMEOUT_MS });
       const rows = await page.locator('[data-testid="savepoint-row"]').evaluateAll((els) => els.map((e) => ({
-        path: e.dataset.path, kind: e.dataset.kind, checkpoint: e.dataset.checkpoint, job: e.dataset.jobId, rows: e.dataset.rowsReplayed })));
+        path: e.dataset.path, kind: e.dataset.kind, checkpoint: e.dataset.checkpoint, job: e.dataset.jobId, rows: e.dataset.rowsAfter })));
       assert.deepEqual(rows.map((r) => r.path.split('/').at(-2)), expected.map((e) => e.savepoint.path.split('/').at(-2)), 'the same savepoints, newest first');
       rows.forEach((r, i) => {
         const e = expected[i];
         assert.ok(r.path.startsWith(lab.savepoints), r.path);
         assert.deepEqual({ kind: r.kind, checkpoint: r.checkpoint, job: r.job, rows: r.rows },
-          { kind: e.verdict.kind, checkpoint: String(e.savepoint.checkpoint_id), job: e.committer.job_id, rows: e.verdict.rows_replayed == null ? '' : String(e.verdict.rows_replayed) }, r.path);
+          { kind: e.verdict.kind, checkpoint: String(e.savepoint.checkpoint_id), job: e.committer.job_id, rows: e.verdict.rows_committed_after == null ? '' : String(e.verdict.rows_committed_after) }, r.path);
       });
       assert.deepEqual(errors.all, [], 'page or console errors');
       await assertNoSecrets(p, [facts.secret], ['s3-secret-access-key']);

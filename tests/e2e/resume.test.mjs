@@ -48,7 +48,7 @@ const panelRows = (page) =>
       kind: e.dataset.kind,
       checkpoint: e.dataset.checkpoint,
       path: e.dataset.path,
-      rows: e.dataset.rowsReplayed,
+      rows: e.dataset.rowsAfter,
       job: e.dataset.jobId,
       resumed: e.dataset.jobsResumed,
       rollback: e.dataset.rollbackTarget,
@@ -66,7 +66,7 @@ function sameAsCli(rows, expected) {
     assert.ok(r.path.endsWith(`/${label}/_metadata`), `${r.path} vs ${e.savepoint.path}`);
     assert.equal(r.kind, e.verdict.kind, label);
     assert.equal(r.checkpoint, String(e.savepoint.checkpoint_id), label);
-    assert.equal(r.rows, e.verdict.rows_replayed == null ? '' : String(e.verdict.rows_replayed), label);
+    assert.equal(r.rows, e.verdict.rows_committed_after == null ? '' : String(e.verdict.rows_committed_after), label);
     assert.equal(r.job, e.committer.job_id, label);
     assert.equal(r.resumed, e.verdict.jobs_already_resumed.join(','), label);
     assert.equal(r.rollback, e.verdict.rollback_target_snapshot_id == null ? '' : String(e.verdict.rollback_target_snapshot_id), label);

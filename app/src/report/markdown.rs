@@ -100,6 +100,7 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
     if let Some(p) = &report.projection {
         out += &format!("### Growth at the observed rate\n\n{}\n\n", text(&super::projection::sentence(p)));
     }
+    out += &recommended(report, catalog);
     out += "### Findings\n\n";
     if report.findings.is_empty() {
         out += "No findings.\n";
@@ -109,7 +110,7 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
     }
     if let Some(j) = &report.savepoints {
         out += "\n";
-        out += &super::savepoint::section(&super::savepoint::of(j, Some(&t.metadata_file)), catalog);
+        out += &super::savepoint::section(&super::savepoint::of(j, Some(&t.metadata_file)), catalog, &report.findings);
         out += "\n";
     }
     if !report.gaps.is_empty() {
@@ -117,6 +118,32 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
         for g in &report.gaps {
             let ids: Vec<String> = g.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();
             out += &format!("- {} — needed by snapshot {}\n", text(&g.message), ids.join(", "));
+        }
+    }
+    out
+}
+
+/// One statement per incident, first: each critical finding's, where it has one. Any other
+/// statement below (a savepoint's rollback) says which question it answers instead.
+pub fn recommended(report: &Inspect, catalog: &str) -> String {
+    let incidents: Vec<&crate::analysis::findings::Finding> =
+        report.findings.iter().filter(|f| f.severity == crate::analysis::findings::Severity::Critical && f.statement.is_some()).collect();
+    if incidents.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "### Recommended: {}\n\n",
+        if incidents.len() == 1 {
+            "the statement for the incident".to_string()
+        } else {
+            format!("one statement for each of the {} incidents", incidents.len())
+        }
+    );
+    for f in incidents {
+        out += &format!("- **{}** — {}\n\n", text(&f.title), text(&f.action));
+        if let Some(s) = &f.statement {
+            out += &super::text::sql_block(&s.sql_for(Some(catalog)));
+            out += "\n";
         }
     }
     out

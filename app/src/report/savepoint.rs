@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use super::text::{code, count, sql_block, text, thousands, visible};
-use crate::analysis::savepoint::{Judged, SavepointRead, UnknownWhy, Verdict, VerdictKind};
+use crate::analysis::findings::{Finding, FindingKind};
+use crate::analysis::savepoint::{Judged, Removal, ReplayedJob, SavepointRead, Tie, UnknownWhy, Verdict, VerdictKind};
 use crate::decode::flink_savepoint::committer::{PendingCheckpoint, SinkKind};
 use crate::decode::flink_savepoint::properties::CheckpointProperties;
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
@@ -183,32 +184,24 @@ pub fn summary(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
             )
         }
         VerdictKind::Replays => {
-            let parts: Vec<String> = v
+            let parts: Vec<String> = v.replayed.iter().map(|r| replayed_part(v, r, esc)).collect();
+            let caveat = v
                 .replayed
                 .iter()
-                .map(|r| {
-                    let who = if r.took_the_savepoint {
-                        format!("job {} itself ran on", esc(&short(&r.job_id)))
-                    } else if r.resumed_from_it {
-                        format!("job {} (resumed from it: its first checkpoint is {})", esc(&short(&r.job_id)), v.checkpoint_id + 1)
-                    } else {
-                        format!("job {}", esc(&short(&r.job_id)))
-                    };
-                    format!(
-                        "{who}: {}{} rows in {} ({})",
-                        if r.estimated { "about " } else { "" },
-                        count(r.rows),
-                        checkpoints(r.first_checkpoint, r.last_checkpoint, r.end_of_input),
-                        commits(r.commits)
-                    )
+                .find_map(|r| match &r.tie {
+                    Tie::Resumed { same_from_checkpoints_up_to: Some(m) } => Some(format!(
+                        " (A retained checkpoint of job {job} at or below checkpoint {m}, had one been kept, would start a job the same way: FlinkSink's committer skips what that job committed.)"
+                    )),
+                    _ => None,
                 })
-                .collect();
+                .unwrap_or_default();
             format!(
-                "Replays {}{} rows: the table already holds commits made after this savepoint's checkpoint {} — {}. Resuming from it writes those rows again.",
+                "Replays: the table already holds {}{} rows committed after this savepoint's checkpoint {} — {}.{caveat} {}",
                 if v.rows_estimated { "about " } else { "" },
-                count(v.rows_replayed),
+                count(v.rows_committed_after),
                 v.checkpoint_id,
-                parts.join("; ")
+                parts.join("; "),
+                resume_sentence(v, esc)
             )
         }
         VerdictKind::RestorePointExpired => format!(
@@ -236,6 +229,87 @@ pub fn summary(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
     }
 }
 
+fn replayed_part(v: &Verdict, r: &ReplayedJob, esc: &dyn Fn(&str) -> String) -> String {
+    let id = esc(&short(&r.job_id));
+    let who = match &r.tie {
+        Tie::TookIt => format!("job {id} itself ran on"),
+        Tie::Resumed { .. } => match r.first_checkpoint {
+            Some(f) => format!("job {id} (resumed from it: its first checkpoint, {f}, is the one a restore of it commits)"),
+            None => format!("job {id} (resumed from it)"),
+        },
+        Tie::Inferred { alternatives, later_checkpoints_up_to, likely_checkpoint } => {
+            let mut others: Vec<String> = alternatives.iter().map(|a| format!("{} (checkpoint {})", esc(&a.path), a.checkpoint_id)).collect();
+            if let Some(m) = later_checkpoints_up_to {
+                others.push(format!(
+                    "a later savepoint or checkpoint of job {} up to checkpoint {m}",
+                    v.job_id.as_deref().map(|j| esc(&short(j))).unwrap_or_else(|| "?".into())
+                ));
+            }
+            if others.is_empty() {
+                format!("job {id} (maybe resumed from it: it committed only at the end of its input, so no checkpoint id ties it to a restore point)")
+            } else {
+                let likely = likely_checkpoint
+                    .map(|k| format!("; its first commit's size points to a restore at about checkpoint {k}, an estimate"))
+                    .unwrap_or_default();
+                format!(
+                    "job {id} (resumed from it or from {}: a restore of either starts with the same commit{likely}; the JobManager's restore record or the rows' key ranges decide it)",
+                    others.join(" or ")
+                )
+            }
+        }
+        Tie::Continues => format!("job {id} (continuing the counter of a job above, from its later savepoint or checkpoint)"),
+        Tie::Other => format!("job {id} (of another lineage: its rows above checkpoint {} are an estimate)", v.checkpoint_id),
+    };
+    format!(
+        "{who}: {}{} rows in {} ({})",
+        if r.estimated { "about " } else { "" },
+        count(r.rows),
+        checkpoints(r.first_checkpoint, r.last_checkpoint, r.end_of_input),
+        commits(r.commits)
+    )
+}
+
+/// "1st", "2nd", "3rd": which copy of a row a resume writes.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// What a resume writes, apart from what the table holds: the stretch once more.
+pub fn resume_sentence(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
+    let Some(w) = &v.resume_writes else { return String::new() };
+    let from = w.measured_from.iter().map(|j| esc(&short(j))).collect::<Vec<_>>().join(" and ");
+    let copies = match w.copies_in_table {
+        1 => "which the table already holds once".to_string(),
+        2 => "which the table already holds twice".to_string(),
+        n => format!("which the table already holds {} times", thousands(n as u64)),
+    };
+    format!(
+        "A resume from it writes {}{}{} rows again — the source read once more from the savepoint's position, as job{} {from} wrote it{} — {copies}: the {} copy of each.",
+        if w.at_least { "at least " } else { "" },
+        if w.estimated { "about " } else { "" },
+        count(w.rows),
+        if w.measured_from.len() > 1 { "s" } else { "" },
+        if w.at_least { ", and whatever the source holds beyond that by then" } else { "" },
+        ordinal(w.copies_in_table.saturating_add(1))
+    )
+}
+
+/// The rollback's cost: "2 commits, 145,452 rows: job 8761a05b… 72,726 and job eb1278fa… 72,726".
+pub fn removal(r: &Removal, esc: &dyn Fn(&str) -> String) -> String {
+    let mut jobs: Vec<String> = r.jobs.iter().map(|(j, rows)| format!("job {} {}", esc(&short(j)), count(*rows))).collect();
+    if r.other_commits > 0 {
+        jobs.push(format!("{} commits by no Flink job", thousands(r.other_commits as u64)));
+    }
+    format!("{}, {} rows: {}", commits(r.commits), count(r.rows), jobs.join(", "))
+}
+
 /// What to do instead, when the verdict is not `safe`.
 pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
     let alt = v.safe_alternative.as_deref().map(|p| format!("Resume from {} instead (safe). ", esc(p))).unwrap_or_default();
@@ -258,8 +332,9 @@ pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
                 g.pending_checkpoint, g.committed_with_checkpoint, g.committed_in_snapshot_id
             ),
             (None, Some(id)) => format!(
-                "{alt}{}oll back to snapshot {id}, this savepoint's last commit, then resume: the rollback removes every later commit's rows.",
-                if alt.is_empty() { "R" } else { "Or r" }
+                "{alt}{}o resume from this savepoint again, roll back to snapshot {id}, its last commit, first: that removes every later commit ({}), the rows of every job resumed from it included. It answers \"resume from this savepoint\", not \"undo a replay\": for the incident, run the replay finding's statement, which keeps the first resume.",
+                if alt.is_empty() { "T" } else { "Or, t" },
+                v.rollback_removes.as_ref().map(|r| removal(r, esc)).unwrap_or_else(|| "?".into())
             ),
             (None, None) => format!("{alt}Never resume from this savepoint again."),
         },
@@ -280,7 +355,19 @@ pub fn facts(v: &Verdict) -> Vec<(&'static str, String)> {
         out.push(("job", j.clone()));
     }
     if v.kind == VerdictKind::Replays {
-        out.push(("rows replayed", format!("{}{}", if v.rows_estimated { "about " } else { "" }, count(v.rows_replayed))));
+        out.push(("rows in the table after it", format!("{}{}", if v.rows_estimated { "about " } else { "" }, count(v.rows_committed_after))));
+        if let Some(w) = &v.resume_writes {
+            out.push((
+                "a resume writes again",
+                format!(
+                    "{}{}{} rows (copy {} of each)",
+                    if w.at_least { "at least " } else { "" },
+                    if w.estimated { "about " } else { "" },
+                    count(w.rows),
+                    w.copies_in_table.saturating_add(1)
+                ),
+            ));
+        }
     }
     if !v.jobs_already_resumed.is_empty() {
         out.push(("already resumed from it by", v.jobs_already_resumed.join(", ")));
@@ -289,7 +376,7 @@ pub fn facts(v: &Verdict) -> Vec<(&'static str, String)> {
         out.push(("safe alternative", p.clone()));
     }
     if let Some(id) = v.rollback_target_snapshot_id {
-        out.push(("roll back to", format!("snapshot {id}")));
+        out.push(("to resume from it again, roll back to", format!("snapshot {id}")));
     }
     out
 }
@@ -328,7 +415,7 @@ pub fn text_report(r: &SavepointReport) -> String {
             out.push_str(&format!("  {a}\n"));
         }
         if let Some(s) = &v.statement {
-            out.push_str(&format!("  {}\n", s.sql()));
+            out.push_str(&format!("  only to resume from it again: {}\n", s.sql()));
         }
         out.push('\n');
     }
@@ -340,30 +427,61 @@ pub fn text_report(r: &SavepointReport) -> String {
 
 /// For the ticket: a table of the savepoints, then each verdict with its statement.
 pub fn markdown(r: &SavepointReport) -> String {
-    markdown_at(r, None, "##")
+    markdown_at(r, None, "##", &[])
 }
 
 /// The same as a section of the table's ticket (`report::markdown`), its statements naming the
-/// catalog typed.
-pub fn section(r: &SavepointReport, catalog: &str) -> String {
-    markdown_at(r, Some(catalog), "###")
+/// catalog typed, each savepoint saying which of the ticket's findings it stands behind.
+pub fn section(r: &SavepointReport, catalog: &str, findings: &[Finding]) -> String {
+    markdown_at(r, Some(catalog), "###", findings)
 }
 
-fn markdown_at(r: &SavepointReport, catalog: Option<&str>, h: &str) -> String {
+/// The replay findings a savepoint stands behind: a job resumed from it is the one a finding
+/// names as having replayed. Its statement, not the savepoint's, answers that incident.
+pub fn behind<'a>(v: &Verdict, findings: &'a [Finding]) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.kind == FindingKind::SavepointReplayed && f.job_ids.first().is_some_and(|j| v.jobs_already_resumed.contains(j))).collect()
+}
+
+/// "It stands behind the finding …": one sentence per savepoint that is behind a finding.
+pub fn behind_sentence(v: &Verdict, findings: &[Finding], esc: &dyn Fn(&str) -> String) -> Option<String> {
+    let fs = behind(v, findings);
+    let first = fs.first()?;
+    let titles = fs.iter().map(|f| format!("\u{201c}{}\u{201d}", esc(&f.title))).collect::<Vec<_>>().join(", ");
+    Some(format!(
+        "This is the savepoint behind the finding {titles}: job {} resumed from it. That finding's statement{} is the one for the incident; {}",
+        esc(&short(first.job_ids.first().map(String::as_str).unwrap_or("?"))),
+        if first.statement.is_some() { " (recommended, above)" } else { "" },
+        if v.statement.is_some() {
+            "the statement here answers another question, resuming from this savepoint again, and removes more."
+        } else {
+            "nothing here replaces it."
+        }
+    ))
+}
+
+fn markdown_at(r: &SavepointReport, catalog: Option<&str>, h: &str, findings: &[Finding]) -> String {
     let mut out = format!("{h} Before you resume\n\n");
     if let Some(t) = &r.table {
         out.push_str(&format!("Against the table read from {}.\n\n", code(t)));
     }
-    out.push_str("| savepoint | checkpoint | job | verdict | rows replayed |\n|---|---:|---|---|---:|\n");
+    out.push_str("| savepoint | checkpoint | job | verdict | rows in the table after it | a resume writes again |\n|---|---:|---|---|---:|---:|\n");
     for row in &r.savepoints {
         let v = &row.verdict;
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} |\n",
             text(&row.savepoint.path),
             v.checkpoint_id,
             v.job_id.as_deref().map(|j| text(&short(j))).unwrap_or_default(),
             kind(v),
-            if v.kind == crate::analysis::savepoint::VerdictKind::Replays { count(v.rows_replayed) } else { String::new() }
+            if v.kind == VerdictKind::Replays {
+                format!("{}{}", if v.rows_estimated { "about " } else { "" }, count(v.rows_committed_after))
+            } else {
+                String::new()
+            },
+            v.resume_writes
+                .as_ref()
+                .map(|w| format!("{}{}{}", if w.at_least { "at least " } else { "" }, if w.estimated { "about " } else { "" }, count(w.rows)))
+                .unwrap_or_default()
         ));
     }
     for row in &r.savepoints {
@@ -372,13 +490,16 @@ fn markdown_at(r: &SavepointReport, catalog: Option<&str>, h: &str) -> String {
         if !row.savepoint.taken_as.is_empty() {
             out.push_str(&format!("{}.\n\n", upper_first(&row.savepoint.taken_as)));
         }
+        if let Some(b) = behind_sentence(v, findings, &|s| text(s)) {
+            out.push_str(&format!("**{b}**\n\n"));
+        }
         out.push_str(&format!("{}\n", summary(v, &|s| text(s))));
         let a = advice(v, &|s| text(s));
         if !a.is_empty() {
             out.push_str(&format!("\n{a}\n"));
         }
         if let Some(s) = &v.statement {
-            out.push('\n');
+            out.push_str("\nOnly to resume from this savepoint again:\n\n");
             out.push_str(&sql_block(&s.sql_for(catalog)));
         }
     }

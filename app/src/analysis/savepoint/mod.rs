@@ -99,12 +99,91 @@ pub struct ReplayedJob {
     pub end_of_input: bool,
     /// Sum of those commits' `added-records`; None when a summary does not say.
     pub rows: Option<u64>,
-    /// How the table shows it resumed from this savepoint: its first checkpoint id follows the
-    /// savepoint's directly (Flink continues the restored counter).
+    /// The table shows it resumed from this savepoint and from no other restore point read
+    /// (`tie`: `resumed`); one that may have is `tie`: `inferred`, and false here.
     pub resumed_from_it: bool,
+    /// How the table ties the job to this savepoint, and how sure that is.
+    pub tie: Tie,
     /// Its checkpoint ids are not this savepoint's (it resumed from an earlier one): the rows
     /// counted above the savepoint's checkpoint id are an estimate.
     pub estimated: bool,
+}
+
+/// How the table ties a job that committed after the savepoint to it. Flink continues a restored
+/// checkpoint counter, and the committers skip what the table already holds: FlinkSink's
+/// `IcebergFilesCommitter` every checkpoint at or below the restored job id's last commit
+/// (`SinkUtil.getMaxCommittedCheckpointId` in `initializeState`), IcebergSink's and the dynamic
+/// sink's committers only checkpoints of the committable's own (new) job id. So a job restored from
+/// checkpoint k of job J first commits k + 1, or, through FlinkSink, max(k, J's last commit) + 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "how")]
+pub enum Tie {
+    /// The job that took the savepoint, running on past it.
+    TookIt,
+    /// Its first commit is the one a restore of this savepoint makes, and of the savepoints read
+    /// beside the table no other would make it.
+    Resumed {
+        /// FlinkSink only: a retained checkpoint of the savepoint's job at or below this id (not
+        /// read here) would make the same first commit. None where the sink decides it alone.
+        same_from_checkpoints_up_to: Option<i64>,
+    },
+    /// Its first commit is the one a restore of this savepoint makes, and also the one other
+    /// restore points make: the table cannot tell which it was restored from. Not counted as
+    /// resumed from it; the JobManager's restore record or the rows' key ranges decide.
+    Inferred {
+        /// Other savepoints read beside the table that would start it the same way.
+        alternatives: Vec<Alternative>,
+        /// FlinkSink: the savepoint's job committed past it, up to this checkpoint, before this job
+        /// started, so any later savepoint or checkpoint of that job up to it would too.
+        later_checkpoints_up_to: Option<i64>,
+        /// Where its first commit's size points: FlinkSink commits the skipped checkpoints' files
+        /// with the first one it commits, so a first commit N times the job's usual size started
+        /// about N − 1 checkpoints before it. An estimate from rows, never proof.
+        likely_checkpoint: Option<i64>,
+    },
+    /// It continues the counter of a job of this savepoint's lineage (resumed from that job's own
+    /// later savepoint or checkpoint).
+    Continues,
+    /// Another lineage: its checkpoint ids are not this savepoint's positions in the source.
+    Other,
+}
+
+/// Another restore point that explains a job as well as this savepoint does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alternative {
+    pub path: String,
+    pub checkpoint_id: i64,
+}
+
+/// What the rollback the verdict offers would take out of the table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Removal {
+    /// Commits after the target in the current snapshot's ancestry.
+    pub commits: usize,
+    /// Their `added-records`; None when a summary does not say.
+    pub rows: Option<u64>,
+    /// The Flink jobs among them, in commit order, with the rows each added.
+    pub jobs: Vec<(String, Option<u64>)>,
+    /// Commits by no Flink job (maintenance, other engines).
+    pub other_commits: usize,
+}
+
+/// What a resume from the savepoint writes: its source read again from the savepoint's position.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResumeWrites {
+    /// The rows the table shows written from that position on, by the longest copy of the stretch
+    /// (the job that ran on past the savepoint, or a job resumed from it, with their successors).
+    pub rows: Option<u64>,
+    /// No copy reached the end of its input: the source has at least these rows after the
+    /// position, and a resume writes whatever else it holds by then too.
+    pub at_least: bool,
+    /// The copy measured is tied to this savepoint by inference, or holds rows from before its
+    /// position (a savepoint taken while the job ran on): the number is an estimate.
+    pub estimated: bool,
+    /// How many copies of those rows the table already holds: the resume writes one more.
+    pub copies_in_table: usize,
+    /// The jobs of the copy measured.
+    pub measured_from: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -120,13 +199,23 @@ pub struct Verdict {
     /// them (again, if they were committed before the restore point expired).
     pub recommitted_checkpoints: Vec<i64>,
     pub replayed: Vec<ReplayedJob>,
-    pub rows_replayed: Option<u64>,
+    /// Rows already in the table that were committed after the savepoint's checkpoint: the sum
+    /// over `replayed`, every copy of the stretch counted (not what a resume writes: `resume_writes`).
+    pub rows_committed_after: Option<u64>,
     /// Some job's rows are an estimate (see `ReplayedJob::estimated`).
     pub rows_estimated: bool,
+    /// What a resume from it would write, and how many copies of it the table already holds.
+    pub resume_writes: Option<ResumeWrites>,
+    /// Jobs the table shows resumed from it (`Tie::Resumed`).
     pub jobs_already_resumed: Vec<String>,
+    /// Jobs that may have resumed from it or from another restore point (`Tie::Inferred`).
+    pub jobs_maybe_resumed: Vec<String>,
     /// The newest savepoint among those read whose verdict is `safe`.
     pub safe_alternative: Option<String>,
     pub rollback_target_snapshot_id: Option<SnapshotId>,
+    /// What that rollback removes: it answers "resume from this savepoint again", not "undo a
+    /// replay" (the replay finding's rollback keeps the first resume).
+    pub rollback_removes: Option<Removal>,
     pub statement: Option<Statement>,
     /// Why no rollback is offered: the savepoint's committer state carries a checkpoint above its
     /// job's last commit at or below the savepoint, and that job committed it since (its files

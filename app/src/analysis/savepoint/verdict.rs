@@ -3,17 +3,36 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{PendingGone, ReplayedJob, RestorePoint, SavepointRead, UnknownWhy, Verdict, VerdictKind};
+use super::{Alternative, PendingGone, Removal, ReplayedJob, RestorePoint, ResumeWrites, SavepointRead, Tie, UnknownWhy, Verdict, VerdictKind};
 use crate::analysis::findings::TableRef;
-use crate::decode::flink_savepoint::committer::CommitterState;
+use crate::decode::flink_savepoint::committer::{CommitterState, SinkKind};
 use crate::decode::SnapshotId;
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 use crate::model::TableHistory;
 
+/// A savepoint read beside the table, as a restore point: its committer's job id, its checkpoint.
+#[derive(Debug, Clone)]
+struct Origin {
+    job_id: String,
+    checkpoint_id: i64,
+    path: String,
+}
+
+fn origins(reads: &[SavepointRead]) -> Vec<Origin> {
+    reads
+        .iter()
+        .flat_map(|r| {
+            r.committers.iter().filter_map(|c| Some(Origin { job_id: c.job_id.clone()?, checkpoint_id: r.metadata.checkpoint_id, path: r.path.clone() }))
+        })
+        .collect()
+}
+
 /// Verdicts for several savepoints, newest (highest checkpoint id) first, each with the newest
-/// safe one among them as its alternative.
+/// safe one among them as its alternative. Each is judged knowing the others: a job that one of
+/// them would explain as well as another is tied to neither for certain.
 pub fn verdicts(reads: &[SavepointRead], table: Option<(&TableHistory, &TableRef)>) -> Vec<(usize, Verdict)> {
-    let mut out: Vec<(usize, Verdict)> = reads.iter().enumerate().map(|(i, r)| (i, verdict(r, table))).collect();
+    let all = origins(reads);
+    let mut out: Vec<(usize, Verdict)> = reads.iter().enumerate().map(|(i, r)| (i, verdict_among(r, table, &all))).collect();
     out.sort_by(|a, b| b.1.checkpoint_id.cmp(&a.1.checkpoint_id).then(reads[a.0].path.cmp(&reads[b.0].path)));
     let safe = out.iter().find(|(_, v)| v.kind == VerdictKind::Safe).map(|(i, _)| reads[*i].path.clone());
     for (i, v) in &mut out {
@@ -24,7 +43,12 @@ pub fn verdicts(reads: &[SavepointRead], table: Option<(&TableHistory, &TableRef
     out
 }
 
+/// One savepoint judged alone (no other savepoint read beside it).
 pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) -> Verdict {
+    verdict_among(read, table, &origins(std::slice::from_ref(read)))
+}
+
+fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>, origins: &[Origin]) -> Verdict {
     let meta = &read.metadata;
     let mut v = Verdict {
         kind: VerdictKind::Unknown,
@@ -35,11 +59,14 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
         restore_point: None,
         recommitted_checkpoints: Vec::new(),
         replayed: Vec::new(),
-        rows_replayed: None,
+        rows_committed_after: None,
         rows_estimated: false,
+        resume_writes: None,
         jobs_already_resumed: Vec::new(),
+        jobs_maybe_resumed: Vec::new(),
         safe_alternative: None,
         rollback_target_snapshot_id: None,
+        rollback_removes: None,
         statement: None,
         rollback_fails: None,
         committer_operator_ids: read.committers.iter().map(|c| c.table_operator_id().unwrap_or(&c.operator_id).to_string()).collect(),
@@ -143,6 +170,7 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
                 end_of_input: false,
                 rows: Some(0),
                 resumed_from_it: false,
+                tie: Tie::Other,
                 estimated: false,
             });
             by_job.len() - 1
@@ -164,30 +192,85 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
     // committed them with its next checkpoint, so that commit's rows above c include rows from
     // before the savepoint's position (the properties say so: PostCheckpointAction NONE).
     let ran_on = meta.properties.as_ref().is_some_and(|p| p.savepoint && p.post_checkpoint_action.as_deref() == Some("NONE"));
-    // The last checkpoint committed by this savepoint's lineage so far: its job, and jobs resumed
-    // from it or from a later savepoint of the lineage (which continue the counter).
-    let mut lineage_last: Option<i64> = None;
-    for r in &mut by_job {
-        // Flink continues a restored checkpoint counter: a job restored from checkpoint c commits
-        // c + 1 first (or only its end-of-input commit, when it finished before its first checkpoint).
+    let sink = committer.sink;
+    // The first commit a job restored from checkpoint k of job J makes, seen from the ancestry
+    // before `at` (the restored job's first commit): see `Tie`.
+    let restored_first = |origin_job: &str, k: i64, at: usize| -> i64 {
+        let skip_to = if sink == SinkKind::FlinkSink {
+            ancestry[..at]
+                .iter()
+                .filter_map(|&i| history.snapshots[i].flink.as_ref())
+                .filter(|f| &*f.job_id == origin_job && f.operator_id.as_deref().is_none_or(|o| o == op))
+                .filter_map(|f| f.checkpoint_id)
+                .filter(|&k| k != END_OF_INPUT_CHECKPOINT)
+                .max()
+                .unwrap_or(-1)
+        } else {
+            -1
+        };
+        k.max(skip_to).saturating_add(1)
+    };
+    let first_position = |job_id: &str| ancestry.iter().position(|&i| history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job_id));
+    // Copies of the stretch after the savepoint: (jobs, last checkpoint) — the job that ran on and
+    // each job resumed from it, with the jobs continuing their counters.
+    let mut copies: Vec<(Vec<usize>, Option<i64>)> = Vec::new();
+    for n in 0..by_job.len() {
+        let r = &by_job[n];
         let first_ever = first_checkpoint_of(&r.job_id);
-        r.resumed_from_it = !r.took_the_savepoint && (first_ever == Some(c + 1) || (first_ever.is_none() && r.end_of_input));
-        let continues = lineage_last.is_some_and(|l| first_ever == l.checked_add(1));
-        // A job of another lineage (resumed from an earlier savepoint) counts checkpoints that are
-        // not this savepoint's positions in the source: its rows above c are an estimate.
-        r.estimated = (!r.took_the_savepoint && !r.resumed_from_it && !continues) || (r.took_the_savepoint && ran_on);
-        if r.took_the_savepoint || r.resumed_from_it || continues {
-            lineage_last = lineage_last.max(r.last_checkpoint);
+        let at = first_position(&r.job_id).unwrap_or(0);
+        let continues = |copies: &[(Vec<usize>, Option<i64>)]| copies.iter().rposition(|(_, last)| last.is_some_and(|l| first_ever == l.checked_add(1)));
+        let tie = if r.took_the_savepoint {
+            Tie::TookIt
+        } else if first_ever.is_none() && r.end_of_input {
+            // It finished before its first checkpoint: only its end-of-input commit, no counter to read.
+            Tie::Inferred { alternatives: Vec::new(), later_checkpoints_up_to: None, likely_checkpoint: None }
+        } else if first_ever.is_some_and(|f| f == restored_first(job, c, at)) {
+            let alternatives: Vec<Alternative> = origins
+                .iter()
+                .filter(|o| o.path != read.path && first_ever == Some(restored_first(&o.job_id, o.checkpoint_id, at)))
+                .map(|o| Alternative { path: o.path.clone(), checkpoint_id: o.checkpoint_id })
+                .collect();
+            let skipped = restored_first(job, c, at).saturating_sub(1);
+            let later = (sink == SinkKind::FlinkSink && skipped > c).then_some(skipped);
+            if alternatives.is_empty() && later.is_none() {
+                Tie::Resumed { same_from_checkpoints_up_to: (sink == SinkKind::FlinkSink && skipped == c).then_some(c) }
+            } else {
+                Tie::Inferred { alternatives, later_checkpoints_up_to: later, likely_checkpoint: likely_restore(history, &ancestry, &r.job_id) }
+            }
+        } else if continues(&copies).is_some() {
+            Tie::Continues
+        } else {
+            Tie::Other
+        };
+        // A job that may continue a copy joins it; one that may have been restored here starts one.
+        match (&tie, continues(&copies)) {
+            (Tie::Continues | Tie::Inferred { .. }, Some(k)) => {
+                copies[k].0.push(n);
+                copies[k].1 = copies[k].1.max(r.last_checkpoint);
+            }
+            (Tie::TookIt | Tie::Resumed { .. } | Tie::Inferred { .. }, _) => copies.push((vec![n], r.last_checkpoint)),
+            _ => {}
         }
+        let r = &mut by_job[n];
+        r.resumed_from_it = matches!(tie, Tie::Resumed { .. });
+        // A job of another lineage counts checkpoints that are not this savepoint's positions in
+        // the source, and one that may have been restored from an earlier point wrote rows from
+        // before this one's position: estimates.
+        let earlier_origin = matches!(&tie, Tie::Inferred { alternatives, .. } if alternatives.is_empty() && r.end_of_input && r.first_checkpoint.is_none())
+            || matches!(&tie, Tie::Inferred { alternatives, .. } if alternatives.iter().any(|a| a.checkpoint_id < c));
+        r.estimated = matches!(tie, Tie::Other) || earlier_origin || (r.took_the_savepoint && ran_on);
+        r.tie = tie;
     }
     if by_job.is_empty() {
         v.kind = VerdictKind::Safe;
         return v;
     }
     v.kind = VerdictKind::Replays;
-    v.rows_replayed = by_job.iter().try_fold(0u64, |a, r| a.checked_add(r.rows?));
+    v.rows_committed_after = by_job.iter().try_fold(0u64, |a, r| a.checked_add(r.rows?));
     v.rows_estimated = by_job.iter().any(|r| r.estimated);
     v.jobs_already_resumed = by_job.iter().filter(|r| r.resumed_from_it).map(|r| r.job_id.clone()).collect();
+    v.jobs_maybe_resumed = by_job.iter().filter(|r| matches!(r.tie, Tie::Inferred { .. })).map(|r| r.job_id.clone()).collect();
+    v.resume_writes = resume_writes(&by_job, &copies);
     v.replayed = by_job;
     // Roll back to the savepoint's last commit: the newest ancestor by its job and operator at or
     // below its checkpoint id; every commit after that one goes.
@@ -216,11 +299,77 @@ pub fn verdict(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>) 
             None => {
                 let id = history.snapshots[i].snapshot.snapshot_id;
                 v.rollback_target_snapshot_id = Some(id);
+                v.rollback_removes = ancestry.iter().position(|&k| k == i).map(|p| removal(history, &ancestry[p + 1..]));
                 v.statement = table_ref.statement("rollback_to_snapshot", Some(format!("snapshot_id => {id}")));
             }
         }
     }
     v
+}
+
+/// The checkpoint a job's first commit's size points to (see `Tie::Inferred`): needs three later
+/// checkpoint commits to know its usual size.
+fn likely_restore(history: &TableHistory, ancestry: &[usize], job_id: &str) -> Option<i64> {
+    let commits: Vec<(i64, u64)> = ancestry
+        .iter()
+        .filter_map(|&i| {
+            let f = history.snapshots[i].flink.as_ref().filter(|f| &*f.job_id == job_id)?;
+            Some((f.checkpoint_id.filter(|&k| k != END_OF_INPUT_CHECKPOINT)?, added_records(history, i)?))
+        })
+        .collect();
+    let (&(first, rows), rest) = commits.split_first()?;
+    if rest.len() < 3 {
+        return None;
+    }
+    let mut sizes: Vec<u64> = rest.iter().map(|c| c.1).collect();
+    sizes.sort_unstable();
+    let usual = sizes[sizes.len() / 2];
+    if usual == 0 {
+        return None;
+    }
+    // Rounded: a first commit within half a checkpoint's rows of the usual is one checkpoint.
+    let checkpoints = i64::try_from(rows.saturating_add(usual / 2) / usual).ok()?.max(1);
+    Some(first.saturating_sub(checkpoints))
+}
+
+/// The copy a resume repeats: the longest that reached the end of its input, else the longest.
+fn resume_writes(by_job: &[ReplayedJob], copies: &[(Vec<usize>, Option<i64>)]) -> Option<ResumeWrites> {
+    let measured: Vec<(Option<u64>, bool, bool, &Vec<usize>)> = copies
+        .iter()
+        .map(|(jobs, _)| {
+            let rows = jobs.iter().try_fold(0u64, |a, &n| a.checked_add(by_job[n].rows?));
+            // A copy tied by inference may not start at this savepoint's position.
+            let unsure = jobs.iter().any(|&n| by_job[n].estimated || matches!(by_job[n].tie, Tie::Inferred { .. }));
+            (rows, jobs.iter().any(|&n| by_job[n].end_of_input), unsure, jobs)
+        })
+        .collect();
+    // The first of equal copies: the earliest resume, which the reader met first.
+    let longest = |complete: bool| measured.iter().filter(|m| m.1 || !complete).rev().max_by_key(|m| m.0);
+    let best = longest(true).or_else(|| longest(false))?;
+    Some(ResumeWrites {
+        rows: best.0,
+        at_least: !best.1,
+        estimated: best.2,
+        copies_in_table: copies.len(),
+        measured_from: best.3.iter().map(|&n| by_job[n].job_id.clone()).collect(),
+    })
+}
+
+/// The commits at `after` (ancestry indexes, oldest first): what a rollback before them removes.
+fn removal(history: &TableHistory, after: &[usize]) -> Removal {
+    let mut jobs: Vec<(String, Option<u64>)> = Vec::new();
+    let mut other_commits = 0;
+    for &i in after {
+        let rows = added_records(history, i);
+        match history.snapshots[i].flink.as_ref() {
+            Some(f) => match jobs.iter_mut().find(|(j, _)| **j == *f.job_id) {
+                Some((_, n)) => *n = n.zip(rows).and_then(|(a, b)| a.checked_add(b)),
+                None => jobs.push((f.job_id.to_string(), rows)),
+            },
+            None => other_commits += 1,
+        }
+    }
+    Removal { commits: after.len(), rows: after.iter().try_fold(0u64, |a, &i| a.checked_add(added_records(history, i)?)), jobs, other_commits }
 }
 
 /// Indexes of the current snapshot's ancestors, oldest first (what a committer walks, newest first).

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::report::savepoint::{advice, facts, kind, summary};
+use crate::report::savepoint::{advice, behind_sentence, facts, kind, summary};
 use crate::source::browser::savepoint_files::{relative_path, SavepointFiles};
 
 use super::files::PickedFiles;
@@ -16,7 +16,8 @@ use super::AppState;
 #[component]
 pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let report = state.part(|o| o.report.savepoints.as_ref().map(|j| crate::report::savepoint::of(j, Some(&o.report.table.metadata_file))));
+    let report =
+        state.part(|o| o.report.savepoints.as_ref().map(|j| (crate::report::savepoint::of(j, Some(&o.report.table.metadata_file)), o.report.findings.clone())));
     let report = move || report.get().flatten();
     let reading = RwSignal::new(false);
     let store_location = RwSignal::new(String::new());
@@ -68,7 +69,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
         }
     });
     let rows = move || {
-        report().map(|r| {
+        report().map(|(r, findings)| {
             let cards = r
                 .savepoints
                 .iter()
@@ -77,10 +78,13 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                     let k = kind(&v);
                     let statement = v.statement.clone();
                     let advice = advice(&v, &|s| s.to_string());
+                    let behind = behind_sentence(&v, &findings, &|s| s.to_string());
                     view! {
                         <article class=format!("savepoint {k}") data-testid="savepoint-row" data-kind=k
                             data-checkpoint=v.checkpoint_id.to_string() data-path=row.savepoint.path.clone()
-                            data-rows-replayed=v.rows_replayed.map(|n| n.to_string()).unwrap_or_default()
+                            data-rows-after=v.rows_committed_after.map(|n| n.to_string()).unwrap_or_default()
+                            data-resume-writes=v.resume_writes.as_ref().and_then(|w| w.rows).map(|n| n.to_string()).unwrap_or_default()
+                            data-behind=behind.is_some().to_string()
                             data-job-id=v.job_id.clone().unwrap_or_default()
                             data-jobs-resumed=v.jobs_already_resumed.join(",")
                             data-rollback-target=v.rollback_target_snapshot_id.map(|s| s.to_string()).unwrap_or_default()>
@@ -90,9 +94,13 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                             <dl class="facts">{facts(&v).into_iter().map(|(label, value)| view! {
                                 <div><dt>{label}</dt><dd class="mono">{value}</dd></div>
                             }).collect_view()}</dl>
+                            {behind.map(|b| view! { <p class="behind" data-testid="savepoint-behind"><strong>{b}</strong></p> })}
                             <p data-testid="savepoint-summary">{summary(&v, &|s| s.to_string())}</p>
                             {(!advice.is_empty()).then(|| view! { <p><strong>"What to do: "</strong>{advice}</p> })}
-                            {statement.map(|s| view! { <pre class="statement" data-testid="savepoint-statement">{move || s.sql_in(&catalog.get())}</pre> })}
+                            {statement.map(|s| view! {
+                                <p class="hint" data-testid="savepoint-statement-question">"Only to resume from this savepoint again:"</p>
+                                <pre class="statement" data-testid="savepoint-statement">{move || s.sql_in(&catalog.get())}</pre>
+                            })}
                         </article>
                     }
                 })
