@@ -176,6 +176,49 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
     assert!(md[section..].contains(&call), "{}", &md[section..]);
 }
 
+/// savepoint-twice with its own savepoint, as the app holds it (the newest version, savepoint A
+/// dropped in *Before you resume*): the ticket gives one statement for the incident first, the
+/// replay finding's (it keeps job B's rows), and A's rollback after it, labelled as the answer to
+/// "resume from this savepoint again", with what it removes in numbers; A says it stands behind
+/// the finding.
+#[test]
+fn the_ticket_gives_one_statement_per_incident_and_labels_the_savepoints() {
+    use icescope::session::savepoint::{metadata_among, read_savepoints};
+    let root = fixture("savepoint-twice");
+    let f = facts(&root);
+    let files = Rc::new(LocalFolder::open(&root).unwrap());
+    let (loader, pick) = block_on(icescope::session::open::open("savepoint-twice", &*files, &Inline, None, None)).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = TableSession::new("savepoint-twice".into(), files, Inline, loader, pick, ReadMode::Auto);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-twice/A/_metadata");
+    let listed = vec![dir.display().to_string()];
+    let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
+    let view = run(&mut s, vec![Request::Savepoints(std::sync::Arc::new(read))]);
+    let md = icescope::report::markdown::markdown_in(&view.report, "lab");
+    // The incident's statement: the table just before job C, as the lab recorded it before C's resume.
+    let before_c = f["after_first_resume"]["snapshot_id"].as_i64().unwrap();
+    let incident = format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_twice', snapshot_id => {before_c});");
+    // A's own: job A's last commit, the table just after its stop.
+    let after_stop = f["after_stop"]["snapshot_id"].as_i64().unwrap();
+    let resume_again = format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_twice', snapshot_id => {after_stop});");
+    let recommended = md.find("### Recommended: the statement for the incident").expect("one recommended statement");
+    let findings = md.find("### Findings").unwrap();
+    assert!(recommended < findings);
+    assert_eq!(md[recommended..findings].matches("CALL ").count(), 1, "{}", &md[recommended..findings]);
+    assert!(md[recommended..findings].contains(&incident), "{}", &md[recommended..findings]);
+    let section = md.find("### Before you resume").unwrap();
+    let a = &md[section..];
+    assert!(a.contains("This is the savepoint behind the finding"), "{a}");
+    let label = a.find("Only to resume from this savepoint again:").expect("A's statement is labelled");
+    assert!(a[label..].contains(&resume_again), "{a}");
+    // What it removes: both resumes, every row committed after A (Spark: all rows minus job A's).
+    let removed = f["after_second_resume"]["rows"].as_u64().unwrap() - f["after_stop"]["rows"].as_u64().unwrap();
+    let (_, v) = &view.report.savepoints.as_ref().unwrap().verdicts[0];
+    assert_eq!(v.rollback_removes.as_ref().and_then(|r| r.rows), Some(removed));
+    assert_eq!(v.rows_committed_after, Some(removed));
+    let c_wrote = f["after_second_resume"]["rows"].as_u64().unwrap() - f["after_first_resume"]["rows"].as_u64().unwrap();
+    assert_eq!(v.resume_writes.as_ref().and_then(|w| w.rows), Some(c_wrote));
+}
+
 /// Watched as the app's Live switch does: savepoint-twice opened as it stood after job B's first
 /// commit, advanced to its newest metadata file, looked at, answered. The answer after the look
 /// takes the look's job spans and findings; one made afresh right after is the same, and both
