@@ -36,7 +36,12 @@ pub fn chart(c: &Chart) -> Result<(), Failure> {
     print(&format!("{}\t{} bytes\n", c.out, bytes.len()))
 }
 
+/// `SOURCE_DATE_EPOCH` (seconds, the reproducible-builds convention) stands for now when set, so
+/// that the docs' pictures, drawn by `tests/docs_pictures.rs`, are the same bytes on every run.
 fn now_ms() -> i64 {
+    if let Some(s) = std::env::var("SOURCE_DATE_EPOCH").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
+        return s.saturating_mul(1000);
+    }
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
