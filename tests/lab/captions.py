@@ -223,7 +223,8 @@ def older_savepoint(f):
     fold = (f" Job 3 completed checkpoints {_span(j3cps)} but made no snapshot for {_span(skipped)}: its first commit, "
             f"at checkpoint {first['max_committed_checkpoint_id']}, added {_n(first['added_records'])} rows at once "
             f"(job 1 had already committed up to checkpoint {sp['B']['checkpoint_id']})." if skipped else "")
-    return (f"Job 1 (bounded, {_n(f['bounded_rows'])} rows, {f['checkpoint_ms'] // 1000} s checkpoints) took savepoint A "
+    through = {"icebergsink": "IcebergSink", "dynamic": "DynamicIcebergSink"}.get(f.get("sink", "flinksink"), "FlinkSink")
+    return (f"Through {through} at parallelism {f.get('parallelism', 1)}: job 1 (bounded, {_n(f['bounded_rows'])} rows, {f['checkpoint_ms'] // 1000} s checkpoints) took savepoint A "
             f"without stopping (checkpoint {sp['A']['checkpoint_id']}) and was stopped with savepoint B (checkpoint "
             f"{sp['B']['checkpoint_id']}); job 2 resumed from B and was stopped with savepoint C (checkpoint "
             f"{sp['C']['checkpoint_id']}); job 3 resumed from the OLDER savepoint A and ran to the end. The table holds "
@@ -345,6 +346,18 @@ def live_browser(f):
             f"{_n(b['looks'])} times; what it showed after each look is in browser-looks.jsonl.")
 
 
+def two_deployments(f):
+    lab = f["job_labels"]
+    sp = {s["label"]: s for s in f["savepoints"]}
+    return (f"Two deployments of one job graph (one sink operator id), parallelism {f['parallelism']}: job 1 "
+            f"{lab['1'][:8]}… took savepoint A (checkpoint {sp['A']['checkpoint_id']}) without stopping; job 2 "
+            f"{lab['2'][:8]}… was submitted fresh beside it (no state) and cancelled without a savepoint; job 3 "
+            f"{lab['3'][:8]}… was restored from job 1's older savepoint A while job 1 ran on, then job 1 was stopped "
+            f"with savepoint B (checkpoint {sp['B']['checkpoint_id']}). The table then held {_n(f['at_end']['rows'])} rows, "
+            f"{_n(f['at_end']['distinct_ids'])} distinct ids, in {len(f['commits'])} snapshots; icescope watch followed it "
+            f"(watch-events.jsonl).")
+
+
 CAPTIONS = {
     "append-stream": append_stream,
     "savepoint-twice": savepoint_twice,
@@ -357,6 +370,9 @@ CAPTIONS = {
     "v3-deletion-vectors": v3_deletion_vectors,
     "savepoint-no-stop": savepoint_no_stop,
     "older-savepoint": older_savepoint,
+    "older-savepoint-icebergsink": older_savepoint,
+    "older-savepoint-dynamic": older_savepoint,
+    "two-deployments": two_deployments,
     "savepoint-resume": savepoint_resume,
     "live-watch": live_watch,
     "live-watch-icebergsink": live_watch,

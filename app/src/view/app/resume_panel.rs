@@ -79,12 +79,13 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                     let statement = v.statement.clone();
                     let advice = advice(&v, &|s| s.to_string());
                     let behind = behind_sentence(&v, &findings, &|s| s.to_string());
+                    let is_behind = behind.is_some().to_string();
                     view! {
                         <article class=format!("savepoint {k}") data-testid="savepoint-row" data-kind=k
                             data-checkpoint=v.checkpoint_id.to_string() data-path=row.savepoint.path.clone()
                             data-rows-after=v.rows_committed_after.map(|n| n.to_string()).unwrap_or_default()
                             data-resume-writes=v.resume_writes.as_ref().and_then(|w| w.rows).map(|n| n.to_string()).unwrap_or_default()
-                            data-behind=behind.is_some().to_string()
+                            data-behind=is_behind
                             data-job-id=v.job_id.clone().unwrap_or_default()
                             data-jobs-resumed=v.jobs_already_resumed.join(",")
                             data-rollback-target=v.rollback_target_snapshot_id.map(|s| s.to_string()).unwrap_or_default()>
@@ -115,7 +116,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
     };
     view! {
         <section class="resume" class:hover=move || hovering.get() data-testid="resume-panel"
-            data-savepoints=move || report().map(|r| r.savepoints.len().to_string()).unwrap_or_default()
+            data-savepoints=move || report().map(|(r, _)| r.savepoints.len().to_string()).unwrap_or_default()
             data-state=move || if reading.get() { "reading" } else { "idle" }
             on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); ev.stop_propagation(); hovering.set(true); }
             on:dragleave=move |_| hovering.set(false)

@@ -50,7 +50,7 @@ import org.apache.iceberg.types.Types;
  *   submit table=ns.t kind=append|upsert|late rows=N rate=R checkpoint-ms=5000 keys=1000
  *          base-day-ms=... name=... [restore=file:///savepoint] [uids=false]
  *          [sink=flinksink|icebergsink|dynamic] [maintenance=rewrite,expire] [wopt.K=V ...]
- *          [conf.K=V ...] [client=cli]
+ *          [conf.K=V ...] [client=cli] [parallelism=N]
  *       submits one streaming job to the standalone Flink cluster (REST on flink.port) and prints
  *       its job id; the job keeps running in the cluster after this program exits.
  *       sink: Iceberg's FlinkSink (default), its sink-v2 IcebergSink, or the DynamicIcebergSink
@@ -174,7 +174,8 @@ public final class LabJob {
     System.out.println("LAB {\"event\":\"configured\",\"client\":\"" + (cli ? "cli" : "remote-environment")
         + "\",\"restore\":" + (effRestore == null ? "null" : "\"" + effRestore + "\"")
         + ",\"ignore_unclaimed_state\":" + effIgnore + "}");
-    env.setParallelism(1);
+    // parallelism=N: the writers (and the source) run as N subtasks; the committer is one whatever N.
+    env.setParallelism(Integer.parseInt(a.getOrDefault("parallelism", "1")));
     // unchained, so the REST API reports each operator's own record counts
     env.disableOperatorChaining();
     env.enableCheckpointing(cpMs, CheckpointingMode.EXACTLY_ONCE);
