@@ -190,7 +190,7 @@ fn the_ticket_gives_one_statement_per_incident_and_labels_the_savepoints() {
     let (loader, pick) = block_on(icescope::session::open::open("savepoint-twice", &*files, &Inline, None, None)).unwrap_or_else(|e| panic!("{e}"));
     let mut s = TableSession::new("savepoint-twice".into(), files, Inline, loader, pick, ReadMode::Auto);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-twice/A/_metadata");
-    let listed = vec![dir.display().to_string()];
+    let listed = [dir.display().to_string()];
     let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
     let view = run(&mut s, vec![Request::Savepoints(std::sync::Arc::new(read))]);
     let md = icescope::report::markdown::markdown_in(&view.report, "lab");

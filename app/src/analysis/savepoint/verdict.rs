@@ -214,8 +214,7 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
     // Copies of the stretch after the savepoint: (jobs, last checkpoint) — the job that ran on and
     // each job resumed from it, with the jobs continuing their counters.
     let mut copies: Vec<(Vec<usize>, Option<i64>)> = Vec::new();
-    for n in 0..by_job.len() {
-        let r = &by_job[n];
+    for (n, r) in by_job.iter_mut().enumerate() {
         let first_ever = first_checkpoint_of(&r.job_id);
         let at = first_position(&r.job_id).unwrap_or(0);
         let continues = |copies: &[(Vec<usize>, Option<i64>)]| copies.iter().rposition(|(_, last)| last.is_some_and(|l| first_ever == l.checked_add(1)));
@@ -251,7 +250,6 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
             (Tie::TookIt | Tie::Resumed { .. } | Tie::Inferred { .. }, _) => copies.push((vec![n], r.last_checkpoint)),
             _ => {}
         }
-        let r = &mut by_job[n];
         r.resumed_from_it = matches!(tie, Tie::Resumed { .. });
         // A job of another lineage counts checkpoints that are not this savepoint's positions in
         // the source, and one that may have been restored from an earlier point wrote rows from
