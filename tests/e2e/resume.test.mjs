@@ -49,10 +49,12 @@ const panelRows = (page) =>
       checkpoint: e.dataset.checkpoint,
       path: e.dataset.path,
       rows: e.dataset.rowsAfter,
+      writes: e.dataset.resumeWrites,
       job: e.dataset.jobId,
       resumed: e.dataset.jobsResumed,
       rollback: e.dataset.rollbackTarget,
       statement: e.querySelector('[data-testid="savepoint-statement"]')?.textContent ?? null,
+      question: e.querySelector('[data-testid="savepoint-statement-question"]')?.textContent ?? null,
       takenAs: e.querySelector('[data-testid="savepoint-taken-as"]')?.textContent ?? '',
     })),
   );
@@ -67,6 +69,9 @@ function sameAsCli(rows, expected) {
     assert.equal(r.kind, e.verdict.kind, label);
     assert.equal(r.checkpoint, String(e.savepoint.checkpoint_id), label);
     assert.equal(r.rows, e.verdict.rows_committed_after == null ? '' : String(e.verdict.rows_committed_after), label);
+    assert.equal(r.writes, e.verdict.resume_writes?.rows == null ? '' : String(e.verdict.resume_writes.rows), label);
+    // A rollback offered on a card says which question it answers.
+    assert.equal(r.question !== null, r.statement !== null, label);
     assert.equal(r.job, e.committer.job_id, label);
     assert.equal(r.resumed, e.verdict.jobs_already_resumed.join(','), label);
     assert.equal(r.rollback, e.verdict.rollback_target_snapshot_id == null ? '' : String(e.verdict.rollback_target_snapshot_id), label);
