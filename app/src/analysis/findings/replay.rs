@@ -400,28 +400,7 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
             (nf > pl && next.first_index() > prev.last_index()).then_some((prev, next, pl, nf))
         })
         .collect();
-    let mut out: Vec<Finding> = pairs
-        .iter()
-        .take(CAP)
-        .map(|&(prev, next, pl, nf)| Finding {
-            kind: FindingKind::JobResumed,
-            severity: Severity::Info,
-            title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
-            snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
-            job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
-            evidence: format!(
-                "job {} committed checkpoints up to {}; job {} began at checkpoint {} ({} after the last commit): restored \
-                 from a savepoint or checkpoint, with no overlap. A single resume is normal.",
-                Context::short(&prev.job_id),
-                pl,
-                Context::short(&next.job_id),
-                nf,
-                duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms)),
-            ),
-            action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
-            statement: None,
-        })
-        .collect();
+    let mut out: Vec<Finding> = pairs.iter().take(CAP).map(|&(prev, next, pl, nf)| resumed(cx, prev, next, pl, nf)).collect();
     if pairs.len() > CAP {
         let rest = &pairs[CAP..];
         out.push(Finding {
@@ -440,6 +419,67 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// One resume. Through FlinkSink a job restored from state older than the previous job's last
+/// commit still begins right after it (the committer skips what the restored job id committed and
+/// folds those checkpoints into its first commit), so "no overlap in checkpoint ids" is not "no
+/// rows written twice": a first commit of several checkpoints' rows says it went back, or that its
+/// source caught up on a backlog. The table cannot tell which: said as a warning, with "about".
+fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -> Finding {
+    let gap = duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms));
+    let restore = restore_point(cx, next, prev);
+    let ids = vec![cx.id(prev.last_index()), cx.id(next.first_index())];
+    let jobs = vec![prev.job_id.clone(), next.job_id.clone()];
+    match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
+        (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => Finding {
+            kind: FindingKind::JobResumed,
+            severity: Severity::Warning,
+            title: format!(
+                "Job {} resumed after {}, its first commit {} checkpoints' rows: restored from older state, or a backlog",
+                Context::short(&next.job_id),
+                Context::short(&prev.job_id),
+                n
+            ),
+            snapshot_ids: ids,
+            job_ids: jobs,
+            evidence: format!(
+                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} later), but its first commit \
+                 holds {} rows, at its usual {} rows per commit those of about {n} checkpoints. Either it was restored from about \
+                 checkpoint {} — older than job {}'s last commit, so FlinkSink's committer skipped the checkpoints the restored \
+                 job id had committed and folded their rows into this commit, and about {} rows of checkpoints {}–{pl} are in \
+                 the table twice — or its source caught up on a backlog. The table cannot tell which: the JobManager's \
+                 restore record (/jobs/:id/checkpoints, latest.restored) or the rows' key ranges decide it.",
+                Context::short(&prev.job_id),
+                Context::short(&next.job_id),
+                thousands(k),
+                thousands(u),
+                restore.checkpoint,
+                Context::short(&prev.job_id),
+                thousands(u.saturating_mul(u64::try_from(pl.saturating_sub(restore.checkpoint)).unwrap_or(0))),
+                restore.checkpoint.saturating_add(1),
+            ),
+            action: "Check which savepoint or checkpoint the job was restored from; if older than the previous job's last \
+                 commit, count the duplicate keys (Duplicates, or icescope duplicates) before deciding to remove them."
+                .into(),
+            statement: None,
+        },
+        _ => Finding {
+            kind: FindingKind::JobResumed,
+            severity: Severity::Info,
+            title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
+            snapshot_ids: ids,
+            job_ids: jobs,
+            evidence: format!(
+                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} after the last commit), its \
+                 first commit of a usual size: restored from a savepoint or checkpoint, with no overlap. A single resume is normal.",
+                Context::short(&prev.job_id),
+                Context::short(&next.job_id),
+            ),
+            action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
+            statement: None,
+        },
+    }
 }
 
 pub(super) fn duration(ms: i64) -> String {
