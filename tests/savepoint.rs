@@ -1013,3 +1013,41 @@ fn older_savepoint_lineage_the_table_cannot_decide_is_inferred() {
     let by3 = facts["rows_by_writer"]["per_job"].as_array().unwrap().iter().find(|p| p["job"] == j3).unwrap()["rows"].as_u64().unwrap();
     assert!(w["rows"].as_u64().unwrap() <= by3, "{w} vs job 3's {by3}");
 }
+
+/// older-savepoint through IcebergSink (parallelism 2) and through the dynamic sink: their
+/// committers skip only the new job's own checkpoints, so job 3, restored from the OLDER A, first
+/// commits A + 1 — decided, not inferred — and job 2 (from B) B + 1. Both commit on the savepoint's
+/// own completion, so nothing before A's position rides in job 1's later commits: the rows after
+/// A in job 1's and job 2's commits are exactly the ids Spark found twice.
+#[test]
+fn older_savepoint_through_the_v2_sinks_ties_each_job_to_its_savepoint() {
+    for scenario in ["older-savepoint-icebergsink", "older-savepoint-dynamic"] {
+        let (_, flink, facts) = kept_run(scenario);
+        let table = format!("tests/fixtures/{scenario}");
+        let lab = &facts["job_labels"];
+        let (j1, j2, j3) = (lab["1"].as_str().unwrap(), lab["2"].as_str().unwrap(), lab["3"].as_str().unwrap());
+        let (a, b) = (int(&kept(&flink, "A")["checkpoint_id"]), int(&kept(&flink, "B")["checkpoint_id"]));
+        let commits = facts["commits"].as_array().unwrap();
+        let first_of = |job: &str| commits.iter().find(|c| c["flink_job_id"] == job).map(|c| int(&c["max_committed_checkpoint_id"])).unwrap();
+        assert_eq!((first_of(j2), first_of(j3)), (b + 1, a + 1), "{scenario}: the committers started from the restored counter");
+        let all = verdicts_on(&table, &format!("tests/savepoints/{scenario}"), None);
+        let va = &row(&all, "A/_metadata")["verdict"];
+        assert_eq!(va["jobs_already_resumed"], serde_json::json!([j3]), "{scenario}: {va}");
+        let replayed = va["replayed"].as_array().unwrap();
+        let of = |job: &str| replayed.iter().find(|r| r["job_id"] == job).unwrap_or_else(|| panic!("{scenario}: {job} in {va}"));
+        assert_eq!((&of(j1)["tie"]["how"], &of(j2)["tie"]["how"], &of(j3)["tie"]["how"]), (&"took_it".into(), &"continues".into(), &"resumed".into()));
+        let spark = |job: &str| {
+            facts["rows_by_writer"]["per_job"].as_array().unwrap().iter().find(|p| p["job"] == job).unwrap()["rows"].as_u64().unwrap()
+        };
+        assert_eq!(of(j3)["rows"].as_u64(), Some(spark(j3)), "{scenario}: job 3's rows as Spark attributes them");
+        let stretch = of(j1)["rows"].as_u64().unwrap() + of(j2)["rows"].as_u64().unwrap();
+        assert_eq!(Some(stretch), facts["at_end"]["duplicates"].as_u64(), "{scenario}: the first copy of the stretch is what job 3 wrote again");
+        assert_eq!((&of(j1)["estimated"], &va["rows_estimated"]), (&Value::Bool(false), &Value::Bool(false)), "{scenario}: {va}");
+        assert_eq!(va["resume_writes"]["copies_in_table"].as_u64(), Some(2));
+        let vb = &row(&all, "B/_metadata")["verdict"];
+        assert_eq!(vb["jobs_already_resumed"], serde_json::json!([j2]), "{scenario}: {vb}");
+        assert_eq!(vb["jobs_maybe_resumed"], serde_json::json!([]), "{scenario}: {vb}");
+        let r3 = vb["replayed"].as_array().unwrap().iter().find(|r| r["job_id"] == j3).unwrap();
+        assert_eq!((&r3["tie"]["how"], &r3["estimated"]), (&"other".into(), &Value::Bool(true)), "{scenario}: job 3 is A's, not B's");
+    }
+}

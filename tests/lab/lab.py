@@ -16,7 +16,9 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path

@@ -191,7 +191,10 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
     // A savepoint taken while its job ran on holds its own checkpoint's files as pending: the job
     // committed them with its next checkpoint, so that commit's rows above c include rows from
     // before the savepoint's position (the properties say so: PostCheckpointAction NONE).
-    let ran_on = meta.properties.as_ref().is_some_and(|p| p.savepoint && p.post_checkpoint_action.as_deref() == Some("NONE"));
+    // IcebergSink and the dynamic sink commit on the savepoint's own completion (a commit with
+    // checkpoint c by its job): then nothing before the position rides in a later commit.
+    let own_commit = ancestry.iter().any(|&i| history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job && f.checkpoint_id == Some(c)));
+    let ran_on = !own_commit && meta.properties.as_ref().is_some_and(|p| p.savepoint && p.post_checkpoint_action.as_deref() == Some("NONE"));
     let sink = committer.sink;
     // The first commit a job restored from checkpoint k of job J makes, seen from the ancestry
     // before `at` (the restored job's first commit): see `Tie`.
