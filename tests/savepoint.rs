@@ -1036,9 +1036,7 @@ fn older_savepoint_through_the_v2_sinks_ties_each_job_to_its_savepoint() {
         let replayed = va["replayed"].as_array().unwrap();
         let of = |job: &str| replayed.iter().find(|r| r["job_id"] == job).unwrap_or_else(|| panic!("{scenario}: {job} in {va}"));
         assert_eq!((&of(j1)["tie"]["how"], &of(j2)["tie"]["how"], &of(j3)["tie"]["how"]), (&"took_it".into(), &"continues".into(), &"resumed".into()));
-        let spark = |job: &str| {
-            facts["rows_by_writer"]["per_job"].as_array().unwrap().iter().find(|p| p["job"] == job).unwrap()["rows"].as_u64().unwrap()
-        };
+        let spark = |job: &str| facts["rows_by_writer"]["per_job"].as_array().unwrap().iter().find(|p| p["job"] == job).unwrap()["rows"].as_u64().unwrap();
         assert_eq!(of(j3)["rows"].as_u64(), Some(spark(j3)), "{scenario}: job 3's rows as Spark attributes them");
         let stretch = of(j1)["rows"].as_u64().unwrap() + of(j2)["rows"].as_u64().unwrap();
         assert_eq!(Some(stretch), facts["at_end"]["duplicates"].as_u64(), "{scenario}: the first copy of the stretch is what job 3 wrote again");

@@ -12,6 +12,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         .enumerate()
         .filter_map(|(k, p)| p.map(|p| (k, p)))
         .filter(|&(k, p)| cx.jobs[k].first_index() >= cx.jobs[p].last_index())
+        .filter(|&(k, p)| !fresh_beside_running(&cx.jobs[p], &cx.jobs[k]))
         .collect();
     let mut out = Vec::new();
     for &(k, p) in replays.iter().take(CAP) {
@@ -190,6 +191,20 @@ fn latest_covering(jobs: &[JobSpan]) -> Vec<Option<usize>> {
     out
 }
 
+/// A job that started without state (checkpoint 1) while the one before it was still committing
+/// on its schedule: its last commit came less than two of its usual intervals earlier and it shows
+/// no end of input. Read as a second deployment beside a running one (what the next commits
+/// usually confirm by interleaving), not as a replay of a stopped job: so that a watch says the
+/// same thing from the first look.
+fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
+    if b.first_checkpoint() != Some(1) || a.end_of_input || a.commit_ms.len() < 2 || b.first_index() < a.last_index() {
+        return false;
+    }
+    let n = i64::try_from(a.commit_ms.len() - 1).unwrap_or(i64::MAX);
+    let usual = a.last_commit_ms.saturating_sub(a.first_commit_ms) / n.max(1);
+    usual > 0 && b.first_commit_ms.saturating_sub(a.last_commit_ms) < usual.saturating_mul(2)
+}
+
 /// Two job ids whose commits interleave in time: two writers on one table.
 pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
     // Jobs come in order of first commit: the jobs that started before `a`'s last commit follow it.
@@ -197,6 +212,30 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
     let overlapping = |k: usize| k + 1..starts.partition_point(|&s| s < cx.jobs[k].last_index()).max(k + 1);
     let total: usize = (0..cx.jobs.len()).map(|k| overlapping(k).len()).sum();
     let mut out = Vec::new();
+    // Not yet interleaved: a fresh job right after a running one's last commit.
+    for (a, b) in cx.jobs.iter().zip(cx.jobs.iter().skip(1)).filter(|(a, b)| fresh_beside_running(a, b)).take(CAP) {
+        out.push(Finding {
+            kind: FindingKind::ConcurrentWriters,
+            severity: Severity::Critical,
+            title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
+            snapshot_ids: vec![cx.id(a.last_index()), cx.id(b.first_index())],
+            job_ids: vec![a.job_id.clone(), b.job_id.clone()],
+            evidence: format!(
+                "job {} started at checkpoint 1, without state, {} after job {}'s last commit, while that job was still \
+                 committing on its schedule and shows no end of input: a second deployment of the job beside the running \
+                 one (or a restart that re-read its source from the beginning). Job {} added {} rows so far; every row it \
+                 reads, job {} wrote or will write too.",
+                Context::short(&b.job_id),
+                duration(b.first_commit_ms.saturating_sub(a.last_commit_ms)),
+                Context::short(&a.job_id),
+                Context::short(&b.job_id),
+                rows(b.rows_added),
+                Context::short(&a.job_id),
+            ),
+            action: ONE_WRITER.into(),
+            statement: None,
+        });
+    }
     for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
         let (a, b) = (&cx.jobs[k], &cx.jobs[b]);
         if let Some(f) = restored_work_committed_late(cx, a, b) {
@@ -391,13 +430,27 @@ fn rows(n: Option<u64>) -> String {
 
 /// A new job id whose checkpoints continue above the previous job's: an ordinary resume.
 pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
+    // Each job is paired with the job it most plausibly continues: among the jobs that committed
+    // before it began, the one whose last checkpoint is nearest below its first — not merely the
+    // one before it in commit order, which may be another deployment's. A job some earlier job had
+    // already committed past is a replay (`savepoint_replays`), one started at checkpoint 1 no resume.
     let pairs: Vec<(&JobSpan, &JobSpan, i64, i64)> = cx
         .jobs
-        .windows(2)
-        .filter_map(|pair| {
-            let (prev, next) = (&pair[0], &pair[1]);
-            let (pl, nf) = (prev.last_checkpoint()?, next.first_checkpoint()?);
-            (nf > pl && next.first_index() > prev.last_index()).then_some((prev, next, pl, nf))
+        .iter()
+        .enumerate()
+        .filter_map(|(k, next)| {
+            let nf = next.first_checkpoint()?;
+            let before = &cx.jobs[..k];
+            if nf <= 1 || before.iter().any(|p| p.last_checkpoint().is_some_and(|pl| pl >= nf)) {
+                return None;
+            }
+            let prev = before
+                .iter()
+                .filter(|p| p.last_index() < next.first_index())
+                .filter_map(|p| Some((p, p.last_checkpoint()?)))
+                .filter(|&(_, pl)| pl < nf)
+                .max_by_key(|&(p, pl)| (pl, p.last_index()))?;
+            Some((prev.0, next, prev.1, nf))
         })
         .collect();
     let mut out: Vec<Finding> = pairs.iter().take(CAP).map(|&(prev, next, pl, nf)| resumed(cx, prev, next, pl, nf)).collect();

@@ -158,6 +158,11 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
         if f.operator_id.as_deref().is_some_and(|o| o != op) && first_checkpoint_of(&f.job_id) != Some(c + 1) {
             continue;
         }
+        // A job that began at checkpoint 1 restored no state: another deployment (concurrent
+        // writers say so), not a copy of this savepoint's stretch.
+        if &*f.job_id != job && first_checkpoint_of(&f.job_id) == Some(1) {
+            continue;
+        }
         let Some(id) = f.checkpoint_id.filter(|&k| k > c) else { continue };
         let rows = added_records(history, i);
         let n = *index_of.entry(f.job_id.to_string()).or_insert_with(|| {
@@ -196,22 +201,20 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
     let own_commit = ancestry.iter().any(|&i| history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job && f.checkpoint_id == Some(c)));
     let ran_on = !own_commit && meta.properties.as_ref().is_some_and(|p| p.savepoint && p.post_checkpoint_action.as_deref() == Some("NONE"));
     let sink = committer.sink;
-    // The first commit a job restored from checkpoint k of job J makes, seen from the ancestry
-    // before `at` (the restored job's first commit): see `Tie`.
-    let restored_first = |origin_job: &str, k: i64, at: usize| -> i64 {
-        let skip_to = if sink == SinkKind::FlinkSink {
-            ancestry[..at]
-                .iter()
-                .filter_map(|&i| history.snapshots[i].flink.as_ref())
-                .filter(|f| &*f.job_id == origin_job && f.operator_id.as_deref().is_none_or(|o| o == op))
-                .filter_map(|f| f.checkpoint_id)
-                .filter(|&k| k != END_OF_INPUT_CHECKPOINT)
-                .max()
-                .unwrap_or(-1)
-        } else {
-            -1
-        };
-        k.max(skip_to).saturating_add(1)
+    // Whether a job restored from checkpoint k of job J could first commit checkpoint f (see
+    // `Tie`). FlinkSink reads J's last commit when the job restores, which the table does not
+    // date: J may have committed on (two deployments at once) before the restored job's first
+    // commit at `at`. So f is k + 1, or, through FlinkSink, one past a checkpoint above k that J
+    // had committed by then.
+    let committed_by = |origin_job: &str, at: usize, k: i64| {
+        ancestry[..at]
+            .iter()
+            .filter_map(|&i| history.snapshots[i].flink.as_ref())
+            .any(|f| &*f.job_id == origin_job && f.operator_id.as_deref().is_none_or(|o| o == op) && f.checkpoint_id == Some(k))
+    };
+    let starts = |origin_job: &str, k: i64, at: usize, f: i64| -> bool {
+        let skipped = f.saturating_sub(1);
+        skipped == k || (sink == SinkKind::FlinkSink && skipped > k && committed_by(origin_job, at, skipped))
     };
     let first_position = |job_id: &str| ancestry.iter().position(|&i| history.snapshots[i].flink.as_ref().is_some_and(|f| &*f.job_id == job_id));
     // Copies of the stretch after the savepoint: (jobs, last checkpoint) — the job that ran on and
@@ -226,16 +229,18 @@ fn verdict_among(read: &SavepointRead, table: Option<(&TableHistory, &TableRef)>
         } else if first_ever.is_none() && r.end_of_input {
             // It finished before its first checkpoint: only its end-of-input commit, no counter to read.
             Tie::Inferred { alternatives: Vec::new(), later_checkpoints_up_to: None, likely_checkpoint: None }
-        } else if first_ever.is_some_and(|f| f == restored_first(job, c, at)) {
+        } else if let Some(f) = first_ever.filter(|&f| starts(job, c, at, f)) {
             let alternatives: Vec<Alternative> = origins
                 .iter()
-                .filter(|o| o.path != read.path && first_ever == Some(restored_first(&o.job_id, o.checkpoint_id, at)))
+                .filter(|o| o.path != read.path && starts(&o.job_id, o.checkpoint_id, at, f))
                 .map(|o| Alternative { path: o.path.clone(), checkpoint_id: o.checkpoint_id })
                 .collect();
-            let skipped = restored_first(job, c, at).saturating_sub(1);
-            let later = (sink == SinkKind::FlinkSink && skipped > c).then_some(skipped);
+            let skipped = f.saturating_sub(1);
+            let later = (skipped > c).then_some(skipped);
             if alternatives.is_empty() && later.is_none() {
-                Tie::Resumed { same_from_checkpoints_up_to: (sink == SinkKind::FlinkSink && skipped == c).then_some(c) }
+                // Through FlinkSink, had J committed c itself, a restore of an older checkpoint of J starts the same way.
+                let older_same = sink == SinkKind::FlinkSink && committed_by(job, at, c);
+                Tie::Resumed { same_from_checkpoints_up_to: older_same.then_some(c) }
             } else {
                 Tie::Inferred { alternatives, later_checkpoints_up_to: later, likely_checkpoint: likely_restore(history, &ancestry, &r.job_id) }
             }
