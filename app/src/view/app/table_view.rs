@@ -12,8 +12,7 @@ use super::{AppState, Opened};
 #[component]
 pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let state = expect_context::<AppState>();
-    // Chosen once and kept while the report updates.
-    let catalog = RwSignal::new("<catalog>".to_string());
+    let catalog = state.spark_catalog;
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
     let (walk_level, walk_entry, walk_open) = (RwSignal::new(0usize), RwSignal::new(0usize), RwSignal::new(false));
     let (link_from, link_to) = (super::permalink::get("from"), super::permalink::get("to"));
