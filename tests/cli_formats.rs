@@ -83,7 +83,8 @@ fn diff_job_is_what_the_job_added_and_a_snapshot_against_itself_exits_2() {
     let t = t.to_str().unwrap();
     let facts: serde_json::Value = serde_json::from_slice(&std::fs::read(fixture("savepoint-twice").join("facts.json")).unwrap()).unwrap();
     let jobs = jobs();
-    let added = |job: &str| facts["commits"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == job).map(|c| c["added_records"].as_u64().unwrap()).sum::<u64>();
+    let added =
+        |job: &str| facts["commits"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == job).map(|c| c["added_records"].as_u64().unwrap()).sum::<u64>();
     // --job: from the table just before the job's first commit to its last; the third job's 8
     // commits added 72,726 rows (facts.json), from after_first_resume to the current snapshot.
     let d: serde_json::Value = serde_json::from_str(&stdout(&["diff", t, "--job", &jobs[2][..8]])).unwrap();
