@@ -62,6 +62,10 @@ fn a_command_line_that_asks_for_what_cannot_be_exits_2() {
     let unknown = code(&["diff", &t, "--from", "12345"], 2);
     assert!(stderr(&unknown).contains("no snapshot matches `12345`"), "{}", stderr(&unknown));
     code(&["diff", &t, "--from", "checkpoint:7"], 2);
+    // One snapshot on both sides: nothing to compare, said before either side's files are read.
+    let same = code(&["diff", &t, "--from", "current", "--to", "9185495785604472153"], 2);
+    assert_eq!(stderr(&same), "icescope: both sides are snapshot 9185495785604472153: nothing to compare\n");
+    code(&["diff", &t, "--job", "no-such-job"], 2);
     code(&["walk", &t, "--to", "nope"], 2);
     code(&["footers", &t, "--snapshot", "1"], 2);
     code(&["duplicates", &t, "--key", "no_such_column"], 2);

@@ -77,6 +77,46 @@ fn a_checkpoint_two_jobs_committed_is_named_by_job_and_backwards_is_said() {
     assert!(text.contains(icescope::report::diff::BACKWARDS), "{text}");
 }
 
+#[test]
+fn diff_job_is_what_the_job_added_and_a_snapshot_against_itself_exits_2() {
+    let t = fixture("savepoint-twice");
+    let t = t.to_str().unwrap();
+    let facts: serde_json::Value = serde_json::from_slice(&std::fs::read(fixture("savepoint-twice").join("facts.json")).unwrap()).unwrap();
+    let jobs = jobs();
+    let added =
+        |job: &str| facts["commits"].as_array().unwrap().iter().filter(|c| c["flink_job_id"] == job).map(|c| c["added_records"].as_u64().unwrap()).sum::<u64>();
+    // --job: from the table just before the job's first commit to its last; the third job's 8
+    // commits added 72,726 rows (facts.json), from after_first_resume to the current snapshot.
+    let d: serde_json::Value = serde_json::from_str(&stdout(&["diff", t, "--job", &jobs[2][..8]])).unwrap();
+    assert_eq!(d["totals"]["records_added"].as_u64(), Some(added(&jobs[2])));
+    assert_eq!(d["totals"]["records_added"].as_u64(), Some(72_726));
+    assert_eq!(d["from"]["snapshot_id"], facts["after_first_resume"]["snapshot_id"]);
+    assert_eq!(d["to"]["snapshot_id"], facts["after_second_resume"]["snapshot_id"]);
+    assert_eq!(d["between_total"], 8);
+    // The same as first:/last:, and `job:` may be written out.
+    let spelled: serde_json::Value =
+        serde_json::from_str(&stdout(&["diff", t, "--from", &format!("first:{}", &jobs[2][..8]), "--to", &format!("last:{}", &jobs[2][..8])])).unwrap();
+    assert_eq!(spelled, d);
+    let written: serde_json::Value = serde_json::from_str(&stdout(&["diff", t, "--job", &format!("job:{}", &jobs[2][..8])])).unwrap();
+    assert_eq!(written, d);
+    // The first job created the table: its range starts from the empty table (27,274 rows, after_stop).
+    let first: serde_json::Value = serde_json::from_str(&stdout(&["diff", t, "--job", &jobs[0][..8]])).unwrap();
+    assert_eq!(first["from"]["snapshot_id"], serde_json::Value::Null);
+    assert_eq!(first["totals"]["records_added"], facts["after_stop"]["rows"]);
+    assert_eq!(first["totals"]["records_added"].as_u64(), Some(added(&jobs[0])));
+    let text = stdout(&["diff", t, "--job", &jobs[0][..8], "--format", "text"]);
+    assert!(text.contains(": the empty table -> snapshot "), "{text}");
+    // The current job's last commit is current: nothing to compare, said on stderr, exit 2.
+    let out = run(&["diff", t, "--from", &format!("job:{}", &jobs[2][..8]), "--to", "current"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let current = facts["after_second_resume"]["snapshot_id"].as_i64().unwrap();
+    assert!(err.starts_with(&format!("icescope: both sides are snapshot {current}: nothing to compare. What job {} added: first:", &jobs[2][..8])), "{err}");
+    // --job is the whole comparison: with --from or --to it is refused by the parser.
+    assert_eq!(run(&["diff", t, "--job", &jobs[2][..8], "--to", "current"]).status.code(), Some(2));
+}
+
 /// `load.phases`: the metadata file, the manifest lists and the manifests `--reads` lists, with
 /// their sizes on disk, each phase ending after the one before; the text says the same.
 #[test]

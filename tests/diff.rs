@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use icescope::analysis::diff::{diff, resolve};
+use icescope::analysis::diff::{compare, diff, point, resolve, Point, Refusal};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
 use icescope::report::diff::markdown;
@@ -41,6 +41,79 @@ fn savepoint_twice_the_third_job_added_the_duplicates() {
     let back = diff(&h, b, a);
     assert!(back.backwards);
     assert_eq!((back.totals.records_removed, back.totals.records_added), (d.totals.records_added, 0));
+}
+
+#[test]
+fn a_job_alone_compares_everything_it_added_from_the_table_just_before_it() {
+    let (h, f) = fixture("savepoint-twice");
+    let commits = f["commits"].as_array().unwrap();
+    let id = |v: &Value| icescope::decode::SnapshotId(v.as_i64().unwrap() as i128);
+    for job in f["jobs"].as_array().unwrap().iter().map(|j| j["job_id"].as_str().unwrap()) {
+        let own: Vec<&Value> = commits.iter().filter(|c| c["flink_job_id"] == job).collect();
+        let added: u64 = own.iter().map(|c| c["added_records"].as_u64().unwrap()).sum();
+        let p = &job[..8];
+        let d = compare(&h, &format!("job:{p}"), "").unwrap();
+        assert!(d.exact && !d.backwards, "{job}");
+        assert_eq!(d.totals.records_added, added, "{job}: the sum of its commits' added-records in facts.json");
+        assert_eq!((d.totals.records_removed, d.totals.data_files_removed), (0, 0), "{job}");
+        assert_eq!(d.to.snapshot_id, Some(id(&own.last().unwrap()["snapshot_id"])), "{job}: its last commit");
+        // Every commit of the range is the job's, and every commit of the job is in it.
+        assert_eq!(d.between_total, own.len(), "{job}");
+        assert_eq!(d.between.iter().map(|c| c.snapshot_id).collect::<Vec<_>>(), own.iter().map(|c| id(&c["snapshot_id"])).collect::<Vec<_>>());
+        // The same range, written out or given on the other side.
+        assert_eq!(compare(&h, &format!("first:{p}"), &format!("last:{p}")).unwrap(), d);
+        assert_eq!(compare(&h, "", &format!("job:{p}")).unwrap(), d);
+    }
+    // Exact numbers: the third job added 72,726 rows (its 8 commits' added-records, 2,765 + 10,013 + …
+    // + 9,953), from the table the second left (facts' after_first_resume) to the current snapshot.
+    let third = compare(&h, "job:eb1278fa", "").unwrap();
+    assert_eq!(third.totals.records_added, 72_726);
+    assert_eq!(third.from.snapshot_id, Some(id(&f["after_first_resume"]["snapshot_id"])));
+    assert_eq!(third.from.records, f["after_first_resume"]["rows"].as_u64().unwrap());
+    assert_eq!(third.to.records, f["final_table"]["rows"].as_u64().unwrap());
+    // The second job starts where the first stopped (after_stop).
+    assert_eq!(point(&h, "first:8761a05b"), point(&h, &f["after_stop"]["snapshot_id"].to_string()));
+    // The first job created the table: its range starts from the empty table.
+    let first = compare(&h, "job:82295459", "").unwrap();
+    assert_eq!(first.from.snapshot_id, None);
+    assert_eq!((first.from.records, first.from.data_files), (0, 0));
+    assert_eq!(first.totals.records_added, 27_274);
+    assert_eq!(first.totals.records_added, f["after_stop"]["rows"].as_u64().unwrap());
+    assert_eq!(point(&h, "first:82295459"), Ok(Point::Empty));
+    assert!(resolve(&h, "first:82295459").is_err(), "a walk needs a snapshot");
+    let md = markdown(&first, "t");
+    assert!(md.starts_with(&format!("### t: the empty table → snapshot {}\n", f["after_stop"]["snapshot_id"])), "{md}");
+    assert!(md.contains("| snapshot | the empty table | "), "{md}");
+    let text = icescope::report::diff_text::text(&first, "t");
+    assert!(text.starts_with(&format!("t: the empty table -> snapshot {}\n", f["after_stop"]["snapshot_id"])), "{text}");
+    // Backwards to the empty table: everything the first job added, removed.
+    let back = compare(&h, "last:82295459", "first:82295459").unwrap();
+    assert!(back.backwards && back.to.snapshot_id.is_none());
+    assert_eq!((back.totals.records_removed, back.totals.records_added), (27_274, 0));
+}
+
+#[test]
+fn a_snapshot_compared_with_itself_is_refused_with_why() {
+    let (h, f) = fixture("savepoint-twice");
+    let current = f["after_second_resume"]["snapshot_id"].as_i64().unwrap();
+    assert_eq!(current, 9185495785604472153);
+    // The third job is the current one: its last commit is current.
+    let same = compare(&h, "job:eb1278fa", "current").unwrap_err();
+    assert_eq!(same, Refusal::Same { snapshot_id: Some(icescope::decode::SnapshotId(current as i128)), job: Some("eb1278fa".into()) });
+    assert_eq!(
+        icescope::report::diff::refusal(&same),
+        "both sides are snapshot 9185495785604472153: nothing to compare. What job eb1278fa added: first:eb1278fa → last:eb1278fa (or job:eb1278fa alone, the other side left empty)"
+    );
+    let plain = compare(&h, "current", &current.to_string()).unwrap_err();
+    assert_eq!(icescope::report::diff::refusal(&plain), "both sides are snapshot 9185495785604472153: nothing to compare");
+    let empty = compare(&h, "first:82295459", "first:8229").unwrap_err();
+    assert_eq!(icescope::report::diff::refusal(&empty), "both sides are the empty table, before its first commit: nothing to compare");
+    // Names that match nothing, or more than one job, are said as before.
+    for bad in ["job:", "first:", "last:", "first:zz", "job:8"] {
+        assert!(matches!(compare(&h, bad, "current"), Err(Refusal::Reference(_))), "{bad}");
+    }
+    let Err(Refusal::Reference(two)) = compare(&h, "first:8", "") else { panic!("two jobs start with 8") };
+    assert_eq!(two, "`first:8` matches 2 job ids: give more of it");
 }
 
 #[test]
@@ -312,7 +385,7 @@ fn diff_against_spark(name: &str, diffs: &Value) -> Vec<String> {
         assert!(d.exact, "{name} {pair}: {:?}", d.missing);
         let (totals, by) = expected_changes(&added, &removed);
         if d.totals != totals {
-            wrong.push(format!("{name} {pair} ({} → {}) totals: icescope {:?}, Spark {:?}", d.from.snapshot_id, d.to.snapshot_id, d.totals, totals));
+            wrong.push(format!("{name} {pair} ({:?} → {:?}) totals: icescope {:?}, Spark {:?}", d.from.snapshot_id, d.to.snapshot_id, d.totals, totals));
         }
         let got: BTreeMap<String, Changes> = d.partitions.iter().map(|p| (p.partition.clone(), p.changes.clone())).collect();
         if got != by {

@@ -90,6 +90,24 @@ fn the_report_the_comparison_and_the_walk_are_the_clis_on_every_fixture() {
 }
 
 #[test]
+fn a_job_alone_is_its_range_and_itself_against_current_is_explained_as_the_cli_says() {
+    let root = fixture("savepoint-twice");
+    let dir = root.to_str().unwrap();
+    let mut s = open(&root);
+    // The app's "to" left empty beside job:<id>: the CLI's --job.
+    let answer = run(&mut s, vec![Request::Compare("job:eb1278fa".into(), String::new())]);
+    let (d, _) = answer.diff.as_deref().unwrap().as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert!(d.exact);
+    assert_eq!(d.totals.records_added, 72_726, "the third job's added-records in facts.json");
+    assert_eq!(serde_json::to_value(d).unwrap(), cli(&["diff", dir, "--job", "eb1278fa"]));
+    let answer = run(&mut s, vec![Request::Compare("job:eb1278fa".into(), "current".into())]);
+    let refused = answer.diff.as_deref().unwrap().as_ref().unwrap_err();
+    assert!(refused.starts_with("both sides are snapshot 9185495785604472153: nothing to compare."), "{refused}");
+    let out = Command::new(env!("CARGO_BIN_EXE_icescope")).args(["diff", dir, "--from", "job:eb1278fa", "--to", "current"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("icescope: {refused}\n"));
+}
+
+#[test]
 fn the_full_history_brings_the_orphan_files_the_lab_found_on_the_store() {
     let mut with_orphans = 0;
     for root in fixtures() {

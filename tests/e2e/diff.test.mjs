@@ -59,6 +59,61 @@ test('savepoint-twice: from the second job\'s last commit to current, the third 
   }
 });
 
+test('savepoint-twice: job:<id> alone is what the job added; the current job against current is explained, and the link carries the range', { timeout: 180000 }, async () => {
+  const f = facts('savepoint-twice');
+  const text = ids('savepoint-twice');
+  const third = f.jobs[2].job_id;
+  const own = f.commits.filter((c) => c.flink_job_id === third);
+  const added = own.reduce((a, c) => a + c.added_records, 0);
+  assert.equal(added, 72726);
+  const snapshotOf = (k) => text.match(new RegExp(`"${k}":\\s*\\{[^}]*"snapshot_id":\\s*(\\d+)`))[1];
+  const first = await newPage(browser);
+  let link;
+  try {
+    await screenshotOnFailure(first.page, 'diff-job-range', async () => {
+      const { page, errors } = first;
+      await open(page, errors, 'savepoint-twice');
+      // The "to" side left empty: from the table just before the job's first commit to its last.
+      const d = await compare(page, `job:${third.slice(0, 8)}`, '');
+      assert.equal(d.recordsAdded, added, "the third job's added-records in facts.json");
+      assert.equal(d.recordsRemoved, 0);
+      assert.equal(d.between, own.length);
+      const shown = page.locator('[data-testid="diff"]');
+      assert.equal(await shown.getAttribute('data-from'), snapshotOf('after_first_resume'));
+      assert.equal(await shown.getAttribute('data-to'), snapshotOf('after_second_resume'));
+      link = page.url();
+      assert.deepEqual(Object.fromEntries(new URLSearchParams(new URL(link).hash.slice(1))), { example: 'savepoint-twice', from: `job:${third.slice(0, 8)}` });
+      // The third job is the current one: its last commit is current, and that is said.
+      await page.locator('[data-testid="diff-to"]').fill('current');
+      await page.locator('[data-testid="diff-run"]').click();
+      await page.locator('[data-testid="diff-error"]').waitFor({ timeout: TIMEOUT_MS });
+      const said = await page.locator('[data-testid="diff-error"]').textContent();
+      assert.ok(said.startsWith(`both sides are snapshot ${snapshotOf('after_second_resume')}: nothing to compare. What job ${third.slice(0, 8)} added: first:`), said);
+      assert.equal(await page.locator('[data-testid="diff"]').count(), 0, 'no empty comparison shown');
+      // The first job created the table: its range starts from the empty table.
+      const j1 = await compare(page, `first:${f.jobs[0].job_id.slice(0, 8)}`, `last:${f.jobs[0].job_id.slice(0, 8)}`);
+      assert.equal(j1.recordsAdded, f.after_stop.rows);
+      assert.equal(await page.locator('[data-testid="diff"]').getAttribute('data-from'), 'the empty table');
+      assert.deepEqual(errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await first.context.close();
+  }
+  const second = await newPage(browser);
+  try {
+    await screenshotOnFailure(second.page, 'diff-job-range-link', async () => {
+      await second.page.goto(link, { waitUntil: 'load' });
+      await waitReady(second.page, second.errors);
+      await second.page.waitForFunction(() => document.querySelector('[data-testid="diff"]')?.dataset.exact === 'true', null, { timeout: TIMEOUT_MS });
+      assert.equal(await second.page.locator('[data-testid="diff"]').getAttribute('data-records-added'), String(added));
+      assert.equal(await second.page.locator('[data-testid="diff-to"]').inputValue(), '');
+      assert.deepEqual(second.errors.all, [], 'page or console errors');
+    });
+  } finally {
+    await second.context.close();
+  }
+});
+
 test('upsert-stream: rewrite_position_delete_files replaced every delete file, as Spark reported', { timeout: 120000 }, async () => {
   const f = facts('upsert-stream');
   const text = ids('upsert-stream');

@@ -31,10 +31,29 @@ pub struct SnapshotDiff {
     pub between_total: usize,
 }
 
+/// One side of a comparison: the table after a snapshot (its index in commit order), or before
+/// its first commit — where a job that created the table is compared from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    Empty,
+    At(usize),
+}
+
+impl Point {
+    /// Where it stands in commit order: the empty table before every commit.
+    fn position(self) -> usize {
+        match self {
+            Point::Empty => 0,
+            Point::At(i) => i + 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SnapshotSide {
-    pub snapshot_id: SnapshotId,
-    pub committed_at: String,
+    /// None: the table before its first commit (no files, no rows).
+    pub snapshot_id: Option<SnapshotId>,
+    pub committed_at: Option<String>,
     pub schema_id: Option<i32>,
     pub flink_job_id: Option<String>,
     pub checkpoint_id: Option<i64>,
@@ -89,12 +108,24 @@ pub struct Commit {
     pub added_delete_files: Option<u64>,
 }
 
-fn side(h: &TableHistory, i: usize) -> SnapshotSide {
+fn side(h: &TableHistory, p: Point) -> SnapshotSide {
+    let Point::At(i) = p else {
+        return SnapshotSide {
+            snapshot_id: None,
+            committed_at: None,
+            schema_id: None,
+            flink_job_id: None,
+            checkpoint_id: None,
+            data_files: 0,
+            delete_files: 0,
+            records: 0,
+        };
+    };
     let s = &h.snapshots[i];
     let c = h.counts(i);
     SnapshotSide {
-        snapshot_id: s.snapshot.snapshot_id,
-        committed_at: rfc3339_ms(s.snapshot.timestamp_ms),
+        snapshot_id: Some(s.snapshot.snapshot_id),
+        committed_at: Some(rfc3339_ms(s.snapshot.timestamp_ms)),
         schema_id: s.snapshot.schema_id,
         flink_job_id: s.flink.as_ref().map(|f| f.job_id.to_string()),
         checkpoint_id: s.flink.as_ref().and_then(|f| f.checkpoint_id),
@@ -158,10 +189,17 @@ pub fn schema_change(h: &TableHistory, from: Option<i32>, to: Option<i32>) -> Op
 
 /// The difference from snapshot `a` to snapshot `b` (indexes in commit order).
 pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
+    diff_points(h, Point::At(a), Point::At(b))
+}
+
+/// The difference from `a` to `b`, either of which may be the table before its first commit.
+pub fn diff_points(h: &TableHistory, a: Point, b: Point) -> SnapshotDiff {
     let mut missing = Vec::new();
-    for (i, which) in [(a, "first"), (b, "second")] {
-        if !h.has_files(i) || h.counts(i).is_none() {
-            missing.push(format!("the {which} snapshot's files ({}) were not all read", h.snapshots[i].snapshot.snapshot_id));
+    for (p, which) in [(a, "first"), (b, "second")] {
+        if let Point::At(i) = p {
+            if !h.has_files(i) || h.counts(i).is_none() {
+                missing.push(format!("the {which} snapshot's files ({}) were not all read", h.snapshots[i].snapshot.snapshot_id));
+            }
         }
     }
     // A file is its path, except a deletion vector: one Puffin file holds many, each its own entry
@@ -170,8 +208,13 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
         let offset = f.file.is_deletion_vector().then(|| f.file.v3.as_ref().and_then(|v| v.content_offset)).flatten();
         (f.file.file_path.clone(), offset)
     };
-    let before: HashMap<(Box<str>, Option<i64>), _> = h.live_files(a).into_iter().map(|f| (key(&f), f)).collect();
-    let after: HashMap<(Box<str>, Option<i64>), _> = h.live_files(b).into_iter().map(|f| (key(&f), f)).collect();
+    let live = |p: Point| -> HashMap<(Box<str>, Option<i64>), _> {
+        match p {
+            Point::Empty => HashMap::new(),
+            Point::At(i) => h.live_files(i).into_iter().map(|f| (key(&f), f)).collect(),
+        }
+    };
+    let (before, after) = (live(a), live(b));
     let mut totals = Changes::default();
     let mut by: BTreeMap<String, Changes> = BTreeMap::new();
     for (set, other, added) in [(&after, &before, true), (&before, &after, false)] {
@@ -183,8 +226,9 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
             add(by.entry(label(h, f.partition_spec_id, &f.file.partition)).or_default(), &f.file.content, f.file.record_count, added);
         }
     }
-    let (lo, hi) = (a.min(b), a.max(b));
-    let between: Vec<Commit> = ((lo + 1)..=hi)
+    let (lo, hi) = (a.position().min(b.position()), a.position().max(b.position()));
+    // Positions lo+1..=hi are the snapshots at indexes lo..hi.
+    let between: Vec<Commit> = (lo..hi)
         .take(MAX_COMMITS)
         .map(|i| {
             let s = &h.snapshots[i];
@@ -202,15 +246,19 @@ pub fn diff(h: &TableHistory, a: usize, b: usize) -> SnapshotDiff {
             }
         })
         .collect();
+    let schema_of = |p: Point| match p {
+        Point::Empty => None,
+        Point::At(i) => h.snapshots[i].snapshot.schema_id,
+    };
     SnapshotDiff {
         from: side(h, a),
         to: side(h, b),
-        backwards: b < a,
+        backwards: b.position() < a.position(),
         exact: missing.is_empty(),
         missing,
         totals,
         partitions: by.into_iter().map(|(partition, changes)| PartitionChanges { partition, changes }).collect(),
-        schema: schema_change(h, h.snapshots[a].snapshot.schema_id, h.snapshots[b].snapshot.schema_id),
+        schema: schema_change(h, schema_of(a), schema_of(b)),
         between_total: hi - lo,
         between,
     }
@@ -262,11 +310,46 @@ fn checkpoint_of(h: &TableHistory, spec: &str, rest: &str) -> Result<usize, Stri
     hits.last().map(|&(i, _)| i).ok_or_else(|| format!("no snapshot matches `{spec}`"))
 }
 
-/// Said wherever a comparison runs backwards in commit order.
+/// A job's commits: the first and the last, in commit order, of the one job whose `flink.job-id`
+/// starts with `prefix`.
+fn job_commits(h: &TableHistory, spec: &str, prefix: &str) -> Result<(usize, usize), String> {
+    if prefix.is_empty() {
+        return Err(format!("`{spec}` names no job: give its flink.job-id or the start of it"));
+    }
+    let jobs: std::collections::BTreeSet<&str> =
+        h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| &*f.job_id).filter(|j| j.starts_with(prefix)).collect();
+    if jobs.len() > 1 {
+        return Err(format!("`{spec}` matches {} job ids: give more of it", jobs.len()));
+    }
+    let of_job = |s: &crate::model::SnapshotState| s.flink.as_ref().is_some_and(|f| f.job_id.starts_with(prefix));
+    match (h.snapshots.iter().position(of_job), h.snapshots.iter().rposition(of_job)) {
+        (Some(first), Some(last)) => Ok((first, last)),
+        _ => Err(format!("no snapshot matches `{spec}`")),
+    }
+}
+
+/// The table just before a job's first commit: that commit's parent, or the empty table when the
+/// job created it. A parent expired since cannot be compared from.
+fn before_job(h: &TableHistory, spec: &str, prefix: &str) -> Result<Point, String> {
+    let (first, _) = job_commits(h, spec, prefix)?;
+    let s = &h.snapshots[first].snapshot;
+    let Some(parent) = s.parent_snapshot_id else { return Ok(Point::Empty) };
+    h.snapshots.iter().position(|x| x.snapshot.snapshot_id == parent).map(Point::At).ok_or_else(|| {
+        format!("`{spec}`: the parent of the job's first commit ({}) is snapshot {parent}, which is no longer in the table's history (expired)", s.snapshot_id)
+    })
+}
+
+/// The reference forms that name a job's last commit, and the job's prefix in it.
+fn last_of_job(spec: &str) -> Option<&str> {
+    spec.strip_prefix("job:").or_else(|| spec.strip_prefix("last:"))
+}
+
 /// A snapshot named the way a person names it: a snapshot id, `current`, `parent` (of current),
-/// `job:<id or prefix>` (that job's last commit) or `checkpoint:<n>` (the last commit of it;
-/// `checkpoint:<n>@<job id or prefix>` where more than one job committed that id).
-pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
+/// `job:<id or prefix>` or `last:<id or prefix>` (that job's last commit), `first:<id or prefix>`
+/// (the table just before the job's first commit: its parent, or the empty table where the job
+/// created it) or `checkpoint:<n>` (the last commit of it; `checkpoint:<n>@<job id or prefix>`
+/// where more than one job committed that id).
+pub fn point(h: &TableHistory, spec: &str) -> Result<Point, String> {
     let spec = spec.trim();
     let found = if spec == "current" {
         h.current_index()
@@ -274,18 +357,65 @@ pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
         let cur = h.current_index().ok_or("the table has no current snapshot")?;
         let parent = h.snapshots[cur].snapshot.parent_snapshot_id.ok_or("the current snapshot has no parent")?;
         h.snapshots.iter().position(|s| s.snapshot.snapshot_id == parent)
-    } else if let Some(job) = spec.strip_prefix("job:") {
-        let jobs: std::collections::BTreeSet<&str> =
-            h.snapshots.iter().filter_map(|s| s.flink.as_ref()).map(|f| &*f.job_id).filter(|j| j.starts_with(job)).collect();
-        if jobs.len() > 1 {
-            return Err(format!("job:{job} matches {} job ids: give more of it", jobs.len()));
-        }
-        h.snapshots.iter().rposition(|s| s.flink.as_ref().is_some_and(|f| !job.is_empty() && f.job_id.starts_with(job)))
+    } else if let Some(job) = last_of_job(spec) {
+        return job_commits(h, spec, job).map(|(_, last)| Point::At(last));
+    } else if let Some(job) = spec.strip_prefix("first:") {
+        return before_job(h, spec, job);
     } else if let Some(rest) = spec.strip_prefix("checkpoint:") {
-        return checkpoint_of(h, spec, rest);
+        return checkpoint_of(h, spec, rest).map(Point::At);
     } else {
-        let id: i128 = spec.parse().map_err(|_| format!("`{spec}`: not a snapshot id, current, parent, job:<id> or checkpoint:<n>"))?;
+        let id: i128 = spec.parse().map_err(|_| format!("`{spec}`: not a snapshot id, current, parent, job:<id>, first:<id>, last:<id> or checkpoint:<n>"))?;
         h.snapshots.iter().position(|s| s.snapshot.snapshot_id.0 == id)
     };
-    found.ok_or_else(|| format!("no snapshot matches `{spec}`"))
+    found.map(Point::At).ok_or_else(|| format!("no snapshot matches `{spec}`"))
+}
+
+/// A snapshot as `point` names it, where the empty table will not do (a walk starts at a snapshot).
+pub fn resolve(h: &TableHistory, spec: &str) -> Result<usize, String> {
+    match point(h, spec)? {
+        Point::At(i) => Ok(i),
+        Point::Empty => Err(format!("`{}` is the table before its first commit: it has no snapshot", spec.trim())),
+    }
+}
+
+/// Why two references make no comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A reference names no snapshot, or more than one: the sentence says which.
+    Reference(String),
+    /// Both name the same snapshot (None: both the table before its first commit). `job`: the
+    /// prefix of a `job:`/`last:` reference among them, whose whole range was likely meant.
+    Same { snapshot_id: Option<SnapshotId>, job: Option<String> },
+}
+
+/// The two sides two references name. An empty reference takes the default (`parent` first,
+/// `current` second), except beside a `job:<id>` given alone: that names the job's whole range,
+/// from the table just before its first commit (`first:<id>`) to its last (`last:<id>`).
+pub fn sides(h: &TableHistory, from: &str, to: &str) -> Result<(Point, Point), Refusal> {
+    let (from, to) = (from.trim(), to.trim());
+    let reference = |spec: &str| point(h, spec).map_err(Refusal::Reference);
+    let pair = match (from, to) {
+        (one, "") | ("", one) if one.starts_with("job:") => {
+            let job = &one["job:".len()..];
+            (before_job(h, one, job).map_err(Refusal::Reference)?, reference(one)?)
+        }
+        _ => {
+            let or = |spec: &'static str, given: &str| if given.is_empty() { spec } else { given }.to_string();
+            (reference(&or("parent", from))?, reference(&or("current", to))?)
+        }
+    };
+    if pair.0 == pair.1 {
+        let snapshot_id = match pair.0 {
+            Point::At(i) => Some(h.snapshots[i].snapshot.snapshot_id),
+            Point::Empty => None,
+        };
+        let job = [from, to].into_iter().find_map(last_of_job).map(str::to_string);
+        return Err(Refusal::Same { snapshot_id, job });
+    }
+    Ok(pair)
+}
+
+/// Two references compared: `sides`, then `diff_points`.
+pub fn compare(h: &TableHistory, from: &str, to: &str) -> Result<SnapshotDiff, Refusal> {
+    sides(h, from, to).map(|(a, b)| diff_points(h, a, b))
 }

@@ -2,7 +2,54 @@
 //! changes, the backwards warning, the per-partition columns, and the Markdown for the ticket.
 
 use super::text::{code, text};
-use crate::analysis::diff::{Changes, Commit, SchemaChange, SnapshotDiff, SnapshotSide};
+use crate::analysis::diff::{Changes, Commit, Refusal, SchemaChange, SnapshotDiff, SnapshotSide};
+
+/// A side that is the table before its first commit, where a snapshot id would stand.
+pub const EMPTY_TABLE: &str = "the empty table";
+
+/// A side's snapshot id, or `EMPTY_TABLE`.
+pub fn side_id(s: &SnapshotSide) -> String {
+    s.snapshot_id.map(|i| i.to_string()).unwrap_or_else(|| EMPTY_TABLE.to_string())
+}
+
+/// `snapshot 1 → 2`, or `the empty table → snapshot 2`: what a comparison's heading names.
+pub fn heading(d: &SnapshotDiff, arrow: &str) -> String {
+    match (d.from.snapshot_id, d.to.snapshot_id) {
+        (Some(a), Some(b)) => format!("snapshot {a} {arrow} {b}"),
+        (a, b) => {
+            let name = |s: Option<crate::decode::SnapshotId>| s.map(|i| format!("snapshot {i}")).unwrap_or_else(|| EMPTY_TABLE.to_string());
+            format!("{} {arrow} {}", name(a), name(b))
+        }
+    }
+}
+
+/// Each side with when it was committed, as the app heads a comparison.
+pub fn sides_line(d: &SnapshotDiff) -> String {
+    let side = |s: &SnapshotSide| match (s.snapshot_id, &s.committed_at) {
+        (Some(id), Some(at)) => format!("snapshot {id} ({at})"),
+        (Some(id), None) => format!("snapshot {id}"),
+        (None, _) => format!("{EMPTY_TABLE} (before its first commit)"),
+    };
+    format!("From {} to {}", side(&d.from), side(&d.to))
+}
+
+/// Why two references were not compared, as the app and the CLI say it.
+pub fn refusal(r: &Refusal) -> String {
+    match r {
+        Refusal::Reference(why) => why.clone(),
+        Refusal::Same { snapshot_id, job } => {
+            let both = match snapshot_id {
+                Some(id) => format!("both sides are snapshot {id}: nothing to compare"),
+                None => format!("both sides are {EMPTY_TABLE}, before its first commit: nothing to compare"),
+            };
+            match job {
+                // `job:<id>` beside `current` names the job's last commit, which is current while it runs.
+                Some(j) => format!("{both}. What job {j} added: first:{j} → last:{j} (or job:{j} alone, the other side left empty)"),
+                None => both,
+            }
+        }
+    }
+}
 
 /// Said wherever the second snapshot is the older.
 pub const BACKWARDS: &str = "Backwards: the second snapshot was committed before the first, so \"added\" means present in the second and not in the first.";
@@ -39,7 +86,7 @@ fn checkpoint(c: Option<i64>) -> String {
 
 /// For the ticket: every value from the table escaped (see `markdown::text`).
 pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
-    let mut out = format!("### {}: snapshot {} → {}\n\n", text(table), d.from.snapshot_id, d.to.snapshot_id);
+    let mut out = format!("### {}: {}\n\n", text(table), heading(d, "→"));
     if d.backwards {
         out += &format!("{BACKWARDS}\n\n");
     }
@@ -47,8 +94,9 @@ pub fn markdown(d: &SnapshotDiff, table: &str) -> String {
         out += &format!("**Not exact:** {}.\n\n", d.missing.iter().map(|m| text(m)).collect::<Vec<_>>().join("; "));
     }
     out += "| | from | to |\n|---|---|---|\n";
-    out += &format!("| snapshot | {} | {} |\n", d.from.snapshot_id, d.to.snapshot_id);
-    out += &format!("| committed | {} | {} |\n", d.from.committed_at, d.to.committed_at);
+    out += &format!("| snapshot | {} | {} |\n", side_id(&d.from), side_id(&d.to));
+    let at = |s: &SnapshotSide| s.committed_at.clone().unwrap_or_default();
+    out += &format!("| committed | {} | {} |\n", at(&d.from), at(&d.to));
     let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(code).unwrap_or_default();
     out += &format!("| flink.job-id | {} | {} |\n", job(&d.from), job(&d.to));
     out += &format!("| checkpoint | {} | {} |\n", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id));

@@ -1,7 +1,7 @@
 //! `icescope diff --format text`: the comparison for a terminal, the same content as the
 //! Markdown (`report::diff::markdown`) in aligned columns; every value from the table made visible.
 
-use super::diff::{checkpoint_label, commit_cells, schema_parts, sentence, BACKWARDS, COLUMNS};
+use super::diff::{checkpoint_label, commit_cells, heading, schema_parts, sentence, side_id, BACKWARDS, COLUMNS};
 use super::text::visible;
 use crate::analysis::diff::{SnapshotDiff, SnapshotSide};
 
@@ -10,7 +10,7 @@ fn checkpoint(c: Option<i64>) -> String {
 }
 
 pub fn text(d: &SnapshotDiff, table: &str) -> String {
-    let mut out = format!("{}: snapshot {} -> {}\n", visible(table), d.from.snapshot_id, d.to.snapshot_id);
+    let mut out = format!("{}: {}\n", visible(table), heading(d, "->"));
     if d.backwards {
         out += &format!("{BACKWARDS}\n");
     }
@@ -19,8 +19,8 @@ pub fn text(d: &SnapshotDiff, table: &str) -> String {
     }
     let job = |s: &SnapshotSide| s.flink_job_id.as_deref().map(visible).unwrap_or_else(|| "-".into());
     let rows: [(&str, String, String); 7] = [
-        ("snapshot", d.from.snapshot_id.to_string(), d.to.snapshot_id.to_string()),
-        ("committed", d.from.committed_at.clone(), d.to.committed_at.clone()),
+        ("snapshot", side_id(&d.from), side_id(&d.to)),
+        ("committed", d.from.committed_at.clone().unwrap_or_else(|| "-".into()), d.to.committed_at.clone().unwrap_or_else(|| "-".into())),
         ("flink.job-id", job(&d.from), job(&d.to)),
         ("checkpoint", checkpoint(d.from.checkpoint_id), checkpoint(d.to.checkpoint_id)),
         ("data files", d.from.data_files.to_string(), d.to.data_files.to_string()),

@@ -4,6 +4,10 @@
 use super::text::{sql_block, text, visible};
 use crate::analysis::findings::Finding;
 
+/// Said where a link named a Spark catalog that may not be printed inside a statement
+/// (`analysis::statement::catalog_from_link`).
+pub const LINK_CATALOG_IGNORED: &str = "The link's Spark catalog name was not used: a link may name one only as letters, digits and underscores, or as one name in backquotes with none inside, because it is printed inside the statements below. Type yours above.";
+
 /// For a terminal: `[WARNING] title`, then what it shows, what to do and what to run.
 pub fn terminal(f: &Finding, catalog: Option<&str>) -> String {
     let mut out = format!("[{}] {}\n  shows: {}\n  do: {}\n", f.severity.label(), visible(&f.title), visible(&f.evidence), visible(&f.action));

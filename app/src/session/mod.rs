@@ -5,6 +5,7 @@
 //! after report rather than inside `load`, which stays below analysis.
 
 pub mod assemble;
+pub mod link;
 pub mod live;
 pub mod open;
 pub mod savepoint;
@@ -12,7 +13,7 @@ pub mod savepoint;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::analysis::diff::{diff, resolve, SnapshotDiff};
+use crate::analysis::diff::{compare, sides, Point, SnapshotDiff};
 use crate::analysis::duplicates::{resolve_keys, DuplicateReport, KeyCounter};
 use crate::analysis::findings::TableRef;
 use crate::analysis::footers::FooterReport;
@@ -39,7 +40,8 @@ pub enum Request {
     AllSnapshots,
     /// This snapshot in detail (its files).
     Select(usize),
-    /// Two snapshots as a person names them (`analysis::diff::resolve`): read both, then diff.
+    /// Two snapshots as a person names them (`analysis::diff::sides`; an empty one takes the
+    /// default, or beside a lone `job:<id>` makes it the job's range): read both, then diff.
     Compare(String, String),
     /// Walk down this snapshot (read in detail), into this manifest.
     Walk(usize, Option<String>),
@@ -154,9 +156,11 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             Request::AllSnapshots => h.plan(ReadMode::All),
             Request::Select(i) => h.select(i),
             Request::Compare(a, b) => {
-                for spec in [&a, &b] {
-                    if let Ok(i) = resolve(h, spec) {
-                        h.select(i);
+                if let Ok(pair) = sides(h, &a, &b) {
+                    for p in [pair.0, pair.1] {
+                        if let Point::At(i) = p {
+                            h.select(i);
+                        }
                     }
                 }
                 self.compare = Some((a, b));
@@ -218,12 +222,10 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             footers,
             live: self.live.as_ref().map(|l| Arc::new(l.view(history))),
             diff: self.compare.as_ref().map(|(a, b)| {
-                Arc::new((|| {
-                    let (x, y) = (resolve(history, a)?, resolve(history, b)?);
-                    let d = diff(history, x, y);
+                Arc::new(compare(history, a, b).map_err(|r| crate::report::diff::refusal(&r)).map(|d| {
                     let md = crate::report::diff::markdown(&d, &self.name);
-                    Ok((d, md))
-                })())
+                    (d, md)
+                }))
             }),
         }
     }

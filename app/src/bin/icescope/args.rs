@@ -86,13 +86,18 @@ pub struct CatalogList {
 pub struct Diff {
     #[command(flatten)]
     pub table: NamedTable,
-    /// The older snapshot: a snapshot id, current, parent, job:<flink.job-id or prefix> (its last
-    /// commit) or checkpoint:<n> (its last commit)
+    /// The older snapshot: a snapshot id, current, parent, job:<flink.job-id or prefix> or
+    /// last:<prefix> (the job's last commit), first:<prefix> (the table just before the job's
+    /// first commit; empty where the job created it) or checkpoint:<n>[@<job prefix>] (its last commit)
     #[arg(long, value_name = "A", default_value = "parent", help_heading = "Snapshots")]
     pub from: String,
     /// The newer snapshot, written as --from
     #[arg(long, value_name = "B", default_value = "current", help_heading = "Snapshots")]
     pub to: String,
+    /// What one Flink job added: from the table just before its first commit to its last commit
+    /// (the same as --from first:<ID> --to last:<ID>)
+    #[arg(long, value_name = "ID", conflicts_with_all = ["from", "to"], help_heading = "Snapshots")]
+    pub job: Option<String>,
     /// json, text or markdown
     #[arg(long, value_enum, default_value = "json", help_heading = "Output")]
     pub format: ReportFormat,

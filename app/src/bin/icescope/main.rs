@@ -132,16 +132,24 @@ fn walk(c: &args::Walk) -> Result<(), Failure> {
     print_json(&icescope::analysis::walk::walk(h, i, manifest.as_deref(), usize::MAX))
 }
 
-/// `icescope diff`: both snapshots' files are read in detail, whatever the table's size.
+/// `icescope diff`: both snapshots' files are read in detail, whatever the table's size. Two
+/// references naming one snapshot are refused before anything else is read (exit 2).
 #[cfg(not(target_arch = "wasm32"))]
 fn diff(c: &args::Diff) -> Result<(), Failure> {
-    use icescope::analysis::diff::{diff, resolve};
-    use icescope::report::diff::markdown;
-    let pair = |h: &icescope::model::TableHistory| Ok::<_, String>((resolve(h, &c.from)?, resolve(h, &c.to)?));
-    let (loader, _) = open::history_selecting(&c.table.table, &|h| pair(h).map(|(x, y)| vec![x, y]))?;
+    use icescope::analysis::diff::{compare, sides, Point};
+    use icescope::report::diff::{markdown, refusal};
+    // `--job X` is `job:X` alone: the job's whole range (`analysis::diff::sides`).
+    let (from, to) = match &c.job {
+        Some(j) => (format!("job:{}", j.trim().strip_prefix("job:").unwrap_or(j.trim())), String::new()),
+        None => (c.from.clone(), c.to.clone()),
+    };
+    let wanted = |h: &icescope::model::TableHistory| {
+        let (a, b) = sides(h, &from, &to).map_err(|r| refusal(&r))?;
+        Ok([a, b].into_iter().filter_map(|p| if let Point::At(i) = p { Some(i) } else { None }).collect())
+    };
+    let (loader, _) = open::history_selecting(&c.table.table, &wanted)?;
     let h = &loader.history;
-    let (x, y) = pair(h).map_err(Failure::Usage)?;
-    let d = diff(h, x, y);
+    let d = compare(h, &from, &to).map_err(|r| Failure::Usage(refusal(&r)))?;
     let table = c.table.table_ref(h).table;
     match c.format {
         ReportFormat::Json => print_json(&d),

@@ -27,11 +27,11 @@ pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
                 format!("Schema {} → {}: {}", s.from_schema_id, s.to_schema_id, crate::report::diff::schema_parts(s, &same, &same, "→").join("; "))
             });
             view! {
-                <div data-testid="diff" data-exact=d.exact.to_string() data-records-added=t.records_added.to_string()
+                <div data-testid="diff" data-exact=d.exact.to_string() data-from=crate::report::diff::side_id(&d.from) data-to=crate::report::diff::side_id(&d.to) data-records-added=t.records_added.to_string()
                     data-records-removed=t.records_removed.to_string() data-data-files-added=t.data_files_added.to_string()
                     data-data-files-removed=t.data_files_removed.to_string() data-delete-files-added=t.delete_files_added.to_string()
                     data-delete-files-removed=t.delete_files_removed.to_string() data-between=d.between_total.to_string()>
-                    <p>{format!("Snapshot {} ({}) → {} ({})", d.from.snapshot_id, d.from.committed_at, d.to.snapshot_id, d.to.committed_at)}</p>
+                    <p data-testid="diff-sides">{crate::report::diff::sides_line(d)}</p>
                     {d.backwards.then(|| view! { <p class="warning" data-testid="diff-backwards">{crate::report::diff::BACKWARDS}</p> })}
                     {(!d.exact).then(|| view! { <p class="error">{format!("Not exact: {}", d.missing.join("; "))}</p> })}
                     <p><strong>{line}</strong></p>
@@ -54,7 +54,7 @@ pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
                 <label>"from "<input type="text" data-testid="diff-from" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev))/></label>
                 <label>"to "<input type="text" data-testid="diff-to" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev))/></label>
                 <button type="submit" data-testid="diff-run">"Compare"</button>
-                <span class="hint">"a snapshot id, current, parent, job:<id prefix>, checkpoint:<n> or checkpoint:<n>@<job id prefix>"</span>
+                <span class="hint">"a snapshot id, current, parent, job:<id prefix> (its last commit), first:<id prefix> (just before the job), last:<id prefix>, checkpoint:<n> or checkpoint:<n>@<job id prefix>; job:<id prefix> with the other side empty: what the job added"</span>
             </form>
             {result}
         </section>

@@ -57,10 +57,17 @@ pub fn FindingsPanel(catalog: RwSignal<String>) -> impl IntoView {
                 <h3>{move || format!("Findings ({})", count())}</h3>
                 <label class="catalog">"Spark catalog "
                     <input type="text" data-testid="catalog-name" prop:value=move || catalog.get()
-                        on:input=move |ev| catalog.set(event_target_value(&ev))/>
+                        on:input=move |ev| {
+                            let typed = event_target_value(&ev);
+                            let carried = crate::analysis::statement::catalog_for_link(&typed);
+                            super::permalink::set(&[("spark_catalog", carried.as_deref())]);
+                            state.spark_catalog_ignored.set(false);
+                            catalog.set(typed);
+                        }/>
                 </label>
                 <button data-testid="copy-markdown" on:click=copy>"Copy Markdown summary"</button>
             </div>
+            {move || state.spark_catalog_ignored.get().then(|| view! { <p class="warning" data-testid="catalog-ignored">{crate::report::finding::LINK_CATALOG_IGNORED}</p> })}
             <super::export_buttons::ExportButtons catalog=catalog/>
             {move || projection.get().flatten().map(|p| view! { <p class="projection" data-testid="projection">{p}</p> })}
             {move || (count() == 0).then(|| view! { <p class="hint">"Nothing to report: no replay, late data, delete debt or schema hazard in this table's metadata."</p> })}

@@ -62,6 +62,11 @@ pub struct AppState {
     pub charted: RwSignal<bool>,
     /// The open table's session (`loader::Current`): not a signal, nothing is drawn from it.
     pub session: StoredValue<Option<loader::Current>, LocalStorage>,
+    /// The Spark catalog name the statements print: the reader's, so it outlives the table open
+    /// (another version picked, another table) and travels in the link (`spark_catalog`).
+    pub spark_catalog: RwSignal<String>,
+    /// The link named a catalog that may not go into a statement: it was not used.
+    pub spark_catalog_ignored: RwSignal<bool>,
 }
 
 impl AppState {
@@ -78,6 +83,16 @@ impl AppState {
     }
 
     fn new() -> Self {
+        use crate::session::link::LinkCatalog;
+        let (catalog, ignored) = match crate::session::link::spark_catalog(&permalink::fragment()) {
+            LinkCatalog::Named(name) => (name, false),
+            LinkCatalog::Unset => (crate::analysis::statement::PLACEHOLDER.to_string(), false),
+            LinkCatalog::Ignored => {
+                // Not carried on: a link copied from this page no longer holds it.
+                permalink::set(&[("spark_catalog", None)]);
+                (crate::analysis::statement::PLACEHOLDER.to_string(), true)
+            }
+        };
         AppState {
             shell: RwSignal::new(None),
             opened: RwSignal::new(None),
@@ -89,6 +104,8 @@ impl AppState {
             vended: RwSignal::new(None),
             charted: RwSignal::new(false),
             session: StoredValue::new_local(None),
+            spark_catalog: RwSignal::new(catalog),
+            spark_catalog_ignored: RwSignal::new(ignored),
         }
     }
 

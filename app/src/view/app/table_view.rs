@@ -12,16 +12,18 @@ use super::{AppState, Opened};
 #[component]
 pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let state = expect_context::<AppState>();
-    // Chosen once and kept while the report updates.
-    let catalog = RwSignal::new("<catalog>".to_string());
+    let catalog = state.spark_catalog;
     let rows_shown = RwSignal::new(super::snapshot_table::PAGE);
     let (walk_level, walk_entry, walk_open) = (RwSignal::new(0usize), RwSignal::new(0usize), RwSignal::new(false));
     let (link_from, link_to) = (super::permalink::get("from"), super::permalink::get("to"));
-    let diff_from = RwSignal::new(link_from.clone().unwrap_or_else(|| "parent".to_string()));
-    let diff_to = RwSignal::new(link_to.clone().unwrap_or_else(|| "current".to_string()));
-    // A link that names two snapshots compares them as the table opens.
-    if let (Some(a), Some(b)) = (link_from, link_to) {
-        request(state, LoadRequest::Compare(a, b));
+    // A link names both sides, or one: a lone `job:<id>` is that job's range (`analysis::diff::sides`).
+    let linked = link_from.is_some() || link_to.is_some();
+    let (default_from, default_to) = if linked { ("", "") } else { ("parent", "current") };
+    let diff_from = RwSignal::new(link_from.unwrap_or_else(|| default_from.to_string()));
+    let diff_to = RwSignal::new(link_to.unwrap_or_else(|| default_to.to_string()));
+    // A link that names a comparison makes it as the table opens.
+    if linked {
+        request(state, LoadRequest::Compare(diff_from.get_untracked(), diff_to.get_untracked()));
     }
     let progress = move || state.progress.get();
     // Each part reads a memo of what it shows: a publish that leaves it unchanged leaves its nodes
