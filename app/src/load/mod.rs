@@ -380,7 +380,9 @@ impl Loader {
 /// The table's current metadata file among the files a source lists: the newest by content. The
 /// candidates the newest-named one's `metadata-log` names are older than it and are not opened.
 pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadata_pick::MetadataPick> {
-    use crate::source::metadata_pick::{choose_by_content, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES};
+    use crate::source::metadata_pick::{
+        choose_by_content, hinted, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES,
+    };
     use crate::source::range::ByteRange;
     use crate::source::resolve::last_component;
     let index = files.listing()?;
@@ -410,7 +412,8 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadat
     let (path, why) = choose_by_content(&versions, hint.as_deref())?;
     // By time first: files known from the log carry their time, not their sequence number.
     versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
-    Some(MetadataPick { path, why, versions, unreadable: Vec::new() })
+    let hinted = hint.as_deref().and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).map(str::to_string);
+    Some(MetadataPick { path, why, versions, unreadable: Vec::new(), hinted })
 }
 
 /// The kind of a failed read, as a gap keeps it.

@@ -55,6 +55,9 @@ pub struct MetadataPick {
     /// Newer files that did not read, each with why, when an older one was opened instead.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unreadable: Vec<(String, String)>,
+    /// The candidate `version-hint.text` names: the file Iceberg's HadoopCatalog loads as current.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hinted: Option<String>,
 }
 
 impl MetadataPick {
@@ -185,7 +188,7 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
 }
 
 /// The candidate `version-hint.text` names: by file name, or by the version of a `v<N>` name.
-fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
+pub fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
     let hint = String::from_utf8_lossy(hint).trim().to_string();
     candidates.find(|p| {
         let name = last_component(p).unwrap_or("");
@@ -225,6 +228,7 @@ mod tests {
             why: "by content".into(),
             versions: vec![v(1, Some(1)), v(2, Some(2))],
             unreadable: vec![("x".into(), "y".into())],
+            hinted: None,
         };
         let grown = pick.with_newest(&v(5, None).path, 5, 50, vec![v(3, None).path, v(4, None).path]);
         assert_eq!(grown.path, v(5, None).path);
