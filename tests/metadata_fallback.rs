@@ -207,7 +207,13 @@ fn two_damaged_versions_and_a_hint_naming_the_newest() {
     let f = report.findings.iter().find(|f| f.kind == "newest_metadata_unreadable").unwrap();
     assert_eq!(f.severity, Severity::Critical);
     assert!(f.title.ends_with("shown as v11.metadata.json left it, 2 snapshots short"), "{}", f.title);
-    assert!(f.evidence.contains("It is the newest metadata file by content, and the one version-hint.text names: "), "{}", f.evidence);
+    assert!(
+        f.evidence.contains(&format!(
+            "It is the newest metadata file by content (last-sequence-number {seq13} in its first bytes), and the one version-hint.text names: "
+        )),
+        "{}",
+        f.evidence
+    );
     assert!(
         f.evidence.contains(&format!("2 snapshots committed after it are missing from every chart, count and finding here (last-sequence-number {seq13} in v13.metadata.json's first bytes, {seq11} in v11.metadata.json). By name it is 2 versions after v11.metadata.json.")),
         "{}",
@@ -265,4 +271,40 @@ fn the_app_sees_it_from_the_first_answer_and_after_time_travel() {
         f.evidence
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A newest file cut before the fields that date it (0 bytes, or its first 20): the pick by content
+/// cannot place it, so it is tried before the pick. It does not read: the same critical finding,
+/// placed by its name; and no orphan census, whose statement would delete what it committed.
+#[test]
+fn a_newest_file_cut_before_its_age_is_tried_and_found_damaged() {
+    use icescope::analysis::findings::{FindingKind, Severity};
+    for (how, cut, said) in [("empty", 0, "empty (the file is 0 bytes)"), ("head", 20, "truncated at byte 20 (the file is 20 bytes)")] {
+        let damage: fn(Vec<u8>) -> Vec<u8> = if cut == 0 { |_| Vec::new() } else { |b| b[..20].to_vec() };
+        let dir = append_stream(how, &[("v13.metadata.json", damage)], None);
+        let folder = LocalFolder::open(&dir).unwrap();
+        let mut pick = futures::executor::block_on(pick_metadata(&folder)).unwrap();
+        assert_eq!(pick.path, "metadata/v12.metadata.json", "{how}: by content v13 cannot be placed");
+        assert!(pick.why.ends_with("v13.metadata.json has a higher version in its name but its first bytes state no age"), "{how}: {}", pick.why);
+        assert_eq!(pick.undated_newer(), ["metadata/v13.metadata.json"]);
+        let loader = load_pick(&folder, &mut pick, ReadMode::All, false).unwrap();
+        assert_eq!(loader.history.metadata_file, "metadata/v12.metadata.json");
+        assert_eq!(pick.unreadable, [("metadata/v13.metadata.json".to_string(), format!("metadata/v13.metadata.json: {said}"))], "{how}");
+        let out = cli(&dir, &["--format", "json", "--all-snapshots"]);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f = &json["findings"][0];
+        assert_eq!(f["kind"], FindingKind::NewestMetadataUnreadable.as_str(), "{how}");
+        assert_eq!(f["severity"], serde_json::to_value(Severity::Critical).unwrap());
+        assert_eq!(
+            f["title"],
+            "The newest metadata file v13.metadata.json does not read: the table is shown as v12.metadata.json left it, snapshots it adds unknown"
+        );
+        assert!(
+            f["evidence"].as_str().unwrap().starts_with(&format!("metadata/v13.metadata.json: {said}. It is the highest version by name")),
+            "{}",
+            f["evidence"]
+        );
+        assert!(json["findings"].as_array().unwrap().iter().all(|f| f["kind"] != "orphan_files"), "{how}: v13's files would pass for orphans");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -271,12 +271,28 @@ impl Loader {
         pick: &mut crate::source::metadata_pick::MetadataPick,
         open: impl Fn(String) -> Fut,
     ) -> Result<Loader, LoadError> {
+        // Newer by name but of no age their first bytes state: one that does not read is as damaged
+        // a newest file as any (and, passed over in silence, its data would pass for orphans); one
+        // that reads is left to the pick by content.
+        let mut failed = Vec::new();
+        for path in pick.undated_newer().into_iter().take(MAX_FALLBACKS) {
+            if let Err(e) = open(path.clone()).await {
+                failed.push((path, e.to_string()));
+            }
+        }
         let first = match open(pick.path.clone()).await {
-            Ok(l) => return Ok(l),
+            Ok(l) => {
+                if !failed.is_empty() {
+                    let opened = pick.path.clone();
+                    pick.fell_back(&opened, failed);
+                }
+                return Ok(l);
+            }
             Err(e) => e,
         };
-        let mut failed = vec![(pick.path.clone(), first.to_string())];
-        for path in pick.fallbacks().into_iter().take(MAX_FALLBACKS) {
+        failed.push((pick.path.clone(), first.to_string()));
+        let tried: Vec<String> = failed.iter().map(|(p, _)| p.clone()).collect();
+        for path in pick.fallbacks().into_iter().filter(|p| !tried.contains(p)).take(MAX_FALLBACKS) {
             match open(path.clone()).await {
                 Ok(l) => {
                     pick.fell_back(&path, failed);

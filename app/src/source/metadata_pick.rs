@@ -68,6 +68,19 @@ impl MetadataPick {
         rest.into_iter().map(|v| v.path.clone()).collect()
     }
 
+    /// Files newer by name than the pick whose first bytes state no age while the pick's do,
+    /// newest by name first: cut short before those fields (a writer that crashed, a copy that
+    /// stopped, a file of 0 bytes) far more often than written by a writer that puts them late.
+    /// By content they cannot be placed, so the pick passed them over; they are tried before it.
+    pub fn undated_newer(&self) -> Vec<String> {
+        let undated = |v: &MetadataVersion| v.last_sequence_number.is_none() && v.last_updated_ms.is_none();
+        let Some(picked) = self.versions.iter().find(|v| v.path == self.path).filter(|v| !undated(v)) else { return Vec::new() };
+        let mut newer: Vec<&MetadataVersion> =
+            self.versions.iter().filter(|v| undated(v) && v.name_version.is_some() && v.name_version > picked.name_version).collect();
+        newer.sort_by_key(|v| std::cmp::Reverse((v.name_version, v.path.clone())));
+        newer.into_iter().map(|v| v.path.clone()).collect()
+    }
+
     /// The versions with `newest` added as the one open: a folder followed by its
     /// `version-hint.text` (no listing), the file read already telling its age.
     /// `between`: the versions stepped over to reach it, oldest first, their age not read.
@@ -179,7 +192,8 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
     };
     let highest_name = versions.iter().max_by_key(|v| (v.name_version, v.path.clone()));
     if let Some(h) = highest_name.filter(|h| h.path != best.path && h.name_version.is_some()) {
-        why += &format!("; {} has a higher version in its name but is older", name(&h.path));
+        let older = if h.last_sequence_number.is_some() || h.last_updated_ms.is_some() { "is older" } else { "its first bytes state no age" };
+        why += &format!("; {} has a higher version in its name but {older}", name(&h.path));
     }
     if let Some(hinted) = hint.and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).filter(|p| *p != best.path) {
         why += &format!("; version-hint.text names {}, which is older", name(hinted));

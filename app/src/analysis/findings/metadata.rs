@@ -110,31 +110,32 @@ pub fn newest_metadata_unreadable(history: &TableHistory, pick: &MetadataPick) -
     let version = pick.versions.iter().find(|v| v.path == *damaged);
     let dated = version.is_some_and(|v| v.last_sequence_number.is_some() || v.last_updated_ms.is_some());
     let newest = pick.versions.iter().max_by_key(|v| (v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone()));
-    let is_newest = newest.is_some_and(|n| n.path == *damaged);
+    let by_content = dated && newest.is_some_and(|n| n.path == *damaged);
+    // Cut before the fields that date it (a file of 0 bytes, say): placed by its name only.
+    let top_name = pick.versions.iter().filter_map(|v| v.name_version).max();
+    let by_name = !dated && version.and_then(|v| v.name_version).is_some_and(|n| Some(n) == top_name);
     let is_hinted = pick.hinted.as_deref() == Some(damaged.as_str());
     let m = &history.metadata;
     // Format v1 numbers no sequence: its files state 0 or nothing.
     let theirs = version.and_then(|v| v.last_sequence_number).filter(|_| m.format_version >= 2);
     let missing = theirs.and_then(|s| s.checked_sub(m.last_sequence_number)).filter(|n| *n >= 0);
     let plural = |n: i64, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(n.unsigned_abs())) };
-    let standing = match (is_newest && dated, is_newest, is_hinted) {
-        (true, _, true) => "the newest metadata file by content, and the one version-hint.text names".to_string(),
-        (true, _, false) => {
-            let v = version.map(|v| (v.last_sequence_number, v.last_updated_ms)).unwrap_or_default();
-            let age = match v {
-                (Some(s), _) => format!("last-sequence-number {s}"),
-                (None, Some(t)) => format!("last-updated-ms {t}"),
-                (None, None) => String::new(),
-            };
-            format!("the newest metadata file by content ({age} in its first bytes)")
-        }
-        (false, true, hinted) => {
-            format!("the highest version by name (no file's first bytes state its age){}", if hinted { ", and the one version-hint.text names" } else { "" })
-        }
-        (false, false, true) => "the file version-hint.text names".to_string(),
-        (false, false, false) => "newer than the file opened".to_string(),
+    let hint = if is_hinted { ", and the one version-hint.text names" } else { "" };
+    let standing = if by_content {
+        let age = match version.map(|v| (v.last_sequence_number, v.last_updated_ms)) {
+            Some((Some(s), _)) => format!("last-sequence-number {s}"),
+            Some((None, Some(t))) => format!("last-updated-ms {t}"),
+            _ => String::new(),
+        };
+        format!("the newest metadata file by content ({age} in its first bytes){hint}")
+    } else if by_name {
+        format!("the highest version by name (its first bytes state no age to place it by){hint}")
+    } else if is_hinted {
+        "the file version-hint.text names".to_string()
+    } else {
+        "newer than the file opened".to_string()
     };
-    let pointer = is_newest || is_hinted;
+    let pointer = by_content || by_name || is_hinted;
     let severity = if pointer { Severity::Critical } else { Severity::Warning };
     let short = match missing {
         Some(0) => "no snapshot short".to_string(),
