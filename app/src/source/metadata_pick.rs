@@ -258,6 +258,27 @@ mod tests {
     }
 
     #[test]
+    fn only_files_newer_by_name_than_a_dated_pick_are_undated_suspects() {
+        let v = |n: u64, ts: Option<i64>| MetadataVersion {
+            path: format!("t/metadata/v{n}.metadata.json"),
+            name_version: Some(n),
+            last_sequence_number: ts,
+            last_updated_ms: ts,
+        };
+        let pick = |at: u64, versions: Vec<MetadataVersion>| MetadataPick {
+            path: v(at, None).path,
+            why: String::new(),
+            versions,
+            unreadable: Vec::new(),
+            hinted: None,
+        };
+        let p = pick(2, vec![v(1, None), v(2, Some(2)), v(3, None), v(4, None)]);
+        assert_eq!(p.undated_newer(), [v(4, None).path, v(3, None).path], "newest by name first; v1 is older by name");
+        // No file states its age: the pick is by name, and nothing is above it to suspect.
+        assert!(pick(4, vec![v(3, None), v(4, None)]).undated_newer().is_empty());
+    }
+
+    #[test]
     fn the_log_is_read_from_a_tail_that_starts_anywhere() {
         let tail = br#"ms" : 3 } ], "metadata-log" : [ { "timestamp-ms" : 10, "metadata-file" : "s3://b/t/metadata/00001-a.metadata.json" }, { "timestamp-ms" : 20, "metadata-file" : "s3://b/t/metadata/00002-b.metadata.json" } ]
 }"#;
