@@ -176,7 +176,8 @@ fn check_error(want: &Value, out: &Output) -> Result<(), String> {
     }
     let file = want["file"].as_str().unwrap_or_default();
     let field = want["field"].as_str().unwrap_or_default();
-    let head = if field.is_empty() { format!("icescope: {file}: ") } else { format!("icescope: {file}: field `{field}`: ") };
+    // A message naming its field as its subject (`field `x` is missing`) goes on without a colon.
+    let head = if field.is_empty() { format!("icescope: {file}: ") } else { format!("icescope: {file}: field `{field}`") };
     ensure!(err.starts_with(&head), "stderr {err:?} does not start with {head:?}");
     ensure!(field.is_empty() != err.starts_with(&format!("icescope: {file}: field `")), "stderr {err:?} names a field, none expected");
     for w in strings(&want["contains"]) {

@@ -222,6 +222,25 @@ fn files_beside_the_table_that_are_no_table_file_are_told_apart_and_remove_orpha
     assert_eq!(finding.title, format!("{} orphan files under the table location ({} data or delete, 0 metadata, 2 other)", want.len() + 2, want.len()));
     assert!(finding.evidence.contains("2 files beside them are no table file at all (not Parquet, ORC, Avro or Puffin): caption.md"), "{}", finding.evidence);
     assert!(finding.evidence.contains("remove_orphan_files deletes everything under the location"), "{}", finding.evidence);
+    // `orphans --format text` counts them as the finding does: the lab's two notes are no data
+    // files (issue 43: it said "4 data orphans"), and its rows say which is which.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_icescope")).args(["orphans", root.to_str().unwrap(), "--format", "text"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!(
+            "{} files listed, {} referenced, {} orphan files: {} data or delete, 0 metadata, 2 other",
+            report.listed,
+            report.referenced,
+            want.len() + 2,
+            want.len()
+        )
+    );
+    assert!(finding.title.ends_with(&format!("({} data or delete, 0 metadata, 2 other)", want.len())));
+    let kinds: Vec<&str> = lines.take(want.len() + 2).map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(kinds, [vec!["data"; want.len()], vec!["not_table_file"; 2]].concat());
 }
 
 #[test]

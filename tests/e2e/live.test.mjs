@@ -17,6 +17,7 @@ const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
 const version = (f) => Number(/^v(\d+)\.metadata\.json$/.exec(f)?.[1]);
 const versions = fs.readdirSync(path.join(DIR, 'metadata')).filter((f) => version(f)).sort((a, b) => version(a) - version(b));
 const snapshots = (f) => (JSON.parse(fs.readFileSync(path.join(DIR, 'metadata', f), 'utf8')).snapshots ?? []).length;
+const seq = (f) => JSON.parse(fs.readFileSync(path.join(DIR, 'metadata', f), 'utf8'))['last-sequence-number'];
 // The table as it stood after its first job's last commit, then grown in these steps. Re-derived for
 // the lab's re-run of 2026-12-06 (20 versions): v4 is job A's last commit (checkpoint 3, its
 // stop-with-savepoint A); v5 job B's first commit (checkpoint 4, resumed from A), v8 B midway, v11 B's
@@ -248,6 +249,19 @@ test(`${NAME}: a hint whose file does not read: the folder is listed and the new
       await waitReady(page, errors);
       assert.equal(await page.locator('[data-testid="metadata-picker"]').inputValue(), `${NAME}/metadata/${versions[3]}`);
       assert.match(await page.locator('[data-testid="metadata-why"]').textContent(), new RegExp(`newest metadata file that reads`));
+      // Not small print: the first alert above the charts, and a critical finding card naming the
+      // file, how it is damaged and how many snapshots the view lacks (from the files as written).
+      const missing = seq(versions[4]) - seq(versions[3]);
+      const title = `The newest metadata file ${versions[4]} does not read: the table is shown as ${versions[3]} left it, ${missing} snapshot${missing === 1 ? '' : 's'} short`;
+      assert.equal(await page.locator('[data-testid="alerts"] li').first().textContent(), `critical${title}`);
+      const card = page.locator('[data-testid="finding"][data-kind="newest_metadata_unreadable"]');
+      assert.equal(await card.count(), 1);
+      assert.equal(await card.getAttribute('data-severity'), 'critical');
+      const said = await card.textContent();
+      assert.ok(said.includes(`${NAME}/metadata/${versions[4]}: truncated at byte 200 (the file is 200 bytes). It is the newest metadata file by content`), said);
+      assert.ok(said.includes(`icescope opened ${versions[3]} instead, the newest that reads: ${missing} snapshot`), said);
+      assert.ok(!said.includes('field `?`'), said);
+      assert.ok((await page.locator('[data-testid="markdown"]').inputValue()).includes(`#### [CRITICAL] ${title}`));
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -203,7 +203,30 @@ pub fn orphans<'a>(history: &TableHistory, listing: &'a Listing, root: &str) -> 
     Ok(OrphanReport { listed, referenced, data, metadata, last_commit_ms, older_than_ms })
 }
 
+/// The orphans by what they are: the finding's title and the CLI's summary count them alike, so a
+/// README beside the table is never counted as a data file on one and not on the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OrphanCounts {
+    /// Data and delete files (`OrphanKind::Data`).
+    pub data: usize,
+    /// Files beside them that are no table file (`OrphanKind::NotTableFile`).
+    pub other: usize,
+    /// Metadata files nothing references.
+    pub metadata: usize,
+}
+
+impl OrphanCounts {
+    pub fn total(&self) -> usize {
+        self.data.saturating_add(self.other).saturating_add(self.metadata)
+    }
+}
+
 impl<'a> OrphanReport<'a> {
+    pub fn counts(&self) -> OrphanCounts {
+        let data = self.data.iter().filter(|o| o.kind == OrphanKind::Data).count();
+        OrphanCounts { data, other: self.data.len().saturating_sub(data), metadata: self.metadata.len() }
+    }
+
     /// Sizes and modification times asked for the orphans only, where the listing had none: a
     /// picked file's size is a round trip to the disk, too slow for every file of a big folder.
     pub fn with_file_facts(mut self, facts: impl Fn(&str) -> (Option<u64>, Option<i64>)) -> OrphanReport<'a> {
@@ -298,14 +321,7 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
     if spared > 0 {
         evidence += &format!(" {spared} of them were modified at or after {cutoff} and are spared by the statement below.");
     }
-    let title = format!(
-        "{} orphan file{} under the table location ({} data or delete, {} metadata{})",
-        report.data.len() + report.metadata.len(),
-        if report.data.len() + report.metadata.len() == 1 { "" } else { "s" },
-        files.len(),
-        report.metadata.len(),
-        if others.is_empty() { String::new() } else { format!(", {} other", others.len()) }
-    );
+    let title = format!("{} under the table location ({})", orphan_files(report.counts().total()), kinds(&report.counts()));
     let action = format!(
         "Files a failed or cancelled writer left behind cost storage and are never read. Remove them with \
          `remove_orphan_files`, first with `dry_run => true` to see its list. `older_than` is the table's last \
@@ -324,6 +340,17 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         action,
         statement: table.statement("remove_orphan_files", older_than.map(|t| format!("older_than => {t}"))),
     })
+}
+
+/// `5 orphan files`.
+pub fn orphan_files(n: usize) -> String {
+    format!("{} orphan file{}", thousands(n as u64), if n == 1 { "" } else { "s" })
+}
+
+/// `3 data or delete, 0 metadata, 2 other`: the other (no table file) only where there are some.
+pub fn kinds(c: &OrphanCounts) -> String {
+    let other = if c.other == 0 { String::new() } else { format!(", {} other", thousands(c.other as u64)) };
+    format!("{} data or delete, {} metadata{other}", thousands(c.data as u64), thousands(c.metadata as u64))
 }
 
 /// A folder's files as listed files, with sizes and modification times where the source has them.

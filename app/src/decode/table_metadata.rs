@@ -108,7 +108,8 @@ impl Wire {
 impl TableMetadata {
     /// Decodes a metadata file; gzip is recognised by its magic bytes, whatever the file is called.
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<TableMetadata, DecodeError> {
-        let json: std::borrow::Cow<'_, [u8]> = if bytes.starts_with(&GZIP_MAGIC) {
+        let gzip = bytes.starts_with(&GZIP_MAGIC);
+        let json: std::borrow::Cow<'_, [u8]> = if gzip {
             // JSON compresses 10-30×; a file that inflates far beyond that is a bomb, not metadata.
             let limit = (bytes.len() as u64).saturating_mul(MAX_GZIP_RATIO).clamp(MIN_GZIP_BUDGET, MAX_GZIP_BUDGET);
             let mut out = Vec::new();
@@ -127,21 +128,9 @@ impl TableMetadata {
         } else {
             bytes.into()
         };
-        // Tracking the path costs a third of a 16 MB parse: only a file that fails is read again
-        // with it, for the field its error names.
         let wire: Wire = match serde_json::from_slice(&json) {
             Ok(w) => w,
-            Err(plain) => {
-                let de = &mut serde_json::Deserializer::from_slice(&json);
-                let e = match serde_path_to_error::deserialize::<_, Wire>(de) {
-                    Err(e) => e,
-                    Ok(_) => return Err(DecodeError::new(file, "", format!("not valid table metadata JSON: {plain}"))),
-                };
-                let path = e.path().to_string();
-                let inner = e.into_inner();
-                let field = if path == "." { String::new() } else { path };
-                return Err(DecodeError::new(file, &field, format!("not valid table metadata JSON: {inner}")));
-            }
+            Err(plain) => return Err(json_error(file, &json, gzip.then_some(bytes.len()), plain)),
         };
         wire.finish(file)
     }
@@ -174,6 +163,106 @@ impl TableMetadata {
 
     pub fn snapshot(&self, id: SnapshotId) -> Option<&Snapshot> {
         self.snapshots.iter().find(|s| s.snapshot_id == id)
+    }
+}
+
+/// Why a metadata file's JSON did not decode, as the person who must repair or replace the file
+/// needs it: cut short (a copy or write that stopped: the usual damage), not JSON from some point
+/// on, or JSON whose field holds the wrong thing. `compressed`: the file's size when `json` was
+/// inflated from it.
+fn json_error(file: &str, json: &[u8], compressed: Option<usize>, plain: serde_json::Error) -> DecodeError {
+    use serde_json::error::Category;
+    let size = match compressed {
+        Some(c) => format!("the file is {c} bytes, gzip-compressed, {} inflated", json.len()),
+        None => format!("the file is {} bytes", json.len()),
+    };
+    match plain.classify() {
+        Category::Eof if json.is_empty() => DecodeError::new(file, "", format!("empty ({size})")),
+        Category::Eof if json.iter().all(u8::is_ascii_whitespace) => DecodeError::new(file, "", format!("holds no JSON, only whitespace ({size})")),
+        Category::Eof => {
+            // Where the cut fell says which part of the table was lost; the last segment the
+            // parser had not yet named is unknown and left off.
+            let inside = match path_to_error(json) {
+                Some((path, _)) if !path.is_empty() => format!("; it stops inside `{path}`"),
+                _ => String::new(),
+            };
+            let of = if compressed.is_some() { " of its inflated JSON" } else { "" };
+            DecodeError::new(file, "", format!("truncated at byte {}{of} ({size}){inside}", json.len()))
+        }
+        Category::Syntax | Category::Io => {
+            let what = without_position(&plain);
+            // Valid JSON all the same: a number wider than the field's type is the field's fault.
+            if what == "number out of range" {
+                if let Some((path, _)) = path_to_error(json).filter(|(p, _)| !p.is_empty()) {
+                    return DecodeError::new(
+                        file,
+                        &path,
+                        format!("field `{path}` holds a number out of range (line {} column {})", plain.line(), plain.column()),
+                    );
+                }
+            }
+            DecodeError::new(file, "", format!("not JSON at line {} column {}: {what}", plain.line(), plain.column()))
+        }
+        Category::Data => {
+            let at = format!(" (line {} column {})", plain.line(), plain.column());
+            let (path, inner) = path_to_error(json).unwrap_or_default();
+            let inner = if inner.is_empty() { without_position(&plain) } else { inner };
+            let named = |name: &str| if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+            if let Some((found, expected)) = inner.strip_prefix("invalid type: ").and_then(|r| r.rsplit_once(", expected ")) {
+                let expected = plain_expected(expected);
+                return if path.is_empty() {
+                    DecodeError::new(file, "", format!("not table metadata: expected {expected}, found {found}{at}"))
+                } else {
+                    DecodeError::new(file, &path, format!("field `{path}` has the wrong type: expected {expected}, found {found}{at}"))
+                };
+            }
+            if let Some(name) = inner.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+                let field = named(name);
+                return DecodeError::new(file, &field, format!("field `{field}` is missing{at}"));
+            }
+            if let Some(rest) = inner.strip_prefix("invalid value: ").filter(|_| !path.is_empty()) {
+                return DecodeError::new(file, &path, format!("field `{path}` has an invalid value: {rest}{at}"));
+            }
+            if path.is_empty() {
+                DecodeError::new(file, "", format!("not table metadata: {inner}{at}"))
+            } else {
+                DecodeError::new(file, &path, format!("{inner}{at}"))
+            }
+        }
+    }
+}
+
+/// The field a failed parse stopped in and serde's message without its position: read again
+/// with the path tracked, which costs a third of a 16 MB parse and so only for a file that
+/// failed. None when it reads this time. Path segments serde could not name (`?`) and all after
+/// them are left off: a field named `?` tells nobody anything.
+fn path_to_error(json: &[u8]) -> Option<(String, String)> {
+    let de = &mut serde_json::Deserializer::from_slice(json);
+    let e = serde_path_to_error::deserialize::<_, Wire>(de).err()?;
+    let path = e.path().to_string();
+    let known = match path.find('?') {
+        Some(at) => path[..at].trim_end_matches(['.', '[']),
+        None => path.as_str(),
+    };
+    let known = if known == "." { "" } else { known }.to_string();
+    Some((known, without_position(&e.into_inner())))
+}
+
+/// serde_json's message without the ` at line L column C` it appends: the caller places it.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    text.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).map(str::to_string).unwrap_or(text)
+}
+
+/// serde's names for what a type expects, in JSON's words (`struct SnapshotWire` is ours, not
+/// the file's).
+fn plain_expected(expected: &str) -> String {
+    if expected.starts_with("struct ") || expected == "a map" {
+        "a JSON object".into()
+    } else if expected == "a sequence" {
+        "a JSON array".into()
+    } else {
+        expected.to_string()
     }
 }
 
@@ -279,4 +368,43 @@ fn stringify(map: BTreeMap<String, serde_json::Value>) -> BTreeMap<String, Strin
             (k, s)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TableMetadata;
+
+    fn v13() -> Vec<u8> {
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/append-stream/metadata/v13.metadata.json")).unwrap()
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        TableMetadata::from_bytes("m/v13.metadata.json", bytes).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_damaged_file_is_said_plainly() {
+        let whole = v13();
+        assert!(TableMetadata::from_bytes("m", &whole).is_ok());
+        // Cut inside a key of the top object (`"defaul`): where it stops is no field.
+        assert_eq!(error(&whole[..700]), "m/v13.metadata.json: truncated at byte 700 (the file is 700 bytes)");
+        let at = whole.windows(17).position(|w| w == b"\"manifest-list\":\"").unwrap() + 30;
+        assert_eq!(
+            error(&whole[..at]),
+            format!("m/v13.metadata.json: truncated at byte {at} (the file is {at} bytes); it stops inside `snapshots[0].manifest-list`")
+        );
+        assert_eq!(error(b""), "m/v13.metadata.json: empty (the file is 0 bytes)");
+        assert_eq!(error(b" \n"), "m/v13.metadata.json: holds no JSON, only whitespace (the file is 2 bytes)");
+        let mut garbled = whole.clone();
+        garbled[600..610].fill(b'}');
+        // Column 601 is byte 600, the first one overwritten (the fixture is one line).
+        assert_eq!(error(&garbled), "m/v13.metadata.json: not JSON at line 1 column 601: expected value");
+        let typed = String::from_utf8(whole.clone()).unwrap().replacen("\"snapshots\"", "\"snapshots\": 7, \"x\"", 1);
+        let e = error(typed.as_bytes());
+        assert!(e.starts_with("m/v13.metadata.json: field `snapshots` has the wrong type: expected a JSON array, found integer `7` (line 1 column "), "{e}");
+        let gone = String::from_utf8(whole).unwrap().replacen("\"name\"", "\"nome\"", 1);
+        let e = error(gone.as_bytes());
+        assert!(e.starts_with("m/v13.metadata.json: field `schemas[0].fields[0].name` is missing (line 1 column "), "{e}");
+        assert_eq!(error(b"\"a table\""), "m/v13.metadata.json: not table metadata: expected a JSON object, found string \"a table\" (line 1 column 9)");
+    }
 }

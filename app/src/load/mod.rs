@@ -271,12 +271,28 @@ impl Loader {
         pick: &mut crate::source::metadata_pick::MetadataPick,
         open: impl Fn(String) -> Fut,
     ) -> Result<Loader, LoadError> {
+        // Newer by name but of no age their first bytes state: one that does not read is as damaged
+        // a newest file as any (and, passed over in silence, its data would pass for orphans); one
+        // that reads is left to the pick by content.
+        let mut failed = Vec::new();
+        for path in pick.undated_newer().into_iter().take(MAX_FALLBACKS) {
+            if let Err(e) = open(path.clone()).await {
+                failed.push((path, e.to_string()));
+            }
+        }
         let first = match open(pick.path.clone()).await {
-            Ok(l) => return Ok(l),
+            Ok(l) => {
+                if !failed.is_empty() {
+                    let opened = pick.path.clone();
+                    pick.fell_back(&opened, failed);
+                }
+                return Ok(l);
+            }
             Err(e) => e,
         };
-        let mut failed = vec![(pick.path.clone(), first.to_string())];
-        for path in pick.fallbacks().into_iter().take(MAX_FALLBACKS) {
+        failed.push((pick.path.clone(), first.to_string()));
+        let tried: Vec<String> = failed.iter().map(|(p, _)| p.clone()).collect();
+        for path in pick.fallbacks().into_iter().filter(|p| !tried.contains(p)).take(MAX_FALLBACKS) {
             match open(path.clone()).await {
                 Ok(l) => {
                     pick.fell_back(&path, failed);
@@ -380,7 +396,9 @@ impl Loader {
 /// The table's current metadata file among the files a source lists: the newest by content. The
 /// candidates the newest-named one's `metadata-log` names are older than it and are not opened.
 pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadata_pick::MetadataPick> {
-    use crate::source::metadata_pick::{choose_by_content, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES};
+    use crate::source::metadata_pick::{
+        choose_by_content, hinted, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES,
+    };
     use crate::source::range::ByteRange;
     use crate::source::resolve::last_component;
     let index = files.listing()?;
@@ -410,7 +428,8 @@ pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadat
     let (path, why) = choose_by_content(&versions, hint.as_deref())?;
     // By time first: files known from the log carry their time, not their sequence number.
     versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
-    Some(MetadataPick { path, why, versions, unreadable: Vec::new() })
+    let hinted = hint.as_deref().and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).map(str::to_string);
+    Some(MetadataPick { path, why, versions, unreadable: Vec::new(), hinted })
 }
 
 /// The kind of a failed read, as a gap keeps it.

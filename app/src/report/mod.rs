@@ -13,6 +13,7 @@ pub mod inspect_text;
 pub mod live;
 pub mod load;
 pub mod markdown;
+pub mod orphans;
 pub mod projection;
 pub mod savepoint;
 pub mod text;

@@ -1,6 +1,7 @@
 //! The report as every reader gets it: the history's analysis, how it was read, which metadata
 //! file was picked, and the findings that need more than the history (orphan files need the
-//! folder's listing, footers need the data files), most severe first.
+//! folder's listing, footers need the data files, a newest metadata file that does not read
+//! needs the pick), most severe first.
 
 use crate::analysis::findings::{Finding, TableRef};
 use crate::analysis::inspect::{inspect, Inspect, LoadInfo, ReadPhase};
@@ -21,7 +22,12 @@ pub fn finish(
     pick: Option<MetadataPick>,
     mut extra: Vec<Finding>,
 ) -> Inspect {
+    // Known from the moment the table opens: it waits for no read. First of its severity: every
+    // other finding is of the older version shown.
+    let mut damaged: Vec<Finding> = pick.as_ref().and_then(|p| crate::analysis::findings::newest_metadata_unreadable(history, p)).into_iter().collect();
+    crate::analysis::findings::note_refusal(&mut damaged, table);
     crate::analysis::findings::note_refusal(&mut extra, table);
+    report.findings.splice(0..0, damaged);
     report.findings.extend(extra);
     // A stable sort: within a severity, the order `findings` gives.
     report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));

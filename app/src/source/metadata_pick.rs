@@ -55,6 +55,9 @@ pub struct MetadataPick {
     /// Newer files that did not read, each with why, when an older one was opened instead.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unreadable: Vec<(String, String)>,
+    /// The candidate `version-hint.text` names: the file Iceberg's HadoopCatalog loads as current.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hinted: Option<String>,
 }
 
 impl MetadataPick {
@@ -63,6 +66,19 @@ impl MetadataPick {
         let mut rest: Vec<&MetadataVersion> = self.versions.iter().filter(|v| v.path != self.path).collect();
         rest.sort_by_key(|v| std::cmp::Reverse((v.last_sequence_number, v.last_updated_ms, v.name_version, v.path.clone())));
         rest.into_iter().map(|v| v.path.clone()).collect()
+    }
+
+    /// Files newer by name than the pick whose first bytes state no age while the pick's do,
+    /// newest by name first: cut short before those fields (a writer that crashed, a copy that
+    /// stopped, a file of 0 bytes) far more often than written by a writer that puts them late.
+    /// By content they cannot be placed, so the pick passed them over; they are tried before it.
+    pub fn undated_newer(&self) -> Vec<String> {
+        let undated = |v: &MetadataVersion| v.last_sequence_number.is_none() && v.last_updated_ms.is_none();
+        let Some(picked) = self.versions.iter().find(|v| v.path == self.path).filter(|v| !undated(v)) else { return Vec::new() };
+        let mut newer: Vec<&MetadataVersion> =
+            self.versions.iter().filter(|v| undated(v) && v.name_version.is_some() && v.name_version > picked.name_version).collect();
+        newer.sort_by_key(|v| std::cmp::Reverse((v.name_version, v.path.clone())));
+        newer.into_iter().map(|v| v.path.clone()).collect()
     }
 
     /// The versions with `newest` added as the one open: a folder followed by its
@@ -176,7 +192,8 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
     };
     let highest_name = versions.iter().max_by_key(|v| (v.name_version, v.path.clone()));
     if let Some(h) = highest_name.filter(|h| h.path != best.path && h.name_version.is_some()) {
-        why += &format!("; {} has a higher version in its name but is older", name(&h.path));
+        let older = if h.last_sequence_number.is_some() || h.last_updated_ms.is_some() { "is older" } else { "its first bytes state no age" };
+        why += &format!("; {} has a higher version in its name but {older}", name(&h.path));
     }
     if let Some(hinted) = hint.and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).filter(|p| *p != best.path) {
         why += &format!("; version-hint.text names {}, which is older", name(hinted));
@@ -185,7 +202,7 @@ pub fn choose_by_content(versions: &[MetadataVersion], hint: Option<&[u8]>) -> O
 }
 
 /// The candidate `version-hint.text` names: by file name, or by the version of a `v<N>` name.
-fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
+pub fn hinted<'a>(mut candidates: impl Iterator<Item = &'a str>, hint: &[u8]) -> Option<&'a str> {
     let hint = String::from_utf8_lossy(hint).trim().to_string();
     candidates.find(|p| {
         let name = last_component(p).unwrap_or("");
@@ -225,6 +242,7 @@ mod tests {
             why: "by content".into(),
             versions: vec![v(1, Some(1)), v(2, Some(2))],
             unreadable: vec![("x".into(), "y".into())],
+            hinted: None,
         };
         let grown = pick.with_newest(&v(5, None).path, 5, 50, vec![v(3, None).path, v(4, None).path]);
         assert_eq!(grown.path, v(5, None).path);
@@ -237,6 +255,27 @@ mod tests {
         let again = grown.clone().with_newest(&v(5, None).path, 5, 50, vec![v(4, None).path]);
         assert_eq!(again.versions.len(), 5);
         assert_eq!(again.versions.iter().filter(|x| x.name_version == Some(4)).count(), 1);
+    }
+
+    #[test]
+    fn only_files_newer_by_name_than_a_dated_pick_are_undated_suspects() {
+        let v = |n: u64, ts: Option<i64>| MetadataVersion {
+            path: format!("t/metadata/v{n}.metadata.json"),
+            name_version: Some(n),
+            last_sequence_number: ts,
+            last_updated_ms: ts,
+        };
+        let pick = |at: u64, versions: Vec<MetadataVersion>| MetadataPick {
+            path: v(at, None).path,
+            why: String::new(),
+            versions,
+            unreadable: Vec::new(),
+            hinted: None,
+        };
+        let p = pick(2, vec![v(1, None), v(2, Some(2)), v(3, None), v(4, None)]);
+        assert_eq!(p.undated_newer(), [v(4, None).path, v(3, None).path], "newest by name first; v1 is older by name");
+        // No file states its age: the pick is by name, and nothing is above it to suspect.
+        assert!(pick(4, vec![v(3, None), v(4, None)]).undated_newer().is_empty());
     }
 
     #[test]

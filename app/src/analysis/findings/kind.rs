@@ -38,6 +38,7 @@ kinds! {
     ManifestLengthMismatch => "manifest_length_mismatch",
     ManifestsMergePending => "manifests_merge_pending",
     ManifestsNeverMerged => "manifests_never_merged",
+    NewestMetadataUnreadable => "newest_metadata_unreadable",
     OrphanFiles => "orphan_files",
     PropertyNotRead => "property_not_read",
     PuffinFooterUnreadable => "puffin_footer_unreadable",

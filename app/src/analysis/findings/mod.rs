@@ -10,6 +10,7 @@ mod late;
 pub(crate) use late::arrived_late;
 mod manifests;
 mod metadata;
+pub use metadata::newest_metadata_unreadable;
 mod properties;
 mod replay;
 mod retention;

@@ -213,21 +213,16 @@ fn orphans(c: &args::Orphans) -> Result<(), Failure> {
     }
     // Written a line at a time: millions of orphans held again as one string cost more than the
     // census itself.
+    use icescope::report::orphans::{row, summary_line};
     use std::io::Write;
-    let visible = icescope::report::text::visible;
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     let mut lines = || -> std::io::Result<()> {
-        let (data, metadata) = (census.data.len(), census.metadata.len());
-        writeln!(w, "{} files listed, {} referenced, {data} data orphans, {metadata} metadata orphans", census.listed, census.referenced)?;
+        writeln!(w, "{}", summary_line(&census))?;
         for o in census.data.iter().chain(&census.metadata) {
-            let size = o.size.map(|s| s.to_string()).unwrap_or_else(|| "?".into());
-            let when = o.modified_ms.map(icescope::model::time::rfc3339_ms).unwrap_or_else(|| "?".into());
-            let kind = serde_json::to_value(o.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            let spared = if o.spared { " (spared: newer than older_than)" } else { "" };
-            writeln!(w, "{kind:<15} {size:>12} {when} {}{spared}", visible(o.path))?;
+            writeln!(w, "{}", row(o))?;
         }
         if let Some(s) = f.as_ref().and_then(|f| f.statement.as_ref()) {
-            writeln!(w, "{}", visible(&s.sql()))?;
+            writeln!(w, "{}", icescope::report::text::visible(&s.sql()))?;
         }
         w.flush()
     };
