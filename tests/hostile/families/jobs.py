@@ -56,9 +56,13 @@ def cases():
     c.expect["findings"] = {"count": {"job_resumed": CAP + 1, "savepoint_replayed": 0}, "text": {"job_resumed": [f"{39 - CAP} more"]}}
     out.append(c)
 
-    c = history("replayed-30-times", "30 jobs one after another, each restarting at checkpoint 1 after the one before committed 1 and 2",
+    # The newest job, right after the one before it, may be a second deployment beside a running
+    # one: the table cannot tell yet, so it is two writers or a restart from scratch, not a replay.
+    c = history("replayed-30-times", "30 jobs one after another, each restarting at checkpoint 1 after the one before committed 1 and 2 "
+                "(the newest, right after the one before it, is two writers or a restart from scratch)",
                 [(job(k), cp) for k in range(30) for cp in (1, 2)])
-    c.expect["findings"] = {"count": {"savepoint_replayed": CAP + 1}, "text": {"savepoint_replayed": [f"{29 - CAP} more"]}}
+    c.expect["findings"] = {"count": {"savepoint_replayed": CAP + 1, "concurrent_writers": 1},
+                            "text": {"savepoint_replayed": [f"{28 - CAP} more"], "concurrent_writers": ["started without state"]}}
     out.append(c)
 
     holes = 29
