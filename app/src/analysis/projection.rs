@@ -243,10 +243,11 @@ fn manifests(history: &TableHistory, window: &[usize], cur: usize, per_commit: &
     (ManifestModel::Merging(Box::new(model)), day)
 }
 
-/// The manifests the writer's newest commits wrote themselves (added by that snapshot, holding
-/// nothing older), per content: what each simulated commit writes. Delete manifests only where the
-/// window's commits added delete files. None unless some list in the window shows new data manifests.
-fn new_manifests(history: &TableHistory, window: &[usize], deletes: bool) -> Option<NewManifests> {
+/// The manifests the newest of `window`'s commits wrote themselves (added by that snapshot, holding
+/// nothing older), per content: what each simulated commit writes. Delete manifests only with
+/// `deletes` (the window's commits added delete files). None unless some list in the window shows
+/// new data manifests.
+pub fn new_manifests(history: &TableHistory, window: &[usize], deletes: bool) -> Option<NewManifests> {
     let own = |i: usize, content: ManifestContent| -> Option<(i32, Vec<Held>)> {
         let list = history.list_of(i)?;
         let mine: Vec<_> = list
