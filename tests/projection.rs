@@ -67,16 +67,14 @@ fn chart_agrees_with_sentence(p: &Projection) {
 #[test]
 fn merge_append_long_simulated_from_early_lists_holds_what_the_writer_held() {
     let (history, facts) = fixture("merge-append-long");
-    let commits: Vec<(i64, u64)> = facts["commits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["snapshot_id"].as_i64().unwrap(), c["manifests_in_list"].as_u64().unwrap()))
-        .collect();
+    let commits: Vec<(i64, u64)> =
+        facts["commits"].as_array().unwrap().iter().map(|c| (c["snapshot_id"].as_i64().unwrap(), c["manifests_in_list"].as_u64().unwrap())).collect();
     let held = held(&history, &commits);
     let merge = &facts["merges"][0];
     let before = merge["manifests_before"].as_u64().unwrap();
-    let at = held.iter().position(|&(i, _)| history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == merge["max_committed_checkpoint_id"].as_i64())
+    let at = held
+        .iter()
+        .position(|&(i, _)| history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id) == merge["max_committed_checkpoint_id"].as_i64())
         .expect("the merging commit");
     // Starts before the merge (from the first commit, and from one short of it), at it, and after.
     let starts = [0, 9, at - 1, at, at + 10];

@@ -126,7 +126,7 @@ impl Lane {
                 None => groups.push(Group { spec: m.partition_spec_id, held: vec![Held::of(m)] }),
             }
         }
-        groups.sort_by(|a, b| b.spec.cmp(&a.spec));
+        groups.sort_by_key(|g| std::cmp::Reverse(g.spec));
         let all: Vec<Held> = groups.iter().flat_map(|g| g.held.iter().copied()).chain(new.iter().copied()).collect();
         let size = MergedSize::fit(&all, unknown);
         Lane { groups, new, written, size }

@@ -151,7 +151,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     let (ca, cb) = (history.totals(a), history.totals(b));
     let (ta, tb) = (history.snapshots[a].snapshot.timestamp_ms, history.snapshots[b].snapshot.timestamp_ms);
     let interval_ms = (tb as f64 - ta as f64) / steps;
-    if !(interval_ms > 0.0) {
+    if interval_ms <= 0.0 {
         return None;
     }
     let d = |x: Option<u64>, y: Option<u64>| match (x, y) {
@@ -267,10 +267,5 @@ pub fn new_manifests(history: &TableHistory, window: &[usize], deletes: bool) ->
 /// From counts alone: the most manifests one commit of the window added (a commit that merged
 /// added fewer, or none).
 fn added_per_commit(history: &TableHistory, window: &[usize]) -> u64 {
-    window
-        .windows(2)
-        .filter_map(|w| history.totals(w[1]).manifests?.checked_sub(history.totals(w[0]).manifests?))
-        .max()
-        .unwrap_or(1)
-        .min(1_000)
+    window.windows(2).filter_map(|w| history.totals(w[1]).manifests?.checked_sub(history.totals(w[0]).manifests?)).max().unwrap_or(1).min(1_000)
 }

@@ -17,6 +17,8 @@ pub struct Row {
     pub after: f64,
     /// The fewest and the most over the day, where merging makes the count swing.
     pub swing: Option<(f64, f64)>,
+    /// Where a merged manifest's size is bracketed: the most with it as large as all it folds.
+    pub up_to: Option<f64>,
     /// "now 19"
     pub now_text: String,
     /// "after a day 17,273 (+17,254)", or "over the day 1–99, 53 at its end"
@@ -64,18 +66,19 @@ pub fn rows(p: &Projection) -> Vec<Row> {
         now: s.now,
         after: s.total_after_a_day,
         swing: None,
+        up_to: None,
         now_text: format!("now {}", whole(s.now)),
         after_text: after(s, &whole),
     };
     let mut manifests = count("manifests", &d.manifests);
     if let (Some(m), Some(w)) = (merged(p), d.manifests.over_the_day) {
-        manifests.swing = Some((w.fewest, w.most));
         // Where the merged size is bracketed, the numbers are the lower run's, and the swing
         // reaches up to the upper run's most.
-        let most = m.run.most as f64;
-        let up_to = if w.most > most { format!(" (up to {})", whole(w.most)) } else { String::new() };
-        manifests.after_text =
-            format!("over the day {}–{}{up_to}, {} at its end", whole(w.fewest), whole(most.max(w.fewest)), whole(d.manifests.total_after_a_day));
+        let most = (m.run.most as f64).max(w.fewest);
+        manifests.swing = Some((w.fewest, most));
+        manifests.up_to = (w.most > most).then_some(w.most);
+        let up_to = manifests.up_to.map(|u| format!(" (up to {})", whole(u))).unwrap_or_default();
+        manifests.after_text = format!("over the day {}–{}{up_to}, {} at its end", whole(w.fewest), whole(most), whole(d.manifests.total_after_a_day));
     }
     let mut r = vec![count("snapshots", &d.snapshots), manifests, count("data files", &d.data_files), count("delete files", &d.delete_files)];
     if let Some(m) = &d.metadata_json_bytes {
@@ -84,6 +87,7 @@ pub fn rows(p: &Projection) -> Vec<Row> {
             now: m.now / 1024.0,
             after: m.total_after_a_day / 1024.0,
             swing: None,
+            up_to: None,
             now_text: format!("now {}", bytes(m.now)),
             after_text: after(m, &bytes),
         });
@@ -199,11 +203,8 @@ fn manifests(p: &Projection) -> String {
             .to_string(),
         Start::List => {
             let (data, deletes) = (&m.new_data_manifests, &m.new_delete_manifests);
-            let new: Vec<String> = data
-                .iter()
-                .map(|h| manifest(if deletes.is_empty() { "" } else { "data " }, h))
-                .chain(deletes.iter().map(|h| manifest("delete ", h)))
-                .collect();
+            let new: Vec<String> =
+                data.iter().map(|h| manifest(if deletes.is_empty() { "" } else { "data " }, h)).chain(deletes.iter().map(|h| manifest("delete ", h))).collect();
             let size = match (m.merged_size, &m.at_most) {
                 (MergedSize::Fitted { header_bytes, bytes_per_file }, _) => format!(
                     " A merged manifest is sized as the list's manifests are: {} and {} a file.",

@@ -10,11 +10,7 @@ use crate::analysis::projection::Projection;
 use super::look::{fit, text_width};
 use super::{palette, Dress};
 
-pub fn draw_projection<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    projection: Option<&Projection>,
-    dress: &Dress<'_>,
-) -> super::Drawn {
+pub fn draw_projection<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, projection: Option<&Projection>, dress: &Dress<'_>) -> super::Drawn {
     super::drawn(draw(root, projection, dress))
 }
 
@@ -40,7 +36,7 @@ fn draw<DB: DrawingBackend>(
     };
     // Every number and label comes worded from the report, as the sentence says them.
     let rows = crate::report::projection::rows(p);
-    let top = rows.iter().map(|r| r.after.max(r.now).max(r.swing.map_or(0.0, |w| w.1))).fold(10.0, f64::max) * 3.0;
+    let top = rows.iter().map(|r| r.after.max(r.now).max(r.swing.map_or(0.0, |w| w.1)).max(r.up_to.unwrap_or(0.0))).fold(10.0, f64::max) * 3.0;
     let n = rows.len();
     let mut chart = ChartBuilder::on(&main)
         .margin(look.len(12.0))
@@ -76,14 +72,18 @@ fn draw<DB: DrawingBackend>(
         let (a, b) = (row.now, row.after);
         chart.draw_series(std::iter::once(Rectangle::new([(1.0, y + 0.04), (a.max(1.0), y + 0.34)], look.series(palette::MANIFESTS).filled())))?;
         let day = look.series(palette::POSITION_DELETES);
-        // Where merging makes the count swing, the day's bar spans the fewest to the most, and a
-        // mark stands at the day's end.
+        // Where merging makes the count swing, the day's bar spans the fewest to the most (fainter
+        // up to the bracket's most), and a mark stands at the day's end.
         let (from, to) = row.swing.map_or((1.0, b.max(1.0)), |(lo, hi)| (lo.max(1.0), hi.max(1.0)));
         chart.draw_series(std::iter::once(Rectangle::new([(from, y - 0.34), (to, y - 0.04)], day.mix(0.8).filled())))?;
-        if row.swing.is_some() {
-            chart.draw_series(std::iter::once(PathElement::new(vec![(b.max(1.0), y - 0.40), (b.max(1.0), y + 0.02)], look.ink().stroke_width(look.len(2.0)))))?;
+        if let Some(up) = row.up_to.filter(|&u| u > to) {
+            chart.draw_series(std::iter::once(Rectangle::new([(to, y - 0.34), (up, y - 0.04)], day.mix(0.35).filled())))?;
         }
-        let label_end = to;
+        if row.swing.is_some() {
+            chart
+                .draw_series(std::iter::once(PathElement::new(vec![(b.max(1.0), y - 0.40), (b.max(1.0), y + 0.02)], look.ink().stroke_width(look.len(2.0)))))?;
+        }
+        let label_end = row.up_to.unwrap_or(to).max(to);
         for (text, v, at) in [(row.now_text.clone(), a, y + 0.19), (row.after_text.clone(), label_end, y - 0.19)] {
             // After the bar's end where it fits, else inside the bar, ending at its end.
             let (end, _) = chart.backend_coord(&(v.max(1.0) * 1.08, at));
