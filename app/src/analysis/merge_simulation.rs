@@ -21,11 +21,11 @@ use crate::decode::{ManifestContent, ManifestFile};
 /// Commits simulated at most: a day at one commit every 432 ms.
 pub const COMMITS_MAX: u64 = 200_000;
 /// Manifests visited at most, over all commits: what bounds the time a long list takes.
-pub const VISITS_MAX: u64 = 40_000_000;
+pub const VISITS_MAX: u64 = 20_000_000;
 /// States remembered to find a cycle, and how long one may be: a cycle passes through the short
 /// state right after a merge, so short states are enough.
-const MEMO_MAX: usize = 8_192;
-const KEY_MAX: usize = 48;
+const MEMO_MAX: usize = 4_096;
+const KEY_MAX: usize = 32;
 
 /// A manifest as the simulation holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -152,6 +152,8 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub struct Simulation {
     lanes: Vec<Lane>,
+    /// From counts alone, the lanes stay empty and this is the list.
+    counted: Option<Counted>,
     target: u64,
     min_count: i64,
     /// The smallest manifest the list can ever hold: a manifest that cannot share a bin even with
@@ -160,6 +162,13 @@ pub struct Simulation {
     visits: u64,
     bins: Vec<usize>,
     items: Vec<Held>,
+}
+
+/// A list known by its count alone: one bin of weightless manifests.
+#[derive(Debug, Clone, Copy)]
+struct Counted {
+    manifests: u64,
+    new: u64,
 }
 
 /// The new manifests one commit writes, per content, and the spec they are written in.
@@ -183,28 +192,26 @@ impl Simulation {
     }
 
     /// From a count alone: `manifests` in one bin, each commit adding `new` more. Sizes are unknown,
-    /// so only the count rule can merge (none at all where the target is not positive).
+    /// so only the count rule can merge (none at all where the target is not positive: no two
+    /// manifests share a bin).
     pub fn from_count(manifests: u64, new: u64, policy: &MergePolicy) -> Simulation {
-        let one = Held { bytes: 1, files: 1 };
-        let held = std::iter::repeat_n(one, usize::try_from(manifests).unwrap_or(usize::MAX).min(1 << 20)).collect();
-        let lane = Lane {
-            groups: vec![Group { spec: 0, held }],
-            new: std::iter::repeat_n(one, usize::try_from(new).unwrap_or(0).min(1 << 10)).collect(),
-            written: 0,
-            size: MergedSize::CountRuleOnly,
-        };
         let target = if policy.target_bytes.value > 0 { u64::MAX } else { 0 };
-        Simulation::with(vec![lane], target, policy.min_count.value)
+        let mut sim = Simulation::with(Vec::new(), target, policy.min_count.value);
+        sim.counted = Some(Counted { manifests, new });
+        sim
     }
 
     fn with(lanes: Vec<Lane>, target: u64, min_count: i64) -> Simulation {
         let floor = lanes.iter().flat_map(|l| l.groups.iter().flat_map(|g| g.held.iter()).chain(l.new.iter())).map(|h| h.bytes).min().unwrap_or(0);
-        Simulation { lanes, target, min_count, floor, visits: 0, bins: Vec::new(), items: Vec::new() }
+        Simulation { lanes, counted: None, target, min_count, floor, visits: 0, bins: Vec::new(), items: Vec::new() }
     }
 
     /// How a merged data manifest's size is had.
     pub fn merged_size(&self) -> MergedSize {
-        self.lanes.first().map_or(MergedSize::CountRuleOnly, |l| l.size)
+        match (&self.counted, self.lanes.first()) {
+            (None, Some(l)) => l.size,
+            _ => MergedSize::CountRuleOnly,
+        }
     }
 
     /// Whether a content with manifests to merge had its merged size from `unknown`, not the list.
@@ -213,7 +220,10 @@ impl Simulation {
     }
 
     pub fn manifests(&self) -> u64 {
-        self.lanes.iter().map(Lane::count).sum()
+        match &self.counted {
+            Some(c) => c.manifests,
+            None => self.lanes.iter().map(Lane::count).sum(),
+        }
     }
 
     /// Manifests visited so far.
@@ -229,6 +239,14 @@ impl Simulation {
     pub fn commit(&mut self) -> Step {
         let mut step = Step::default();
         let (target, min) = (self.target, self.min_count);
+        if let Some(c) = &mut self.counted {
+            self.visits = self.visits.saturating_add(1);
+            let n = c.manifests.saturating_add(c.new);
+            step.by_count = target > 0 && n > 1 && i64::try_from(n).unwrap_or(i64::MAX) >= min;
+            c.manifests = if step.by_count { 1 } else { n };
+            step.manifests = c.manifests;
+            return step;
+        }
         for lane in &mut self.lanes {
             let new_first = !lane.new.is_empty();
             if new_first && !lane.groups.iter().any(|g| g.spec == lane.written) {
@@ -274,6 +292,14 @@ impl Simulation {
     /// one), and how many full manifests there are.
     fn key(&self, out: &mut Vec<Token>) -> u64 {
         out.clear();
+        if let Some(c) = &self.counted {
+            if self.target == 0 {
+                out.push(Token::Full);
+                return c.manifests;
+            }
+            out.push(Token::Count(c.manifests));
+            return 0;
+        }
         let mut full = 0u64;
         for lane in &self.lanes {
             out.push(Token::Lane);
@@ -297,6 +323,7 @@ impl Simulation {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Token {
+    Count(u64),
     Lane,
     Group(i32),
     Held(Held),
@@ -312,9 +339,10 @@ pub enum Ended {
     /// After `at_commit` commits the list was as it had been `period` commits before, apart from
     /// `full_per_period` more full manifests: the rest of the day repeats that cycle.
     Repeats { at_commit: u64, period: u64, full_per_period: u64 },
-    /// The bound stopped the run after `simulated` commits; the rest of the day is assumed to add
-    /// full manifests at the rate of the simulated commits' second half, within the same swing.
-    Bounded { simulated: u64, full_per_commit: f64 },
+    /// The bound stopped the run after `simulated` commits; the rest of the day is assumed to go
+    /// on as the second half of them did: the count moving `manifests_per_commit`, within the
+    /// same swing.
+    Bounded { simulated: u64, manifests_per_commit: f64 },
 }
 
 /// A day of commits, run.
@@ -346,7 +374,7 @@ pub fn run_day(sim: &mut Simulation, commits: u64) -> DayRun {
     let mut t = 0u64;
     while t < commits {
         if t >= COMMITS_MAX || sim.visits() >= VISITS_MAX {
-            return bounded(&counts, &fulls, &flags, commits);
+            return bounded(&counts, &flags, commits);
         }
         let step = sim.commit();
         t += 1;
@@ -412,20 +440,22 @@ fn repeated(counts: &[u64], flags: &[(bool, bool)], commits: u64, j: u64, grown:
     run
 }
 
-/// Stopped by a bound: the rest of the day adds full manifests at the rate of the second half.
-fn bounded(counts: &[u64], fulls: &[u64], flags: &[(bool, bool)], commits: u64) -> DayRun {
+/// Stopped by a bound: the rest of the day goes on as the second half of the simulated commits
+/// did, the count moving at their net rate (full manifests, or a count no merge comes to) within
+/// the swing they showed.
+fn bounded(counts: &[u64], flags: &[(bool, bool)], commits: u64) -> DayRun {
     let s = counts.len();
     let half = s / 2;
-    let rate = match (fulls.get(half), fulls.last()) {
-        (Some(&a), Some(&b)) if s > half => b.saturating_sub(a) as f64 / (s - half) as f64,
+    let rate = match (counts.get(half), counts.last()) {
+        (Some(&a), Some(&b)) if s > half + 1 => (b as f64 - a as f64) / (s - 1 - half) as f64,
         _ => 0.0,
     };
-    let rest = commits.saturating_sub(s as u64);
-    let extra = (rate * rest as f64).round() as u64;
-    let mut run = summarize(counts, flags, commits, Ended::Bounded { simulated: s as u64, full_per_commit: rate });
+    let rest = commits.saturating_sub(s as u64) as f64;
+    let mut run = summarize(counts, flags, commits, Ended::Bounded { simulated: s as u64, manifests_per_commit: rate });
+    let shift = |v: u64| (v as f64 + rate * rest).round().max(0.0) as u64;
     let recent_most = counts.get(half..).and_then(|c| c.iter().copied().max()).unwrap_or(run.most);
-    run.end = run.end.saturating_add(extra);
-    run.most = run.most.max(recent_most.saturating_add(extra));
+    run.end = shift(run.end);
+    run.most = run.most.max(shift(recent_most));
     if s > 0 {
         let scale = commits as f64 / s as f64;
         run.merges_by_count = (run.merges_by_count as f64 * scale).round() as u64;
@@ -548,5 +578,13 @@ mod tests {
         // A not-positive target: no two manifests share a bin, the count alone never merges.
         let mut sim = Simulation::from_count(10, 1, &policy(&[("commit.manifest.target-size-bytes", "0")]));
         assert_eq!(run_day(&mut sim, 500).end, 510);
+        // A count no merge comes to within the bound goes on as it went: 2 a commit.
+        let p = policy(&[(MIN_COUNT_TO_MERGE, "2147483647")]);
+        let run = run_day(&mut Simulation::from_count(10, 2, &p), 86_400_000);
+        assert_eq!((run.end, run.most, run.first_merge), (10 + 2 * 86_400_000, 10 + 2 * 86_400_000, None));
+        assert!(matches!(run.ended, Ended::Bounded { simulated: COMMITS_MAX, manifests_per_commit } if manifests_per_commit == 2.0));
+        // A count a summary may claim is held as a number: it merges at once.
+        let run = run_day(&mut Simulation::from_count(u64::MAX - 5, 2, &p), 86_400_000);
+        assert_eq!((run.end, run.first_merge), (1 + 2 * (86_400_000 - 1), Some(1)));
     }
 }

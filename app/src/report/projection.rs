@@ -240,11 +240,11 @@ fn manifests(p: &Projection) -> String {
             }
         ),
         Ended::Repeats { .. } => String::new(),
-        Ended::Bounded { simulated, full_per_commit } => format!(
+        Ended::Bounded { simulated, manifests_per_commit } => format!(
             " The simulation stopped after {} of the day's commits; the rest are assumed to go on as the second half of those did \
-             ({:.3} manifests too full to merge again per commit).",
+             ({} manifests a commit).",
             thousands(simulated),
-            full_per_commit
+            signed(manifests_per_commit, |v| format!("{v:.3}"))
         ),
     };
     format!("{what} {how}{ended}")
