@@ -55,6 +55,15 @@ fn merging(p: &Projection) -> &icescope::analysis::projection::Merging {
     }
 }
 
+/// The merge-pending finding names the commit the projection's first merge comes at.
+fn finding_agrees(history: &TableHistory, p: &Projection) {
+    let table = icescope::analysis::findings::TableRef { catalog: "lab".into(), table: "t".into() };
+    let found = icescope::analysis::findings::findings(history, &table);
+    let pending = found.iter().find(|f| f.kind == "manifests_merge_pending").expect("a merge pending");
+    let first = merging(p).run.first_merge.expect("a merge within the day");
+    assert!(pending.title.ends_with(&format!("merged in {first} commits")), "{} vs {first}", pending.title);
+}
+
 /// The sentence and the chart say each series with the same words.
 fn chart_agrees_with_sentence(p: &Projection) {
     let sentence = icescope::report::projection::sentence(p);
@@ -94,6 +103,7 @@ fn merge_append_long_simulated_from_early_lists_holds_what_the_writer_held() {
     assert!(m.run.merges_by_count >= p.commits_in_a_day / before);
     assert_eq!(p.day.manifests.total_after_a_day, p.day.manifests.now + p.day.manifests.added_in_a_day);
     chart_agrees_with_sentence(&p);
+    finding_agrees(&history, &p);
 }
 
 #[test]
@@ -126,6 +136,7 @@ fn savepoint_twice_simulated_from_its_first_list_holds_what_spark_counts_and_its
     assert_eq!(p.day.snapshots.added_in_a_day, p.commits_in_a_day as f64);
     assert_eq!(p.day.data_files.total_after_a_day, p.day.data_files.now + p.day.data_files.added_in_a_day);
     chart_agrees_with_sentence(&p);
+    finding_agrees(&history, &p);
     let sentence = icescope::report::projection::sentence(&p);
     assert!(sentence.contains("by count") && sentence.contains(&format!("the first {} commits from now", min - now)), "{sentence}");
 }

@@ -303,6 +303,8 @@ impl Simulation {
         let mut full = 0u64;
         for lane in &self.lanes {
             out.push(Token::Lane);
+            // Only a fitted size reads a manifest's files; elsewhere they are no part of the state.
+            let files = |h: &Held| if matches!(lane.size, MergedSize::Fitted { .. }) { h.files } else { 0 };
             for g in &lane.groups {
                 out.push(Token::Group(g.spec));
                 for h in &g.held {
@@ -312,7 +314,7 @@ impl Simulation {
                             out.push(Token::Full);
                         }
                     } else {
-                        out.push(Token::Held(*h));
+                        out.push(Token::Held(Held { bytes: h.bytes, files: files(h) }));
                     }
                 }
             }
