@@ -197,36 +197,6 @@ fn manifests(p: &Projection) -> String {
             }
         )
     };
-    let how = match m.start {
-        Start::Count => "Simulated commit by commit from the current count alone (no manifest list at hand), by the count rule alone: \
-                         sizes are unknown, so merges by size are left out."
-            .to_string(),
-        Start::List => {
-            let (data, deletes) = (&m.new_data_manifests, &m.new_delete_manifests);
-            let new: Vec<String> =
-                data.iter().map(|h| manifest(if deletes.is_empty() { "" } else { "data " }, h)).chain(deletes.iter().map(|h| manifest("delete ", h))).collect();
-            let size = match (m.merged_size, &m.at_most) {
-                (MergedSize::Fitted { header_bytes, bytes_per_file }, _) => format!(
-                    " A merged manifest is sized as the list's manifests are: {} and {} a file.",
-                    bytes(header_bytes as f64),
-                    bytes(bytes_per_file as f64)
-                ),
-                (_, None) => " The list cannot tell how large a merged manifest is (its manifests all hold as many files), but no \
-                              larger than the largest it folds or as large as all of them, the day comes out the same."
-                    .to_string(),
-                (_, Some(u)) => format!(
-                    " The list cannot tell how large a merged manifest is (its manifests all hold as many files): these numbers \
-                     take it as no larger than the largest it folds, less than it is; taken as large as all it folds, more than \
-                     it is, {} merges by size would leave manifests too full to merge again, up to {} over the day and {} at \
-                     its end. The truth lies between.",
-                    thousands(u.merges_by_size),
-                    thousands(u.most),
-                    thousands(u.end)
-                ),
-            };
-            format!("Simulated commit by commit from the current manifest list, each commit writing what the writer's last did ({}).{size}", new.join(" and "))
-        }
-    };
     let ended = match run.ended {
         Ended::Day => String::new(),
         Ended::Repeats { at_commit, period, full_per_period } if at_commit < run.commits => format!(
@@ -247,5 +217,39 @@ fn manifests(p: &Projection) -> String {
             signed(manifests_per_commit, |v| format!("{v:.3}"))
         ),
     };
-    format!("{what} {how}{ended}")
+    let how = match m.start {
+        Start::Count => format!(
+            "Simulated commit by commit from the current count alone (no manifest list at hand), by the count rule alone: sizes \
+             are unknown, so merges by size are left out.{ended}"
+        ),
+        Start::List => {
+            let (data, deletes) = (&m.new_data_manifests, &m.new_delete_manifests);
+            let new: Vec<String> =
+                data.iter().map(|h| manifest(if deletes.is_empty() { "" } else { "data " }, h)).chain(deletes.iter().map(|h| manifest("delete ", h))).collect();
+            let size = match (m.merged_size, &m.at_most) {
+                (_, Some(u)) => format!(
+                    " The list cannot tell how large a merged manifest is where its manifests all hold as many files: these \
+                     numbers take it as no larger than the largest it folds, less than it is; taken as large as all it folds, \
+                     more than it is, {} merges by size would leave manifests too full to merge again, up to {} over the day \
+                     and {} at its end. The truth lies between.",
+                    thousands(u.merges_by_size),
+                    thousands(u.most),
+                    thousands(u.end)
+                ),
+                (MergedSize::Fitted { header_bytes, bytes_per_file }, None) => format!(
+                    " A merged manifest is sized as the list's manifests are: {} and {} a file.",
+                    bytes(header_bytes as f64),
+                    bytes(bytes_per_file as f64)
+                ),
+                (_, None) => " The list cannot tell how large a merged manifest is where its manifests all hold as many files, but \
+                              no larger than the largest it folds or as large as all of them, the day comes out the same."
+                    .to_string(),
+            };
+            format!(
+                "Simulated commit by commit from the current manifest list, each commit writing what the writer's last did ({}).{ended}{size}",
+                new.join(" and ")
+            )
+        }
+    };
+    format!("{what} {how}")
 }
