@@ -49,7 +49,7 @@ fn simulate_forward(history: &TableHistory, held: &[(usize, u64)], starts: &[usi
 }
 
 fn merging(p: &Projection) -> &icescope::analysis::projection::Merging {
-    match &p.manifests {
+    match &p.manifest_model {
         ManifestModel::Merging(m) => m,
         other => panic!("not merging: {other:?}"),
     }
@@ -146,7 +146,7 @@ fn with_merging_off_or_a_writer_past_the_count_manifests_add_up() {
     let (mut history, _) = fixture("savepoint-twice");
     history.metadata.properties.insert("commit.manifest-merge.enabled".into(), "false".into());
     let p = projection(&history).expect("a streaming job");
-    assert!(matches!(p.manifests, ManifestModel::Linear { why: Unmerged::MergingOff { .. } }), "{:?}", p.manifests);
+    assert!(matches!(p.manifest_model, ManifestModel::Linear { why: Unmerged::MergingOff { .. } }), "{:?}", p.manifest_model);
     let m = &p.day.manifests;
     assert_eq!(m.added_in_a_day, p.per_commit.manifests * p.commits_in_a_day as f64);
     assert_eq!(m.total_after_a_day, m.now + m.added_in_a_day);
@@ -158,7 +158,11 @@ fn with_merging_off_or_a_writer_past_the_count_manifests_add_up() {
     history.metadata.properties.insert("commit.manifest-merge.enabled".into(), "true".into());
     history.metadata.properties.insert("commit.manifest.min-count-to-merge".into(), "10".into());
     let p = projection(&history).expect("a streaming job");
-    assert!(matches!(p.manifests, ManifestModel::Linear { why: Unmerged::WriterDoesNotMerge { newest_bin: 19, min_count: 10 } }), "{:?}", p.manifests);
+    assert!(
+        matches!(p.manifest_model, ManifestModel::Linear { why: Unmerged::WriterDoesNotMerge { newest_bin: 19, min_count: 10 } }),
+        "{:?}",
+        p.manifest_model
+    );
 }
 
 #[test]

@@ -120,7 +120,8 @@ pub struct Projection {
     /// A day at `interval_ms`, in whole commits.
     pub commits_in_a_day: u64,
     pub day: Day,
-    pub manifests: ManifestModel,
+    /// How `day.manifests` was had: added up, or simulated with the writer's merging.
+    pub manifest_model: ManifestModel,
 }
 
 pub const WINDOW: usize = 20;
@@ -176,7 +177,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
     let n = commits_in_a_day as f64;
     let cur = history.current_index().filter(|&c| history.totals(c).has_core()).unwrap_or(b);
     let now = history.totals(cur);
-    let (manifests, manifests_day) = manifests(history, &window, cur, &per_commit, commits_in_a_day);
+    let (manifest_model, manifests_day) = manifests(history, &window, cur, &per_commit, commits_in_a_day);
     let count = |v: Option<u64>| v.unwrap_or(0) as f64;
     let day = Day {
         snapshots: DaySeries::linear(history.snapshots.len() as f64, 1.0, n),
@@ -186,7 +187,7 @@ pub fn projection(history: &TableHistory) -> Option<Projection> {
         records: DaySeries::linear(count(now.records), per_commit.records, n),
         metadata_json_bytes: history.metadata_sizes.last().zip(per_commit.metadata_json_bytes).map(|(m, g)| DaySeries::linear(m.bytes as f64, g, n)),
     };
-    Some(Projection { job_id: job, commits: window.len(), interval_ms, per_commit, commits_in_a_day, day, manifests })
+    Some(Projection { job_id: job, commits: window.len(), interval_ms, per_commit, commits_in_a_day, day, manifest_model })
 }
 
 /// The manifests' model and their day: linear where nothing merges them, else simulated.

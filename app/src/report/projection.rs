@@ -47,7 +47,7 @@ fn bytes(b: f64) -> String {
 
 /// Whether the manifests swing with merges over the day rather than add up.
 fn merged(p: &Projection) -> Option<&Merging> {
-    match &p.manifests {
+    match &p.manifest_model {
         ManifestModel::Merging(m) if std::iter::once(&m.run).chain(&m.at_most).any(|r| r.merges_by_count.saturating_add(r.merges_by_size) > 0) => Some(m),
         _ => None,
     }
@@ -97,7 +97,7 @@ pub fn rows(p: &Projection) -> Vec<Row> {
 
 pub fn sentence(p: &Projection) -> String {
     let c = &p.per_commit;
-    let written = match &p.manifests {
+    let written = match &p.manifest_model {
         // What each commit writes, not the window's net: a merge in the window is not a trend.
         ManifestModel::Merging(m) if m.start == Start::List => (m.new_data_manifests.len() + m.new_delete_manifests.len()) as f64,
         _ => c.manifests,
@@ -159,7 +159,7 @@ fn manifest(what: &str, h: &Held) -> String {
 
 /// How the manifests were projected, and what was assumed.
 fn manifests(p: &Projection) -> String {
-    let m = match &p.manifests {
+    let m = match &p.manifest_model {
         ManifestModel::Linear { why: Unmerged::MergingOff { stated } } => {
             return format!("Manifests add up, nothing merges them: merging is off ({MERGE_ENABLED} false, {}).", source(*stated));
         }
