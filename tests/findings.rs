@@ -253,7 +253,9 @@ fn projection_uses_the_interval_spark_sees_and_the_metadata_files_on_the_store()
     let window = &times[times.len() - p.commits..];
     let interval = (window[window.len() - 1] - window[0]) / (window.len() - 1) as f64;
     assert!((p.interval_ms - interval).abs() < 1.0, "{} vs Spark's {interval}", p.interval_ms);
-    assert!((p.per_day.snapshots - 86_400_000.0 / interval).abs() < 1.0);
+    // A day in whole commits, each a snapshot.
+    assert!((p.commits_in_a_day as f64 - 86_400_000.0 / interval).abs() <= 1.0);
+    assert_eq!(p.day.snapshots.added_in_a_day, p.commits_in_a_day as f64);
     // One manifest per checkpoint, three partitions touched per checkpoint.
     let partitions = fx.facts["final_table"]["files_by_partition"].as_array().unwrap().len() as f64;
     assert_eq!(p.per_commit.manifests, 1.0);

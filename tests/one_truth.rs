@@ -205,8 +205,22 @@ fn how_each_number_was_had_and_the_projection_read_the_same_everywhere() {
         if let Some(p) = &s.report.projection {
             let sentence = icescope::report::projection::sentence(p);
             assert!(s.markdown.contains(&icescope::report::text::text(&sentence)), "{}", s.name);
-            let day = icescope::report::text::thousands(p.per_day.snapshots.round() as u64);
-            assert!(sentence.contains(&format!("A day at that rate: {day} snapshots")), "{}: {sentence}", s.name);
+            // The chart's labels are the sentence's phrases: now, and after a day with what it adds.
+            for row in icescope::report::projection::rows(p) {
+                assert!(sentence.contains(&row.after_text), "{}: {} `{}` not in {sentence}", s.name, row.label, row.after_text);
+            }
+            let day = icescope::report::text::thousands(p.commits_in_a_day);
+            let after = icescope::report::text::thousands(p.day.snapshots.total_after_a_day.round() as u64);
+            assert!(sentence.contains(&format!("snapshots {} now, after a day {after} (+{day})", s.report.snapshots.len())), "{}: {sentence}", s.name);
+            // The JSON carries the same day: each series' total is now plus what the day adds.
+            let json = serde_json::to_value(p).unwrap();
+            for series in ["snapshots", "manifests", "data_files", "delete_files", "records"] {
+                let d = &json["day"][series];
+                let (now, added, total) = (d["now"].as_f64().unwrap(), d["added_in_a_day"].as_f64().unwrap(), d["total_after_a_day"].as_f64().unwrap());
+                assert!((now + added - total).abs() < 1e-6, "{}: {series} {d}", s.name);
+            }
+            let current = s.report.snapshots.iter().find(|r| Some(r.snapshot_id) == s.report.table.current_snapshot_id);
+            assert_eq!(json["day"]["manifests"]["now"].as_f64(), current.and_then(|r| r.totals().manifests).map(|m| m as f64), "{}", s.name);
         }
     }
 }

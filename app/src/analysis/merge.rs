@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
 use crate::decode::{ManifestContent, ManifestFile};
 
 /// Iceberg's keys and defaults (`TableProperties`).
@@ -23,7 +25,8 @@ const TARGET_SIZE_DEFAULT: i64 = 8 * 1024 * 1024;
 pub const HORIZON: u64 = 1_000_000;
 
 /// Where a setting's value came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Stated {
     /// Absent: Iceberg's default.
     Default,
@@ -32,7 +35,7 @@ pub enum Stated {
     Unparsable,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Setting<T> {
     pub value: T,
     pub stated: Stated,
@@ -114,17 +117,30 @@ struct Item {
 /// Packs oldest first with one bin open, as `ListPacker.packEnd(…, lookback 1)`: returns the closed
 /// bins' item counts (oldest first) and the open (newest) bin as (weight, count).
 fn pack(oldest_first: &[Item], target: u64) -> (Vec<u64>, (u64, u64)) {
-    let mut closed = Vec::new();
-    let (mut w, mut c) = (0u64, 0u64);
-    for it in oldest_first {
-        if c > 0 && w.saturating_add(it.len) > target {
-            closed.push(c);
+    let mut bins = Vec::new();
+    let open = bin_sizes(oldest_first.iter().map(|it| it.len), target, &mut bins);
+    let last = bins.pop().map_or(0, |c| c as u64);
+    (bins.into_iter().map(|c| c as u64).collect(), (open, last))
+}
+
+/// The packing rule itself, shared with the simulation: `bins` receives each bin's item count,
+/// oldest first, the open (newest) bin last; returns the open bin's weight. An item joins the open
+/// bin while the bin's weight stays within the target (`Bin.canAdd`), else it opens the next.
+pub(crate) fn bin_sizes(oldest_first: impl IntoIterator<Item = u64>, target: u64, bins: &mut Vec<usize>) -> u64 {
+    bins.clear();
+    let (mut w, mut c) = (0u64, 0usize);
+    for len in oldest_first {
+        if c > 0 && w.saturating_add(len) > target {
+            bins.push(c);
             (w, c) = (0, 0);
         }
-        w = w.saturating_add(it.len);
+        w = w.saturating_add(len);
         c += 1;
     }
-    (closed, (w, c))
+    if c > 0 {
+        bins.push(c);
+    }
+    w
 }
 
 /// Reads the list: whether its newest bin is past the count, and when each content merges next.

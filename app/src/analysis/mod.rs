@@ -12,6 +12,7 @@ pub mod job_overlaps;
 pub mod jobs;
 pub mod live;
 pub mod merge;
+pub mod merge_simulation;
 pub mod orphans;
 pub mod partitions;
 pub mod projection;

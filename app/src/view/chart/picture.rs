@@ -89,7 +89,7 @@ pub fn height(kind: ChartKind, inputs: &Inputs<'_>, stamp: &Stamp, width: u32, l
         ChartKind::Projection => {
             let caption =
                 inputs.report.projection.as_ref().map(|p| crate::report::chart::projection_caption(table, p.interval_ms)).unwrap_or_else(|| table.clone());
-            let rows = if inputs.report.projection.as_ref().is_some_and(|p| p.metadata_json_bytes_now.is_some()) { 5.0 } else { 4.0 };
+            let rows = if inputs.report.projection.as_ref().is_some_and(|p| p.day.metadata_json_bytes.is_some()) { 5.0 } else { 4.0 };
             (caption, Vec::new(), look.len(90.0 + 64.0 * rows))
         }
     };
@@ -106,10 +106,7 @@ pub fn draw<DB: DrawingBackend>(kind: ChartKind, area: &DrawingArea<DB, Shift>, 
         }
         ChartKind::Partitions => super::partitions::draw_partitions(area, inputs.partitions, inputs.timeline, inputs.report.files_wait.as_ref(), &d),
         ChartKind::Deletes => super::deletes::draw_deletes(area, inputs.series, inputs.jobs, &d),
-        ChartKind::Projection => {
-            let now = inputs.series.points.iter().rev().map(|p| p.totals()).find(|t| t.has_core());
-            super::projection::draw_projection(area, inputs.report.projection.as_ref(), now.as_ref(), inputs.report.snapshots.len(), &d)
-        }
+        ChartKind::Projection => super::projection::draw_projection(area, inputs.report.projection.as_ref(), &d),
     }
 }
 

@@ -5,44 +5,18 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::analysis::findings::thousands;
 use crate::analysis::projection::Projection;
-use crate::model::Totals;
 
 use super::look::{fit, text_width};
 use super::{palette, Dress};
 
-/// (label, now, in a day)
-fn rows(p: &Projection, now: &Totals, snapshots: usize) -> Vec<(&'static str, f64, f64)> {
-    let d = &p.per_day;
-    let deletes = now.deletes().unwrap_or(0) as f64;
-    let mut r = vec![
-        ("snapshots", snapshots as f64, snapshots as f64 + d.snapshots),
-        ("manifests", now.manifests.unwrap_or(0) as f64, now.manifests.unwrap_or(0) as f64 + d.manifests.max(0.0)),
-        ("data files", now.data_files.unwrap_or(0) as f64, now.data_files.unwrap_or(0) as f64 + d.data_files.max(0.0)),
-        ("delete files", deletes, deletes + d.delete_files.max(0.0)),
-    ];
-    if let (Some(n), Some(a)) = (p.metadata_json_bytes_now, p.metadata_json_bytes_in_a_day) {
-        r.push(("metadata.json KB", n as f64 / 1024.0, a / 1024.0));
-    }
-    r
-}
-
-pub fn draw_projection<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    projection: Option<&Projection>,
-    now: Option<&Totals>,
-    snapshots: usize,
-    dress: &Dress<'_>,
-) -> super::Drawn {
-    super::drawn(draw(root, projection, now, snapshots, dress))
+pub fn draw_projection<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, projection: Option<&Projection>, dress: &Dress<'_>) -> super::Drawn {
+    super::drawn(draw(root, projection, dress))
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     projection: Option<&Projection>,
-    now: Option<&Totals>,
-    snapshots: usize,
     dress: &Dress<'_>,
 ) -> Result<usize, DrawingAreaErrorKind<DB::ErrorType>> {
     let look = &dress.look;
@@ -51,7 +25,7 @@ fn draw<DB: DrawingBackend>(
         None => dress.stamp.table.clone(),
     };
     let main = super::frame(root, dress, &caption, &[])?;
-    let (Some(p), Some(now)) = (projection, now) else {
+    let Some(p) = projection else {
         let (w, _) = main.dim_in_pixel();
         let text = crate::report::chart::NO_PROJECTION;
         let width = f64::from(w) - look.px(40.0);
@@ -60,8 +34,9 @@ fn draw<DB: DrawingBackend>(
         root.present()?;
         return Ok(0);
     };
-    let rows = rows(p, now, snapshots);
-    let top = rows.iter().map(|r| r.2.max(r.1)).fold(10.0, f64::max) * 3.0;
+    // Every number and label comes worded from the report, as the sentence says them.
+    let rows = crate::report::projection::rows(p);
+    let top = rows.iter().map(|r| r.after.max(r.now).max(r.swing.map_or(0.0, |w| w.1)).max(r.up_to.unwrap_or(0.0))).fold(10.0, f64::max) * 3.0;
     let n = rows.len();
     let mut chart = ChartBuilder::on(&main)
         .margin(look.len(12.0))
@@ -79,7 +54,7 @@ fn draw<DB: DrawingBackend>(
         .y_label_formatter(&|y| {
             let i = y.round() as usize;
             if (y - y.round()).abs() < 1e-6 && i < n {
-                rows[n - 1 - i].0.to_string()
+                rows[n - 1 - i].label.to_string()
             } else {
                 String::new()
             }
@@ -92,16 +67,24 @@ fn draw<DB: DrawingBackend>(
     let font = look.font(12.0, look.ink()).pos(Pos::new(HPos::Left, VPos::Center));
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
     let plot_x0 = chart.plotting_area().get_base_pixel().0;
-    for (k, (_, a, b)) in rows.iter().enumerate() {
+    for (k, row) in rows.iter().enumerate() {
         let y = (n - 1 - k) as f64;
+        let (a, b) = (row.now, row.after);
         chart.draw_series(std::iter::once(Rectangle::new([(1.0, y + 0.04), (a.max(1.0), y + 0.34)], look.series(palette::MANIFESTS).filled())))?;
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(1.0, y - 0.34), (b.max(1.0), y - 0.04)],
-            look.series(palette::POSITION_DELETES).mix(0.8).filled(),
-        )))?;
-        for (text, v, at) in
-            [(format!("now {}", thousands(a.round() as u64)), *a, y + 0.19), (format!("in a day {}", thousands(b.round() as u64)), *b, y - 0.19)]
-        {
+        let day = look.series(palette::POSITION_DELETES);
+        // Where merging makes the count swing, the day's bar spans the fewest to the most (fainter
+        // up to the bracket's most), and a mark stands at the day's end.
+        let (from, to) = row.swing.map_or((1.0, b.max(1.0)), |(lo, hi)| (lo.max(1.0), hi.max(1.0)));
+        chart.draw_series(std::iter::once(Rectangle::new([(from, y - 0.34), (to, y - 0.04)], day.mix(0.8).filled())))?;
+        if let Some(up) = row.up_to.filter(|&u| u > to) {
+            chart.draw_series(std::iter::once(Rectangle::new([(to, y - 0.34), (up, y - 0.04)], day.mix(0.35).filled())))?;
+        }
+        if row.swing.is_some() {
+            chart
+                .draw_series(std::iter::once(PathElement::new(vec![(b.max(1.0), y - 0.40), (b.max(1.0), y + 0.02)], look.ink().stroke_width(look.len(2.0)))))?;
+        }
+        let label_end = row.up_to.unwrap_or(to).max(to);
+        for (text, v, at) in [(row.now_text.clone(), a, y + 0.19), (row.after_text.clone(), label_end, y - 0.19)] {
             // After the bar's end where it fits, else inside the bar, ending at its end.
             let (end, _) = chart.backend_coord(&(v.max(1.0) * 1.08, at));
             let fits = f64::from(end - plot_x0) + text_width(&text, look.px(12.0)) <= plot_w;
