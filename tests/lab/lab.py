@@ -822,144 +822,7 @@ def older_savepoint(name: str = "older-savepoint", sink: str = "flinksink", para
 
 def start_watch(s: "Scenario", every_ms: int = 1000, stall_after: int = 4) -> dict:
     """`icescope watch` on the scenario's table through the REST catalog, its JSON lines collected."""
-    binary = icescope_bin()
-    args = [str(binary), "watch", "--catalog", K.CATALOG["uri"], "--warehouse", K.BUCKET, "--table", s.ident,
-            "--credential", f"{K.S3_KEY}:{K.S3_SECRET}", "--scope", "catalog",
-            "--s3-endpoint", K.CATALOG["s3_endpoint"], "--s3-access-key-id", K.S3_KEY, "--s3-secret-access-key", K.S3_SECRET,
-            "--s3-region", "us-east-1", "--s3-path-style-access",
-            "--every", f"{every_ms}ms", "--stall-after", str(stall_after), "--format", "jsonl"]
-    s.facts["watch"] = {"every_ms": every_ms, "stall_after": stall_after,
-                        "command": [a if a != K.S3_SECRET and a != f"{K.S3_KEY}:{K.S3_SECRET}" else "<secret>" for a in args[1:]],
-                        "version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()}
-    lines: list[str] = []
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(K.WORK / "logs" / f"{s.name}.stderr", "w"), text=True)
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
-    K.wait_for("the watch's first look", lambda: any('"watching"' in ln for ln in lines), timeout=60)
-    s.mark("watch-started", pid=proc.pid)
-    return {"proc": proc, "reader": reader, "lines": lines}
-
-
-def stop_watch(s: "Scenario", w: dict):
-    """Ends the watch; its lines go to the fixture as watch-events.jsonl (`s.finish(after_export=…)`)."""
-    w["proc"].terminate()
-    w["proc"].wait(10)
-    w["reader"].join(5)
-    s.mark("watch-stopped", exit_code=w["proc"].returncode)
-    s.facts["watch_events_lines"] = len(w["lines"])
-    (K.WORK / f"{s.name}.jsonl").write_text("".join(w["lines"]))
-
-
-def two_deployments():
-    """Two deployments of one job graph (one operator id, two job ids) on one table, followed by
-    `icescope watch` while it happens: job 1 runs and takes savepoint A without stopping; job 2 is
-    submitted fresh beside it (no state: it reads the source from the start) and is cancelled without
-    a savepoint; job 3 is restored from job 1's OLDER savepoint A while job 1 still runs, then job 1
-    is stopped with savepoint B. Job 3 runs to the end of its bounded input. Parallelism 2."""
-    s = Scenario("two-deployments")
-    keeper = SavepointKeeper(s)
-    rows = int(os.environ.get("LAB_TWODEP_ROWS", "9000"))
-    rate = int(os.environ.get("LAB_TWODEP_RATE", "150"))
-    cp_ms = 3000
-    kw = dict(rows=rows, rate=rate, checkpoint_ms=cp_ms, base_day_ms=today_ms(), parallelism=2)
-    s.facts["bounded_rows"], s.facts["rows_per_second"], s.facts["checkpoint_ms"], s.facts["parallelism"] = rows, rate, cp_ms, 2
-    watch = start_watch(s)
-    j1 = s.submit(name="two-deployments 1", **kw)
-    K.wait_running(j1)
-    wait_checkpoints(j1, 4)
-    spa = {"label": "A", "job_id": j1, **K.trigger_savepoint(j1)}
-    s.mark("savepoint A (no stop)", **spa)
-    keeper.keep(spa)
-    wait_checkpoints(j1, 7)
-    j2 = s.submit(name="two-deployments 2 (fresh, beside job 1)", **kw)
-    K.wait_running(j2)
-    wait_checkpoints(j2, 3)
-    K.cancel_job(j2)
-    K.wait_job(j2, ("CANCELED",), timeout=120)
-    s.mark("cancelled without a savepoint", job_id=j2)
-    s.job(j2, stopped_by="cancel (no savepoint)", restored_from=None, vertices=vertices(j2))
-    before_3 = keeper.table_now(catalog_only=True)
-    j3 = s.submit(name="two-deployments 3 (restored from job 1's older savepoint A)", restore=spa["savepoint_path"], **kw)
-    K.wait_running(j3)
-    wait_checkpoints(j3, 2)
-    spb = {"label": "B", "job_id": j1, **K.stop_with_savepoint(j1)}
-    s.mark("stop-with-savepoint B", **spb)
-    s.job(j1, stopped_by="stop-with-savepoint B", restored_from=None, vertices=vertices(j1))
-    keeper.keep(spb)
-    K.wait_job(j3, ("FINISHED",), timeout=600)
-    s.job(j3, restored_from=spa["savepoint_path"], vertices=vertices(j3))
-    s.facts["savepoints"] = [spa, spb]
-    s.facts["restores"] = [{"job_id": j1, "restored_from": None}, {"job_id": j2, "restored_from": None},
-                           {"job_id": j3, "restored_from": "A"}]
-    s.facts["job_labels"] = {"1": j1, "2": j2, "3": j3}
-    s.facts["resumes"] = [{"job_id": j3, "from": "A", "table_before": before_3}]
-    s.facts["commits"] = flink_commits(s.t)
-    r = K.sql(f"SELECT count(*) AS n, count(DISTINCT id) AS k FROM {s.t}")[0]
-    s.facts["at_end"] = {"rows": r["n"], "distinct_ids": r["k"], "duplicates": r["n"] - r["k"]}
-    s.facts["rows_by_writer"] = rows_by_writer(s.t)
-    stop_watch(s, watch)
-    keeper.write(parallelism=2)
-    s.finish(CAPTIONS["two-deployments"], after_export=lambda dest: shutil.copyfile(K.WORK / f"{s.name}.jsonl", dest / "watch-events.jsonl"))
-
-
-def kill_taskmanager(s: "Scenario", job: str, down_s: int) -> int:
-    """The only TaskManager killed (SIGKILL), another started `down_s` later, and 3 checkpoints of
-    `job` completed after that; the killed process's pid."""
-    tm = TM["name"]
-    pid = K._procs[tm].pid
-    K.kill(tm, signal.SIGKILL)
-    s.mark("taskmanager-killed", process=tm, pid=pid, signal="SIGKILL")
-    time.sleep(down_s)
-    TM["name"] = K.start_taskmanager()
-    s.mark("taskmanager-started", process=TM["name"], pid=K._procs[TM["name"]].pid)
-    done = K.checkpoint_counts(job)["completed"]
-    K.wait_for("3 checkpoints after the restart", lambda: K.checkpoint_counts(job)["completed"] >= done + 3, timeout=300)
-    return pid
-
-
-def icescope_bin() -> Path:
-    """The CLI the live scenario watches with: $ICESCOPE_BIN, else the release build, else the debug one."""
-    if os.environ.get("ICESCOPE_BIN"):
-        return Path(os.environ["ICESCOPE_BIN"])
-    rel = K.REPO / "target" / "release" / "icescope"
-    return rel if rel.exists() else K.REPO / "target" / "debug" / "icescope"
-
-
-def live_watch(name: str = "live-watch", sink: str = "flinksink"):
-    """`icescope watch` follows a running FlinkSink (or, with `sink`, IcebergSink or DynamicIcebergSink) job through the REST catalog while the lab takes a
-    savepoint, kills the only TaskManager (and starts another 20 s later), stops the job with a
-    savepoint, resumes a second job from the OLDER savepoint (a replay), has Spark rewrite the data
-    files (a maintenance commit) and cancels the job. The watch's JSON lines are kept in the fixture
-    (watch-events.jsonl) with Flink's and Spark's record of when each of those happened. Each savepoint
-    taken (A, B, C) is kept as Flink wrote it in tests/savepoints/<name>/<label>/, with flink.json (Flink's
-    REST record of each, every job's vertices, and the table's metadata file just before each resume)
-    and flink-reader.json (Flink's own reader of them)."""
-    import subprocess
-    import threading
-    s = Scenario(name)
-    keeper = SavepointKeeper(s)
-    keep, table_now = keeper.keep, keeper.table_now
-    cp_ms, every_ms, stall_after = 3000, 1000, 4
-    kw = dict(rate=200, checkpoint_ms=cp_ms, base_day_ms=today_ms(), **({} if sink == "flinksink" else {"sink": sink}))
-    s.facts["checkpoint_ms"], s.facts["watch"], s.facts["sink"] = cp_ms, {"every_ms": every_ms, "stall_after": stall_after}, sink
-    j1 = s.submit(name=f"{name} 1", **kw)
-    K.wait_running(j1)
-    wait_checkpoints(j1, 3)
-    binary = icescope_bin()
-    args = [str(binary), "watch", "--catalog", K.CATALOG["uri"], "--warehouse", K.BUCKET, "--table", s.ident,
-            "--credential", f"{K.S3_KEY}:{K.S3_SECRET}", "--scope", "catalog",
-            "--s3-endpoint", K.CATALOG["s3_endpoint"], "--s3-access-key-id", K.S3_KEY, "--s3-secret-access-key", K.S3_SECRET,
-            "--s3-region", "us-east-1", "--s3-path-style-access",
-            "--every", f"{every_ms}ms", "--stall-after", str(stall_after), "--format", "jsonl"]
-    s.facts["watch"].update({"command": [a if a != K.S3_SECRET and a != f"{K.S3_KEY}:{K.S3_SECRET}" else "<secret>" for a in args[1:]],
-                             "version": subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()})
-    out = K.WORK / f"{name}.jsonl"
-    lines: list[str] = []
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(K.WORK / "logs" / f"{name}.stderr", "w"), text=True)
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
-    reader.start()
-    K.wait_for("the watch's first look", lambda: any('"watching"' in ln for ln in lines), timeout=60)
-    s.mark("watch-started", pid=proc.pid)
+    watch = start_watch(s, every_ms, stall_after)
     wait_checkpoints(j1, 6)
     spa = {"label": "A", "job_id": j1, **K.trigger_savepoint(j1)}
     s.mark("savepoint A (no stop)", **spa)
@@ -998,11 +861,7 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     s.job(j3, stopped_by="cancel", restored_from=spa["savepoint_path"], vertices=vertices(j3))
     # Long enough for the watch to call job 3 stalled: stall_after times its interval, and a look.
     time.sleep(stall_after * cp_ms / 1000 + 8)
-    proc.terminate()
-    proc.wait(10)
-    reader.join(5)
-    s.mark("watch-stopped", exit_code=proc.returncode)
-    out.write_text("".join(lines))
+    stop_watch(s, watch)
     s.facts["savepoints"] = [spa, spb, spc]
     s.facts["job_labels"] = {"1": j1, "2": j2, "3": j3}
     s.facts["resumes"] = [{"job_id": j2, "from": "B", "table_before": before_2},
@@ -1026,7 +885,7 @@ def live_watch(name: str = "live-watch", sink: str = "flinksink"):
     keeper.write(sink=sink)
 
     def keep_events(dest: Path):
-        shutil.copyfile(out, dest / "watch-events.jsonl")
+        shutil.copyfile(K.WORK / f"{name}.jsonl", dest / "watch-events.jsonl")
     s.finish(CAPTIONS[name], after_export=keep_events)
 
 
