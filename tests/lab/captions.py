@@ -241,7 +241,7 @@ def merge_append_long(f):
     return (f"A FlinkSink job with a checkpoint every second ({f['rows_per_second']} rows/s, unpartitioned) ran "
             f"until Flink had completed {j['checkpoints']['counts']['completed']} checkpoints and was cancelled. Each commit is a "
             f"merge append that adds one manifest; the table has {len(c)} snapshots and the manifest list of the last "
-            f"holds {c[-1]['manifests_in_list']} manifests: {mtxt} (commit.manifest-merge.min-count-to-merge defaults "
+            f"holds {c[-1]['manifests_in_list']} manifests: {mtxt} (commit.manifest.min-count-to-merge defaults "
             f"to 100). {_left_out(f)}")
 
 
