@@ -332,9 +332,16 @@ pub fn advice(v: &Verdict, esc: &dyn Fn(&str) -> String) -> String {
                 g.pending_checkpoint, g.committed_with_checkpoint, g.committed_in_snapshot_id
             ),
             (None, Some(id)) => format!(
-                "{alt}{}o resume from this savepoint again, roll back to snapshot {id}, its last commit, first: that removes every later commit ({}), the rows of every job resumed from it included. It answers \"resume from this savepoint\", not \"undo a replay\": for the incident, run the replay finding's statement, which keeps the first resume.",
+                "{alt}{}o resume from this savepoint again, roll back to snapshot {id}, its last commit, first: that removes every later commit ({}).{}",
                 if alt.is_empty() { "T" } else { "Or, t" },
-                v.rollback_removes.as_ref().map(|r| removal(r, esc)).unwrap_or_else(|| "?".into())
+                v.rollback_removes.as_ref().map(|r| removal(r, esc)).unwrap_or_else(|| "?".into()),
+                // Only where a job resumed from it (or may have): then there is a replay to undo, and a
+                // smaller statement for it.
+                if v.jobs_already_resumed.is_empty() && v.jobs_maybe_resumed.is_empty() {
+                    ""
+                } else {
+                    " That includes the rows of the jobs resumed from it: it answers \"resume from this savepoint\", not \"undo a replay\" — for the incident, run the replay finding's statement, which keeps the first resume."
+                }
             ),
             (None, None) => format!("{alt}Never resume from this savepoint again."),
         },
