@@ -17,12 +17,13 @@ spec.loader.exec_module(check_fixtures)
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "facts.json").exists())
 
 
-def test_all_twenty_scenarios_are_there():
+def test_all_twenty_three_scenarios_are_there():
     assert NAMES == sorted(["append-stream", "maintenance-live", "taskmanager-kill", "savepoint-twice", "concurrent-writers",
                             "schema-on-the-wire", "late-data", "upsert-stream", "v3-deletion-vectors",
                             "savepoint-no-stop", "older-savepoint", "merge-append-long", "icebergsink-v2",
                             "dynamic-sink", "flink-maintenance", "savepoint-resume", "live-watch", "live-watch-icebergsink",
-                            "live-watch-dynamic", "live-browser"])
+                            "live-watch-dynamic", "live-browser", "older-savepoint-icebergsink", "older-savepoint-dynamic",
+                            "two-deployments"])
 
 
 @pytest.mark.parametrize("name", NAMES)
