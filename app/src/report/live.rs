@@ -160,7 +160,10 @@ pub fn line(o: &Observed) -> String {
         Event::Finding(f) => format!("[{}] {}: {}", f.severity.label(), visible(&f.title), visible(&f.evidence)),
         Event::FindingCleared { severity, title, .. } => format!("[{}] no longer holds: {}", severity.label(), visible(title)),
     };
-    format!("{}  {what}", rfc3339_ms(o.at_ms))
+    // Job ids, writer names and snapshot ids come from the table: the whole line is shown with its
+    // control characters as `\u{…}`, so that none clears a terminal or forges a line (idempotent
+    // over the parts already made visible).
+    visible(&format!("{}  {what}", rfc3339_ms(o.at_ms)))
 }
 
 /// One JSON object per event, the time the look ran first (`at`, `at_ms`).
@@ -170,4 +173,30 @@ pub fn jsonl(o: &Observed) -> String {
         m.insert("at".into(), serde_json::Value::String(rfc3339_ms(o.at_ms)));
     }
     v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ticker_line_shows_control_characters_from_the_table_as_text() {
+        let hostile = "\u{1b}[2J\u{1b}]0;owned\u{7}\nnew Flink job forged".to_string();
+        let events = [
+            Event::NewJob {
+                job_id: hostile.clone(),
+                first_checkpoint_id: Some(1),
+                restored_state: false,
+                previous_job_id: Some(hostile.clone()),
+                previous_last_commit_ms: Some(0),
+            },
+            Event::SecondWriter { job_ids: vec![hostile.clone(), hostile.clone()], first_commit_ms: 0 },
+            Event::Stalled { writer: format!("job {hostile}"), last_commit_ms: 0, usual_interval_ms: 1000, silent_ms: 5000 },
+        ];
+        for event in events {
+            let l = line(&Observed { at_ms: 0, event });
+            assert!(!l.chars().any(|c| c.is_control()), "{l:?}");
+            assert!(l.contains("\\u{001b}") || l.contains("\\u{000a}"), "{l:?}");
+        }
+    }
 }
