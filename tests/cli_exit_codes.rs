@@ -168,3 +168,21 @@ fn help_and_version_exit_0_on_stdout() {
     let help = String::from_utf8(run(&["--help"]).stdout).unwrap();
     assert!(help.contains("Exit codes: 0 done, 1 a finding"), "{help}");
 }
+
+/// A catalog or metadata URL with a user name or password is refused before any request (exit 2),
+/// and the refusal does not repeat them: for every command that takes one, `serve` included.
+#[test]
+fn a_password_in_a_url_is_refused_and_never_printed() {
+    let url = "https://alice:hunter2@127.0.0.1:9/api";
+    for args in [
+        vec!["inspect", "--catalog", url, "--table", "db.t"],
+        vec!["watch", "--catalog", url, "--table", "db.t", "--once", "--state", "/nonexistent/icescope-state.json"],
+        vec!["serve", "--catalog", url],
+        vec!["inspect", "https://alice:hunter2@127.0.0.1:9/t/metadata/v1.metadata.json"],
+    ] {
+        let out = code(&args, 2);
+        let all = format!("{}{}", stderr(&out), String::from_utf8_lossy(&out.stdout));
+        assert!(!all.contains("hunter2") && !all.contains("alice"), "{args:?}: {all}");
+        assert!(all.contains("never in a URL"), "{args:?}: {all}");
+    }
+}

@@ -208,6 +208,7 @@ fn source(a: &TableArgs, listed: Option<LocalFolder>) -> Result<(Files, String, 
         .as_deref()
         .ok_or_else(|| Failure::usage("which table? Give a table folder, a metadata.json or its URL, or --catalog URI --table NS.NAME (icescope --help)"))?;
     if remote::is_remote(target) {
+        icescope::source::rest_catalog::no_credentials_in(target).map_err(Failure::Usage)?;
         let files = RemoteFiles::direct(Ureq::default(), a.s3(), target);
         return Ok((Files::Remote(Box::new(files)), target.to_string(), None));
     }
@@ -216,6 +217,7 @@ fn source(a: &TableArgs, listed: Option<LocalFolder>) -> Result<(Files, String, 
 }
 
 pub fn options(c: &CatalogArgs, s3: &BTreeMap<String, String>, uri: &str) -> Result<CatalogOptions, Failure> {
+    icescope::source::rest_catalog::no_credentials_in(uri).map_err(Failure::Usage)?;
     Ok(CatalogOptions { uri: uri.to_string(), warehouse: c.warehouse.clone(), auth: c.auth(s3).map_err(Failure::Usage)? })
 }
 

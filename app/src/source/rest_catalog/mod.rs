@@ -349,19 +349,95 @@ pub fn covers(prefix: &str, reference: &str) -> bool {
 }
 
 /// A property value fit to show: secrets (keys, tokens, passwords) are replaced by their length.
+/// A URL the user typed that carries a user name or password is refused: it would travel into the
+/// relay's answers, printed addresses and logs. The message shows the URL without them.
+pub fn no_credentials_in(url: &str) -> Result<(), String> {
+    let Ok(mut u) = url::Url::parse(url) else { return Ok(()) };
+    if u.username().is_empty() && u.password().is_none() {
+        return Ok(());
+    }
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    Err(format!(
+        "{u}: the URL holds a user name or password; give credentials with --credential, --token or their environment variables (ICESCOPE_CREDENTIAL, ICESCOPE_TOKEN), never in a URL"
+    ))
+}
+
 pub fn masked(key: &str, value: &str) -> String {
-    let k = key.to_ascii_lowercase();
-    let secret = ["secret", "token", "password", "credential", "signature"].iter().any(|s| k.contains(s));
-    if secret {
-        format!("•••••• ({} characters)", value.chars().count())
-    } else {
+    if HARMLESS.contains(&key) {
         value.to_string()
+    } else {
+        format!("•••••• ({} characters)", value.chars().count())
     }
 }
+
+/// Vended properties shown as they are: settings Iceberg's `S3FileIOProperties`,
+/// `AwsClientProperties` and `CatalogProperties` define that carry no credential. Every other key
+/// — `s3.sse.key`, `adls.auth.shared-key.account.key`, `adls.connection-string.*`, whatever a
+/// catalog vends next — is masked: an allow-list, since a list of secrets is never complete.
+/// `s3.access-key-id` is masked too: it names the credential, and the page needs only its length.
+const HARMLESS: &[&str] = &[
+    "s3.endpoint",
+    "s3.path-style-access",
+    "s3.region",
+    "client.region",
+    "s3.remote-signing-enabled",
+    "s3.signer.uri",
+    "s3.signer.endpoint",
+    "s3.cross-region-access-enabled",
+    "s3.use-arn-region-enabled",
+    "s3.acceleration-enabled",
+    "s3.dualstack-enabled",
+    "s3.checksum-enabled",
+    "s3.chunked-encoding-enabled",
+    "s3.delete-enabled",
+    "s3.sse.type",
+    "s3.acl",
+    "s3.write.storage-class",
+    "s3.session-token-expires-at-ms",
+    "client.refresh-credentials-enabled",
+    "client.refresh-credentials-endpoint",
+    "io-impl",
+    "warehouse",
+    "prefix",
+    "uri",
+    "rest-metrics-reporting-enabled",
+    "write.object-storage.enabled",
+    "write.data.path",
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_with_a_password_is_refused_without_repeating_it() {
+        let e = no_credentials_in("https://alice:hunter2@catalog.example/api").unwrap_err();
+        assert!(!e.contains("hunter2") && !e.contains("alice"), "{e}");
+        assert!(e.starts_with("https://catalog.example/api:"), "{e}");
+        assert!(no_credentials_in("https://catalog.example/api").is_ok());
+        assert!(no_credentials_in("s3://bucket/wh/t/metadata/v1.metadata.json").is_ok());
+    }
+
+    #[test]
+    fn only_known_harmless_vended_keys_are_shown() {
+        for key in [
+            "s3.secret-access-key",
+            "s3.session-token",
+            "s3.sse.key",
+            "adls.auth.shared-key.account.key",
+            "adls.connection-string.acct",
+            "gcs.oauth2.token",
+            "s3.access-key-id",
+            "a.new.key",
+        ] {
+            let shown = masked(key, "hunter2hunter2");
+            assert!(!shown.contains("hunter2"), "{key}: {shown}");
+            assert_eq!(shown, "•••••• (14 characters)");
+        }
+        assert_eq!(masked("s3.endpoint", "http://127.0.0.1:8333"), "http://127.0.0.1:8333");
+        assert_eq!(masked("S3.ENDPOINT", "x"), "•••••• (1 characters)", "the allow-list is exact: a lookalike key is masked");
+    }
 
     #[test]
     fn an_etag_is_sent_back_without_the_suffix_jetty_added_for_gzip() {

@@ -73,6 +73,7 @@ impl Form {
             },
             _ => CatalogAuth::None,
         };
+        crate::source::rest_catalog::no_credentials_in(&uri)?;
         Ok(CatalogOptions { uri, warehouse: opt(&self.warehouse), auth })
     }
 
