@@ -186,3 +186,58 @@ fn a_password_in_a_url_is_refused_and_never_printed() {
         assert!(all.contains("never in a URL"), "{args:?}: {all}");
     }
 }
+
+/// A catalog that quotes every request back in its error (a stand-in server written here, since
+/// the point is a server that misbehaves): the bearer token and the OAuth2 client secret it
+/// echoes never reach stderr or stdout; what the catalog said otherwise is still shown.
+#[test]
+fn a_catalog_that_echoes_the_request_never_gets_a_secret_printed() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten().take(8) {
+            let mut stream = stream;
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+            let mut buf = vec![0u8; 16384];
+            let mut got = Vec::new();
+            // Headers, then the body its Content-Length says.
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len = text
+                        .lines()
+                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + len {
+                        break;
+                    }
+                }
+            }
+            let echoed = String::from_utf8_lossy(&got).replace(['"', '\\'], "'").replace("\r\n", " | ");
+            let body = format!(r#"{{"error":{{"message":"invalid credentials in: {echoed}","type":"NotAuthorizedException","code":401}}}}"#);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let uri = format!("http://127.0.0.1:{port}");
+    for (args, secret, removed) in [
+        (vec!["inspect", "--catalog", &uri, "--table", "db.t", "--token", "tok-9f8e7d6c5b4a"], "tok-9f8e7d6c5b4a", "Bearer ••••••"),
+        (vec!["inspect", "--catalog", &uri, "--table", "db.t", "--credential", "client:s3cr3t/with+slash"], "s3cr3t", "client_secret=••••••"),
+    ] {
+        let out = run(&args);
+        let all = format!("{}{}", stderr(&out), String::from_utf8_lossy(&out.stdout));
+        assert_ne!(out.status.code(), Some(0), "{all}");
+        // The echo reached the message, with the secret taken out of it.
+        assert!(all.contains(removed), "{args:?}: {all}");
+        assert!(all.contains("NotAuthorizedException"), "what the catalog said is shown: {all}");
+        assert!(!all.contains(secret), "{args:?}: {all}");
+    }
+}

@@ -125,6 +125,15 @@ fn redirect_target(base: &str, location: &str) -> String {
 
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A server's own words may quote the request back: shown without any credential held.
+        let message = super::secrets::scrub(&self.message);
+        let this = HttpError { url: self.url.clone(), kind: self.kind.clone(), message };
+        this.show(f)
+    }
+}
+
+impl HttpError {
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             HttpErrorKind::Status(s) => {
                 let reason = match reason(*s) {

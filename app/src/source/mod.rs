@@ -20,6 +20,7 @@ pub mod rest_catalog;
 pub mod s3;
 pub mod s3_list;
 pub mod savepoint_paths;
+pub mod secrets;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 

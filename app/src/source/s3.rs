@@ -84,7 +84,11 @@ impl S3Config {
         let mut req = Request::get(self.object_url(bucket, key)?);
         req.headers.extend(headers.iter().cloned());
         match (&self.access_key_id, &self.secret_access_key) {
-            (Some(ak), Some(sk)) => sign_request(req, ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms),
+            (Some(ak), Some(sk)) => {
+                crate::source::secrets::hold(sk);
+                self.session_token.as_deref().into_iter().for_each(crate::source::secrets::hold);
+                sign_request(req, ak, sk, self.session_token.as_deref(), self.region.as_deref().unwrap_or("us-east-1"), "s3", now_ms)
+            }
             _ => Ok(req),
         }
     }

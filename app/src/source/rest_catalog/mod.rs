@@ -119,6 +119,7 @@ impl CatalogOptions {
     /// The token request, for OAuth2 client credentials.
     pub fn token_request(&self) -> Option<Request> {
         let CatalogAuth::OAuth2 { client_id, client_secret, server_uri, scope } = &self.auth else { return None };
+        crate::source::secrets::hold(client_secret);
         let url = server_uri.clone().unwrap_or_else(|| format!("{}/v1/oauth/tokens", self.base()));
         let mut form = vec![("grant_type", "client_credentials"), ("client_id", client_id.as_str()), ("client_secret", client_secret.as_str())];
         if let Some(s) = scope {
@@ -139,7 +140,9 @@ impl CatalogOptions {
             }
             return Err(e);
         }
-        parse::<TokenResponse>(&req.url, &resp.body).map(|t| t.access_token)
+        let token = parse::<TokenResponse>(&req.url, &resp.body).map(|t| t.access_token)?;
+        crate::source::secrets::hold(&token);
+        Ok(token)
     }
 
     pub fn config_request(&self, token: Option<&str>, now_ms: u64) -> Result<Request, HttpError> {
@@ -161,6 +164,8 @@ impl CatalogOptions {
         let prefix = config.get("prefix").cloned().unwrap_or_default();
         let separator = config.get("namespace-separator").cloned().unwrap_or_else(|| "%1F".into());
         let token = config.get("token").cloned().or(token);
+        hold_vended(&config);
+        token.as_deref().into_iter().for_each(crate::source::secrets::hold);
         Ok(Session { uri: self.base(), prefix, separator, config, token, auth: self.auth.clone() })
     }
 }
@@ -238,7 +243,10 @@ impl Session {
     }
 
     pub fn read_load_table(&self, req: &Request, resp: &Response) -> Result<LoadTableResult, HttpError> {
-        ok_json(req, resp)
+        let loaded: LoadTableResult = ok_json(req, resp)?;
+        hold_vended(&loaded.config);
+        loaded.storage_credentials.iter().for_each(|c| hold_vended(&c.config));
+        Ok(loaded)
     }
 
     /// Fresh vended credentials, when a read got 403 with expired ones.
@@ -253,7 +261,9 @@ impl Session {
             #[serde(rename = "storage-credentials", default)]
             storage_credentials: Vec<StorageCredential>,
         }
-        ok_json::<R>(req, resp).map(|r| r.storage_credentials)
+        let fresh = ok_json::<R>(req, resp)?.storage_credentials;
+        fresh.iter().for_each(|c| hold_vended(&c.config));
+        Ok(fresh)
     }
 
     /// The remote signer's URL, from the table config (`s3.signer.uri` + `s3.signer.endpoint`).
@@ -289,6 +299,7 @@ pub fn split_identifier(ident: &str) -> Option<(Vec<String>, String)> {
 }
 
 fn authorize(req: Request, token: Option<&str>, auth: &CatalogAuth, now_ms: u64) -> Result<Request, HttpError> {
+    hold_auth(auth, token);
     match (auth, token) {
         (CatalogAuth::SigV4 { region, signing_name, access_key_id, secret_access_key, session_token }, _) => {
             sign_request(req.clone(), access_key_id, secret_access_key, session_token.as_deref(), region, signing_name, now_ms).map_err(|m| HttpError {
@@ -349,6 +360,26 @@ pub fn covers(prefix: &str, reference: &str) -> bool {
 }
 
 /// A property value fit to show: secrets (keys, tokens, passwords) are replaced by their length.
+/// The credentials a request is made with, held for `secrets::scrub`.
+fn hold_auth(auth: &CatalogAuth, token: Option<&str>) {
+    use crate::source::secrets::hold;
+    match auth {
+        CatalogAuth::Bearer(t) => hold(t),
+        CatalogAuth::OAuth2 { client_secret, .. } => hold(client_secret),
+        CatalogAuth::SigV4 { secret_access_key, session_token, .. } => {
+            hold(secret_access_key);
+            session_token.as_deref().into_iter().for_each(hold);
+        }
+        CatalogAuth::None => {}
+    }
+    token.into_iter().for_each(hold);
+}
+
+/// Every vended setting not known to be plain (`HARMLESS`) is held as a secret.
+fn hold_vended(config: &Props) {
+    config.iter().filter(|(k, _)| !HARMLESS.contains(&k.as_str())).for_each(|(_, v)| crate::source::secrets::hold(v));
+}
+
 /// A URL the user typed that carries a user name or password is refused: it would travel into the
 /// relay's answers, printed addresses and logs. The message shows the URL without them.
 pub fn no_credentials_in(url: &str) -> Result<(), String> {

@@ -313,8 +313,12 @@ fn json<T: serde::Serialize>(v: &T) -> Served {
     Served { status: 200, content_type: "application/json", body: serde_json::to_vec(v).unwrap_or_default(), content_range: None }
 }
 
+/// What the page is told of a failure: every credential this process holds removed from the words
+/// and from the upstream error it carries (a server's body may quote the request back).
 fn failed(status: u16, message: &str, error: Option<HttpError>) -> Served {
-    let body = serde_json::to_vec(&Failed { message: message.to_string(), error }).unwrap_or_default();
+    use icescope::source::secrets::scrub;
+    let error = error.map(|e| HttpError { message: scrub(&e.message), ..e });
+    let body = serde_json::to_vec(&Failed { message: scrub(message), error }).unwrap_or_default();
     Served { status, content_type: "application/json", body, content_range: None }
 }
 
