@@ -101,3 +101,32 @@ fn ten_thousand_checkpoint_holes_are_ranges_not_ids() {
     assert!(gaps[0].evidence.contains("(99,990,000 ids)"), "{}", gaps[0].evidence);
     readable(&all);
 }
+
+/// A watch over 600 jobs whose commits all interleave (179,700 pairs writing at once): its state
+/// keeps the newest 256 pairs, a later look says nothing new, and a new job's pairs are said once.
+#[test]
+fn a_watch_remembers_a_bounded_number_of_jobs_writing_at_once() {
+    use icescope::analysis::live::{look, LiveOptions, LiveState, MAX_OVERLAPPING};
+    let n = 600;
+    // Round-robin commits: every job commits twice, all before any job's last.
+    let commits = |jobs: usize| (0..2).flat_map(move |round| (0..jobs).map(move |k| (format!("{k:032x}"), 10 + round as i64)));
+    let table = TableRef { catalog: "lab".into(), table: "icescope.late_data".into() };
+    let h = history(commits(n));
+    let now = h.snapshots.last().unwrap().snapshot.timestamp_ms;
+    let (_, s1) = look(&h, &table, &LiveState::default(), now, LiveOptions::default());
+    assert_eq!(s1.overlapping.len(), MAX_OVERLAPPING);
+    let state_bytes = serde_json::to_vec(&s1).unwrap().len();
+    assert!(state_bytes < 200_000, "{state_bytes} bytes of state");
+    let (events, s2) = look(&h, &table, &s1, now, LiveOptions::default());
+    let second =
+        |e: &[icescope::analysis::live::Observed]| e.iter().filter(|o| matches!(o.event, icescope::analysis::live::Event::SecondWriter { .. })).count();
+    assert_eq!(second(&events), 0, "nothing new to say");
+    // One more job, interleaved with the last ones: said, with the pairs it makes among the newest.
+    let mut more: Vec<(String, i64)> = commits(n).collect();
+    let tail = more.split_off(more.len() - 3);
+    more.push((format!("{n:032x}"), 10));
+    more.extend(tail);
+    let h2 = history(more.into_iter());
+    let (events, _) = look(&h2, &table, &s2, now + 10_000, LiveOptions::default());
+    assert!(second(&events) >= 1, "the new job's overlap is said");
+}

@@ -39,6 +39,9 @@ pub const STEADY_FACTOR: f64 = 1.5;
 /// Metadata growth is said once per this much time.
 pub const GROWTH_EVERY_MS: i64 = 3_600_000;
 
+/// Pairs of jobs writing at once a watch remembers (see `LiveState::overlapping`).
+pub const MAX_OVERLAPPING: usize = 256;
+
 /// What the last look saw. Snapshot ids as decimal text: they may pass 2^63.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveState {
@@ -49,8 +52,13 @@ pub struct LiveState {
     /// Writer → the last commit it made when it was said to be stalled.
     pub stalled: BTreeMap<String, i64>,
     pub slowing: BTreeSet<String>,
-    /// Jobs seen writing at once, `a b` (in order of first commit).
+    /// Jobs seen writing at once, `a b` (in order of first commit): the newest `MAX_OVERLAPPING`
+    /// pairs by the later job's first commit.
     pub overlapping: BTreeSet<String>,
+    /// Pairs whose later job first committed at or before this (ms) are taken as already said:
+    /// those the bound left out of `overlapping`.
+    #[serde(default)]
+    pub overlapping_said_through_ms: Option<i64>,
     /// Findings that held: kind (and jobs) → its severity and title then.
     pub findings: BTreeMap<String, (Severity, String)>,
     /// Of those, the ones the last look did not see: said cleared if the next does not either.
@@ -431,16 +439,33 @@ pub fn look_with(history: &TableHistory, state: &LiveState, now_ms: i64, options
             next.stalled.insert(w.clone(), last);
         }
     }
-    // Jobs writing at once: a job's first commit before another's last.
-    for (a, b) in spans.iter().enumerate().flat_map(|(i, a)| spans[i + 1..].iter().map(move |b| (a, b))) {
-        let (a, b) = if a.first_commit_ms <= b.first_commit_ms { (a, b) } else { (b, a) };
-        if b.first_commit_ms < a.last_commit_ms {
-            let key = format!("{} {}", a.job_id, b.job_id);
-            if !first && !state.overlapping.contains(&key) {
-                out.push(Event::SecondWriter { job_ids: vec![a.job_id.clone(), b.job_id.clone()], first_commit_ms: b.first_commit_ms });
+    // Jobs writing at once: a job's first commit before another's last. Thousands of jobs that all
+    // overlap make millions of pairs: only the newest `MAX_OVERLAPPING` (by the later job's first
+    // commit) are kept, in a heap of that size; the rest are counted as said.
+    let mut newest: std::collections::BinaryHeap<std::cmp::Reverse<(i64, usize, usize)>> = std::collections::BinaryHeap::new();
+    for (i, a) in spans.iter().enumerate() {
+        for (j, b) in spans.iter().enumerate().skip(i + 1) {
+            let ((ia, a), (ib, b)) = if a.first_commit_ms <= b.first_commit_ms { ((i, a), (j, b)) } else { ((j, b), (i, a)) };
+            if b.first_commit_ms < a.last_commit_ms {
+                newest.push(std::cmp::Reverse((b.first_commit_ms, ia, ib)));
+                if newest.len() > MAX_OVERLAPPING {
+                    let std::cmp::Reverse((dropped, ..)) = newest.pop().unwrap_or(std::cmp::Reverse((i64::MIN, 0, 0)));
+                    next.overlapping_said_through_ms = next.overlapping_said_through_ms.max(Some(dropped));
+                }
             }
-            next.overlapping.insert(key);
         }
+    }
+    next.overlapping_said_through_ms = next.overlapping_said_through_ms.max(state.overlapping_said_through_ms);
+    let said_through = state.overlapping_said_through_ms.unwrap_or(i64::MIN);
+    let mut kept: Vec<(i64, usize, usize)> = newest.into_iter().map(|std::cmp::Reverse(p)| p).collect();
+    kept.sort_unstable();
+    for (b_first, ia, ib) in kept {
+        let (a, b) = (&spans[ia], &spans[ib]);
+        let key = format!("{} {}", a.job_id, b.job_id);
+        if !first && b_first > said_through && !state.overlapping.contains(&key) {
+            out.push(Event::SecondWriter { job_ids: vec![a.job_id.clone(), b.job_id.clone()], first_commit_ms: b.first_commit_ms });
+        }
+        next.overlapping.insert(key);
     }
     // Silence and pace, for the writers still expected to commit.
     for p in paces.iter().filter(|p| !p.replaced && !p.finished) {
