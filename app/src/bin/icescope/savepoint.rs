@@ -14,13 +14,12 @@ use crate::args::{ReportFormat, Savepoint};
 use crate::failure::{print, print_json, Failure};
 
 pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
-    let found = metadata_files(Path::new(&c.savepoints))?;
+    let (found, mut unreadable) = metadata_files(Path::new(&c.savepoints))?;
     let mut reads = Vec::new();
-    let mut unreadable = Vec::new();
     for f in &found {
         match read_one(f) {
             Ok(r) => reads.push(r),
-            Err(e) if found.len() == 1 => return Err(Failure::Unreadable(e.to_string())),
+            Err(e) if found.len() == 1 && unreadable.is_empty() => return Err(Failure::Unreadable(e.to_string())),
             Err(e) => unreadable.push(Unreadable { path: f.display().to_string(), error: e.to_string() }),
         }
     }
@@ -46,24 +45,27 @@ pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
     }
 }
 
-/// The `_metadata` files `target` names, bounded in number and depth.
-fn metadata_files(target: &Path) -> Result<Vec<PathBuf>, Failure> {
+/// The `_metadata` files `target` names, bounded in number and depth, and the folders below it
+/// that could not be listed (Flink subsumes old `chk-*` folders while one is listing them): each a
+/// row that says so, never the whole command's failure.
+fn metadata_files(target: &Path) -> Result<(Vec<PathBuf>, Vec<Unreadable>), Failure> {
     if target.is_file() {
-        return Ok(vec![target.to_path_buf()]);
+        return Ok((vec![target.to_path_buf()], Vec::new()));
     }
     if !target.is_dir() {
         return Err(Failure::Unreadable(format!("{}: no such file or folder", target.display())));
     }
     let mut out = Vec::new();
-    walk(target, 0, &mut out)?;
-    if out.is_empty() {
+    let mut gone = Vec::new();
+    walk(target, 0, &mut out, &mut gone)?;
+    if out.is_empty() && gone.is_empty() {
         return Err(Failure::Unreadable(format!("{}: no _metadata file here or in its savepoint-*/chk-* folders", target.display())));
     }
     out.sort();
-    Ok(out)
+    Ok((out, gone))
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, gone: &mut Vec<Unreadable>) -> Result<(), Failure> {
     let own = dir.join(METADATA);
     if own.is_file() {
         out.push(own);
@@ -72,12 +74,22 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Failure>
     if depth >= 2 {
         return Ok(());
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| Failure::Unreadable(format!("{}: {e}", dir.display())))?;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if depth == 0 => return Err(Failure::Unreadable(format!("{}: {e}", dir.display()))),
+        Err(e) => {
+            gone.push(Unreadable {
+                path: dir.display().to_string(),
+                error: format!("{}: could not be listed ({e}); it was there when its folder was listed", dir.display()),
+            });
+            return Ok(());
+        }
+    };
     for e in entries.flatten() {
         let p = e.path();
         // symbolic links are not followed: a savepoint folder holds plain folders
         if e.file_type().is_ok_and(|t| t.is_dir()) {
-            walk(&p, depth + 1, out)?;
+            walk(&p, depth + 1, out, gone)?;
             if out.len() > MAX_SAVEPOINTS {
                 return Err(Failure::Unreadable(format!("{}: more than {MAX_SAVEPOINTS} savepoints; name one folder", dir.display())));
             }
