@@ -177,7 +177,8 @@ fn a_password_in_a_url_is_refused_and_never_printed() {
     for args in [
         vec!["inspect", "--catalog", url, "--table", "db.t"],
         vec!["watch", "--catalog", url, "--table", "db.t", "--once", "--state", "/nonexistent/icescope-state.json"],
-        vec!["serve", "--catalog", url],
+        // No built app either: the URL is refused first, on a machine with or without `dist/`.
+        vec!["serve", "--catalog", url, "--dist", "/nonexistent/icescope-dist"],
         vec!["inspect", "https://alice:hunter2@127.0.0.1:9/t/metadata/v1.metadata.json"],
     ] {
         let out = code(&args, 2);

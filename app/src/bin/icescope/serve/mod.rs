@@ -28,12 +28,13 @@ const THREADS: usize = 16;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub fn serve(a: &Serve) -> Result<(), Failure> {
-    let dist = dist_folder(a.dist.as_ref())?;
+    // The catalog first: a URL that must be refused is refused whether or not the app is built.
     let s3 = a.storage.s3();
     let catalog = match &a.catalog.catalog {
         Some(uri) => Some(super::open::options(&a.catalog, &s3, uri)?),
         None => None,
     };
+    let dist = dist_folder(a.dist.as_ref())?;
     let token = guard::new_token().map_err(Failure::Unreadable)?;
     let cannot = |e: std::io::Error| Failure::Unreadable(format!("cannot listen on 127.0.0.1:{}: {e}", a.port));
     let listener = std::net::TcpListener::bind(("127.0.0.1", a.port)).map_err(cannot)?;
