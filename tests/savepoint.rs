@@ -26,7 +26,7 @@ fn json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
-fn no_files(_: &StreamHandle) -> Result<Vec<u8>, DecodeError> {
+fn no_files(_: &StreamHandle) -> Result<&'static [u8], DecodeError> {
     Err(DecodeError::new("test", "state_file", "no state files in this test"))
 }
 
@@ -226,6 +226,11 @@ fn absurd_counts() {
 /// A Flink 2.x `_metadata` built by hand around one operator whose committer state is a FILE
 /// handle pointing wherever the test says.
 fn with_state_file(path: &str) -> Vec<u8> {
+    with_state_files(path, 1, 1)
+}
+
+/// The same with `subtasks` subtasks, each naming `path`, the committer state's element at `second`.
+fn with_state_files(path: &str, subtasks: i32, second: i64) -> Vec<u8> {
     fn utf(out: &mut Vec<u8>, s: &str) {
         out.extend((s.len() as u16).to_be_bytes());
         out.extend(s.as_bytes());
@@ -242,25 +247,27 @@ fn with_state_file(path: &str) -> Vec<u8> {
     b.extend(1i32.to_be_bytes());
     b.extend(1i32.to_be_bytes());
     b.push(0); // no coordinator state
-    b.extend(1i32.to_be_bytes()); // one subtask
-    b.extend(0i32.to_be_bytes()); // index 0
-    b.extend(1i32.to_be_bytes()); // managed operator state
-    b.push(4);
-    b.extend(2i32.to_be_bytes());
-    for n in ["iceberg-flink-job-id", "iceberg-files-committer-state"] {
-        utf(&mut b, n);
+    b.extend(subtasks.to_be_bytes());
+    for index in 0..subtasks {
+        b.extend(index.to_be_bytes());
+        b.extend(1i32.to_be_bytes()); // managed operator state
+        b.push(4);
+        b.extend(2i32.to_be_bytes());
+        for (n, at) in [("iceberg-flink-job-id", 0i64), ("iceberg-files-committer-state", second)] {
+            utf(&mut b, n);
+            b.push(0);
+            b.extend(1i32.to_be_bytes());
+            b.extend(at.to_be_bytes());
+        }
+        b.push(2); // a file handle
+        b.extend(100i64.to_be_bytes());
+        utf(&mut b, path);
+        b.extend(0i32.to_be_bytes()); // no raw operator state
         b.push(0);
-        b.extend(1i32.to_be_bytes());
-        b.extend(0i64.to_be_bytes());
+        b.push(0); // no keyed state
+        b.extend(0i32.to_be_bytes());
+        b.extend(0i32.to_be_bytes()); // no channel state
     }
-    b.push(2); // a file handle
-    b.extend(100i64.to_be_bytes());
-    utf(&mut b, path);
-    b.extend(0i32.to_be_bytes()); // no raw operator state
-    b.push(0);
-    b.push(0); // no keyed state
-    b.extend(0i32.to_be_bytes());
-    b.extend(0i32.to_be_bytes()); // no channel state
     b.extend([0xac, 0xed, 0x00, 0x05, 0x73]); // the checkpoint properties' Java serialization begins
     b
 }
@@ -1047,5 +1054,192 @@ fn older_savepoint_through_the_v2_sinks_ties_each_job_to_its_savepoint() {
         assert_eq!(vb["jobs_maybe_resumed"], serde_json::json!([]), "{scenario}: {vb}");
         let r3 = vb["replayed"].as_array().unwrap().iter().find(|r| r["job_id"] == j3).unwrap();
         assert_eq!((&r3["tie"]["how"], &r3["estimated"]), (&"other".into(), &Value::Bool(true)), "{scenario}: job 3 is A's, not B's");
+    }
+}
+
+// ------------------------------------------------------------------ what a savepoint can make
+
+/// S1 with the committer's checkpoints state naming its one element `times` times (offsets that
+/// cost 8 bytes each and would each read the element again).
+fn s1_with_repeated_offset(times: i32) -> Vec<u8> {
+    let b = s1();
+    let name = b"iceberg-files-committer-state";
+    let at = b.windows(name.len()).position(|w| w == name).unwrap() + name.len();
+    // the mode byte, then the offsets' count and the offsets
+    assert_eq!(i32::from_be_bytes(b[at + 1..at + 5].try_into().unwrap()), 1, "S1's state holds one element");
+    let offset = &b[at + 5..at + 13];
+    let mut h = b[..at + 1].to_vec();
+    h.extend(times.to_be_bytes());
+    for _ in 0..times {
+        h.extend(offset);
+    }
+    h.extend(&b[at + 13..]);
+    h
+}
+
+/// Offsets that name one element many times are refused, naming the repeated one: 100,000 of
+/// them (800 KB) would otherwise make 100,000 copies of the element.
+#[test]
+fn offsets_that_name_one_element_again_are_refused() {
+    let real = read("S1", &s1(), &mut no_files).unwrap();
+    assert_eq!(real.committers[0].pending_checkpoints.len(), 1);
+    let b = s1();
+    let name = b"iceberg-files-committer-state";
+    let p = b.windows(name.len()).position(|w| w == name).unwrap() + name.len();
+    let at = i64::from_be_bytes(b[p + 5..p + 13].try_into().unwrap());
+    for times in [2, 100_000] {
+        let e = err(&s1_with_repeated_offset(times));
+        assert!(
+            e.contains(&format!("field `iceberg-files-committer-state[1]`: starts at offset {at}, where another element starts: Flink writes each element once")),
+            "{times}: {e}"
+        );
+    }
+}
+
+/// A state file named by many handles is read once, and the committer's streams together are
+/// bounded: 15 handles of one 16 MiB state file are read, 17 (272 MiB to parse) are refused, naming the bound.
+#[test]
+fn one_state_file_named_by_many_handles_is_read_once_and_bounded() {
+    use icescope::session::savepoint::read_savepoint;
+    let dir = std::env::temp_dir().join(format!("icescope-savepoint-many-{}", std::process::id()));
+    let sp = dir.join("savepoint-x");
+    std::fs::create_dir_all(&sp).unwrap();
+    // A valid FlinkSink stream: the job id (Flink's StringValue), then a map of one checkpoint
+    // whose serialized manifests are 16 MiB.
+    let job = "0123456789abcdef0123456789abcdef";
+    let mut state = vec![(job.len() + 1) as u8];
+    state.extend(job.as_bytes());
+    let second = state.len() as i64;
+    state.extend(1i32.to_be_bytes());
+    state.extend(7i64.to_be_bytes());
+    state.push(0);
+    state.extend(((16 << 20) as i32).to_be_bytes());
+    state.resize(state.len() + (16 << 20), 0);
+    std::fs::write(sp.join("state"), &state).unwrap();
+    let files = Counting::default();
+    let metadata = sp.join("_metadata").display().to_string();
+    let path = "file:/anywhere/savepoint-x/state";
+
+    std::fs::write(sp.join("_metadata"), with_state_files(path, 15, second)).unwrap();
+    let read = futures::executor::block_on(read_savepoint(&files, &metadata, "savepoint-x")).unwrap();
+    assert_eq!(read.committers[0].job_id.as_deref(), Some(job));
+    assert_eq!(read.committers[0].pending_checkpoints.iter().map(|p| p.checkpoint_id).collect::<Vec<_>>(), vec![7; 15]);
+    assert_eq!(files.reads(&sp.join("state").display().to_string()), 1, "15 handles, one read");
+
+    std::fs::write(sp.join("_metadata"), with_state_files(path, 17, second)).unwrap();
+    let e = futures::executor::block_on(read_savepoint(&files, &metadata, "savepoint-x")).unwrap_err().to_string();
+    assert!(e.contains("field `operators[0].state`: the committer's state streams add up to more than 268435456 bytes"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Many large state files together are bounded before they are read: five of 60 MiB (sparse on
+/// the disk) pass the per-file bound, and the fifth is refused by what is left of 256 MiB.
+#[test]
+fn many_large_state_files_are_bounded_together() {
+    use icescope::session::savepoint::read_savepoint;
+    let dir = std::env::temp_dir().join(format!("icescope-savepoint-large-{}", std::process::id()));
+    let sp = dir.join("savepoint-x");
+    std::fs::create_dir_all(&sp).unwrap();
+    let mut meta = Vec::new();
+    for i in 0..5 {
+        let f = std::fs::File::create(sp.join(format!("state-{i}"))).unwrap();
+        f.set_len(60 << 20).unwrap();
+        let one = with_state_files(&format!("file:/anywhere/savepoint-x/state-{i}"), 1, 1);
+        meta.push(one);
+    }
+    // one operator with five subtasks, each naming its own file: spliced from the one-subtask builds
+    let mut b = Vec::new();
+    let first = &meta[0];
+    let count_at = subtask_count_at(first);
+    b.extend(&first[..count_at]);
+    b.extend(5i32.to_be_bytes());
+    for (i, m) in meta.iter().enumerate() {
+        let start = subtask_count_at(m) + 4;
+        let end = m.len() - 5; // the properties' first bytes
+        let mut sub = m[start..end].to_vec();
+        sub[..4].copy_from_slice(&(i as i32).to_be_bytes());
+        b.extend(sub);
+    }
+    b.extend(&first[first.len() - 5..]);
+    std::fs::write(sp.join("_metadata"), &b).unwrap();
+    let files = Counting::default();
+    let metadata = sp.join("_metadata").display().to_string();
+    let e = futures::executor::block_on(read_savepoint(&files, &metadata, "savepoint-x")).unwrap_err().to_string();
+    assert!(e.contains("state-4: is 62914560 bytes, above the 16777216 icescope reads for the rest of this savepoint's state files (268435456 for them all)"), "{e}");
+    assert_eq!(files.reads(&sp.join("state-4").display().to_string()), 0, "refused by its size, not read");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Where the builder writes the operator's subtask count (after its coordinator byte).
+fn subtask_count_at(b: &[u8]) -> usize {
+    // magic, version, checkpoint id, master states, operators, "committer", "uid", id, two parallelisms, coordinator
+    4 + 4 + 8 + 4 + 4 + (2 + 9) + (2 + 3) + 16 + 4 + 4 + 1
+}
+
+/// Checkpoint properties whose back references repeat one 64 KiB string in 64 fields (4 MiB made
+/// from 65 KB): a gap naming the bound, and the savepoint's operators still read.
+#[test]
+fn checkpoint_properties_that_repeat_a_string_are_bounded() {
+    fn utf(out: &mut Vec<u8>, s: &str) {
+        out.extend((s.len() as u16).to_be_bytes());
+        out.extend(s.as_bytes());
+    }
+    let b = s1();
+    let real = read("S1", &b, &mut no_files).unwrap();
+    let props_at = b.len() - real.metadata.properties_bytes as usize;
+    let mut h = b[..props_at + 4].to_vec(); // through Java serialization's magic
+    h.push(0x73); // an object
+    h.push(0x72); // of a class described here (handle 0)
+    utf(&mut h, "org.apache.flink.runtime.checkpoint.CheckpointProperties");
+    h.extend([0u8; 8]);
+    h.push(0x02);
+    h.extend(64u16.to_be_bytes());
+    for i in 0..64 {
+        h.push(b'L');
+        utf(&mut h, &format!("f{i}"));
+        if i == 0 {
+            h.push(0x74); // the field's type, a string (handle 1)
+            utf(&mut h, "Ljava/lang/String;");
+        } else {
+            h.push(0x71);
+            h.extend(0x7e_0001u32.to_be_bytes());
+        }
+    }
+    h.push(0x78); // end of the class annotation
+    h.push(0x70); // no superclass; the object is handle 2
+    h.push(0x74); // field 0: a 65,535-byte string (handle 3)
+    utf(&mut h, &"a".repeat(65_535));
+    for _ in 1..64 {
+        h.push(0x71);
+        h.extend(0x7e_0003u32.to_be_bytes());
+    }
+    let r = read("hostile/_metadata", &h, &mut no_files).unwrap();
+    assert_eq!(r.metadata.operators.len(), real.metadata.operators.len());
+    assert_eq!(r.committers, real.committers);
+    assert!(r.metadata.properties.is_none());
+    let gap = r.metadata.gaps.join("\n");
+    assert!(gap.contains("makes more than 1048576 bytes of values (checkpoint properties make a few hundred): not read"), "{gap}");
+}
+
+/// A `Fetch` over the disk that counts the reads of each file.
+#[derive(Default)]
+struct Counting {
+    reads: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+}
+
+impl Counting {
+    fn reads(&self, path: &str) -> usize {
+        self.reads.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+impl icescope::source::Fetch for Counting {
+    async fn fetch(&self, reference: &str) -> Result<Vec<u8>, icescope::source::SourceError> {
+        *self.reads.lock().unwrap().entry(reference.to_string()).or_default() += 1;
+        std::fs::read(reference).map_err(|e| icescope::source::SourceError::Io { path: reference.to_string(), message: e.to_string() })
+    }
+
+    fn size_hint(&self, reference: &str) -> Option<u64> {
+        std::fs::metadata(reference).ok().map(|m| m.len())
     }
 }

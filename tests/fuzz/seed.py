@@ -116,6 +116,27 @@ def seeds():
     # Every savepoint and retained checkpoint the lab kept, as Flink wrote its _metadata.
     for metadata in sorted((HERE.parent / "savepoints").glob("*/*/_metadata")):
         yield ("flink_savepoint", metadata.read_bytes())
+        # The same with its first inline state moved to a state file, as a savepoint above Flink's
+        # memory threshold writes it: the `_metadata`'s length, the `_metadata`, the file.
+        moved = inline_to_file(metadata.read_bytes())
+        if moved:
+            meta, state = moved
+            yield ("flink_savepoint_state", struct.pack(">I", len(meta)) + meta + state)
+
+
+def inline_to_file(meta):
+    """The first byte-stream handle (type 1: its name, a 4-byte length, the bytes) of a `_metadata`
+    rewritten as a file handle (type 2: a size, then the path), and the bytes it held."""
+    at = meta.find(b"file:/")
+    if at < 3 or meta[at - 3] != 1:
+        return None
+    name_len = struct.unpack(">H", meta[at - 2:at])[0]
+    name = meta[at:at + name_len]
+    data_at = at + name_len
+    size = struct.unpack(">i", meta[data_at:data_at + 4])[0]
+    state = meta[data_at + 4:data_at + 4 + size]
+    rewritten = meta[:at - 3] + b"\x02" + struct.pack(">q", size) + struct.pack(">H", len(name)) + name + meta[data_at + 4 + size:]
+    return rewritten, state
 
 
 def main():

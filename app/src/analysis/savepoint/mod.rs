@@ -230,15 +230,22 @@ pub struct Verdict {
 }
 
 /// Decodes one `_metadata` and every Iceberg committer in it. `read_file` returns a state file's
-/// bytes (or why not): the caller owns the policy of which files may be opened.
-pub fn read(
+/// bytes (or why not): the caller owns the policy of which files may be opened, and holds each
+/// file once however many handles name it.
+pub fn read<'f>(
     path: &str,
     bytes: &[u8],
-    read_file: &mut dyn FnMut(&crate::decode::flink_savepoint::StreamHandle) -> Result<Vec<u8>, crate::decode::DecodeError>,
+    read_file: &mut dyn FnMut(&crate::decode::flink_savepoint::StreamHandle) -> Result<&'f [u8], crate::decode::DecodeError>,
 ) -> Result<SavepointRead, crate::decode::DecodeError> {
     use crate::decode::flink_savepoint::{committer, decode_checkpoint_metadata};
     let metadata = decode_checkpoint_metadata(path, bytes)?;
     let committers =
         committer::find_committers(&metadata).iter().map(|c| committer::decode_committer(path, &metadata, c, read_file)).collect::<Result<Vec<_>, _>>()?;
     Ok(SavepointRead { path: path.to_string(), metadata, committers })
+}
+
+/// The state files the committers of a decoded `_metadata` read (as often as handles name them).
+pub fn state_files_named(metadata: &crate::decode::flink_savepoint::CheckpointMetadata) -> Vec<&crate::decode::flink_savepoint::StreamHandle> {
+    use crate::decode::flink_savepoint::committer;
+    committer::find_committers(metadata).iter().flat_map(|c| committer::files_named(metadata, c)).collect()
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::handles::{NamedState, OperatorStateHandle, StreamHandle};
 use super::input::Input;
-use super::list_state::{elements, ElementInput};
+use super::list_state::{ElementInput, Layout};
 use super::metadata::{CheckpointMetadata, OperatorState};
 use crate::decode::DecodeError;
 
@@ -97,13 +97,40 @@ fn handles(op: &OperatorState) -> impl Iterator<Item = &OperatorStateHandle> {
     op.subtasks.iter().flat_map(|s| [&s.managed_operator_state, &s.raw_operator_state]).flatten()
 }
 
+/// The state files (not inline states) that the committer `found` reads, in handle order and as
+/// often as handles name them: what a caller fetches, each file once, before `decode_committer`.
+pub fn files_named<'m>(meta: &'m CheckpointMetadata, found: &CommitterOperator) -> Vec<&'m StreamHandle> {
+    let Some(op) = meta.operators.get(found.operator_index) else { return Vec::new() };
+    let mut out: Vec<&StreamHandle> = Vec::new();
+    for h in handles(op).filter(|h| holds_committer_state(h, found.sink)) {
+        if let Some(d) = &h.delegate {
+            if !matches!(d, StreamHandle::Inline { .. }) {
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+fn holds_committer_state(h: &OperatorStateHandle, sink: SinkKind) -> bool {
+    h.states.iter().any(|s| match sink {
+        SinkKind::FlinkSink => s.name == FLINK_SINK_JOB_ID_STATE || s.name == FLINK_SINK_CHECKPOINTS_STATE,
+        SinkKind::SinkV2 | SinkKind::DynamicSink => s.name == SINK_V2_COMMITTER_STATE,
+    })
+}
+
+/// The bytes of one committer's streams icescope reads in all (a committer's state is kilobytes:
+/// manifests' paths and a few ids). Each stream yields at most its own bytes (`Layout`); this
+/// bounds a `_metadata` that names the same large file from many handles.
+pub const MAX_COMMITTER_STREAM_BYTES: usize = 256 << 20;
+
 /// Decodes the committer's state of `found`. `read_file` returns the bytes of a state file handle
 /// (relative or absolute) or an error saying why it was not read; inline bytes need no reading.
-pub fn decode_committer(
+pub fn decode_committer<'f>(
     file: &str,
     meta: &CheckpointMetadata,
     found: &CommitterOperator,
-    read_file: &mut dyn FnMut(&StreamHandle) -> Result<Vec<u8>, DecodeError>,
+    read_file: &mut dyn FnMut(&StreamHandle) -> Result<&'f [u8], DecodeError>,
 ) -> Result<CommitterState, DecodeError> {
     let op = meta.operators.get(found.operator_index).ok_or_else(|| DecodeError::new(file, "operators", "the committer's operator is gone"))?;
     let mut st = CommitterState {
@@ -114,35 +141,44 @@ pub fn decode_committer(
         job_id: None,
         pending_checkpoints: Vec::new(),
     };
+    let mut streamed = 0usize;
     for h in handles(op) {
         let Some(delegate) = &h.delegate else { continue };
-        let owned;
+        if !holds_committer_state(h, found.sink) {
+            continue;
+        }
         let stream: &[u8] = match delegate {
             StreamHandle::Inline { bytes, .. } => bytes,
-            other => {
-                owned = read_file(other)?;
-                &owned
-            }
+            other => read_file(other)?,
         };
+        streamed = streamed.saturating_add(stream.len());
+        if streamed > MAX_COMMITTER_STREAM_BYTES {
+            return Err(DecodeError::new(
+                file,
+                &format!("operators[{}].state", found.operator_index),
+                format!("the committer's state streams add up to more than {MAX_COMMITTER_STREAM_BYTES} bytes (a committer holds kilobytes): not read"),
+            ));
+        }
         let stream_file = match delegate {
             StreamHandle::RelativeFile { relative_path, .. } => relative_path.clone(),
             StreamHandle::File { path, .. } => path.clone(),
             _ => file.to_string(),
         };
+        let layout = Layout::new(&stream_file, stream, &h.states)?;
         for state in &h.states {
             match (found.sink, state.name.as_str()) {
                 (SinkKind::FlinkSink, FLINK_SINK_JOB_ID_STATE) => {
-                    for id in elements(&stream_file, stream, state, |r| r.string("value"))?.into_iter().flatten() {
+                    for id in layout.elements(state, |r| r.string("value"))?.into_iter().flatten() {
                         st.job_id.get_or_insert(id);
                     }
                 }
                 (SinkKind::FlinkSink, FLINK_SINK_CHECKPOINTS_STATE) => {
-                    for map in elements(&stream_file, stream, state, sorted_map)? {
+                    for map in layout.elements(state, sorted_map)? {
                         st.pending_checkpoints.extend(map);
                     }
                 }
                 (SinkKind::SinkV2 | SinkKind::DynamicSink, SINK_V2_COMMITTER_STATE) => {
-                    for raw in elements(&stream_file, stream, state, |r| r.byte_array("value"))? {
+                    for raw in layout.elements(state, |r| r.byte_array("value"))? {
                         st.pending_checkpoints.extend(collector(&stream_file, state, &raw, &mut st.sink)?);
                     }
                 }

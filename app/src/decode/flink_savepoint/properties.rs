@@ -26,6 +26,11 @@ const MAX_DEPTH: usize = 8;
 /// Objects, class descriptions and strings in one stream: the properties hold a dozen.
 const MAX_HANDLES: usize = 256;
 const MAX_FIELDS: usize = 64;
+/// Bytes of values one stream may make: the properties are a few hundred. A back reference costs
+/// five bytes of input and repeats a string of up to 64 KiB, and an object of a class read once
+/// repeats its 64 field names: bounding only what the stream declares lets a 1 MB stream make
+/// gigabytes, so what is made is counted too.
+const MAX_PRODUCED: usize = 1 << 20;
 
 /// What Flink's `CheckpointProperties` says of the checkpoint or savepoint that wrote the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,11 +84,13 @@ struct Stream<'r, 'a> {
     r: &'r mut Input<'a>,
     classes: Vec<ClassDesc>,
     handles: Vec<Handle>,
+    /// Bytes of values made so far (`MAX_PRODUCED`).
+    produced: usize,
 }
 
 /// The properties from the bytes after Java serialization's magic (which the caller checked).
 pub(super) fn read(r: &mut Input<'_>) -> Result<CheckpointProperties, DecodeError> {
-    let mut s = Stream { r, classes: Vec::new(), handles: Vec::new() };
+    let mut s = Stream { r, classes: Vec::new(), handles: Vec::new(), produced: 0 };
     let value = s.content(0)?;
     let Value::Object { class, fields } = value else { return Err(s.r.err("", "is not an object")) };
     if class != "org.apache.flink.runtime.checkpoint.CheckpointProperties" {
@@ -120,6 +127,15 @@ pub(super) fn read(r: &mut Input<'_>) -> Result<CheckpointProperties, DecodeErro
 }
 
 impl Stream<'_, '_> {
+    /// Counts `n` bytes of values made, refusing the stream past `MAX_PRODUCED`.
+    fn spend(&mut self, n: usize) -> Result<(), DecodeError> {
+        self.produced = self.produced.saturating_add(n);
+        if self.produced > MAX_PRODUCED {
+            return Err(self.r.err("", format!("makes more than {MAX_PRODUCED} bytes of values (checkpoint properties make a few hundred): not read")));
+        }
+        Ok(())
+    }
+
     fn new_handle(&mut self, h: Handle) -> Result<usize, DecodeError> {
         if self.handles.len() >= MAX_HANDLES {
             return Err(self.r.err("", format!("holds over {MAX_HANDLES} objects: not checkpoint properties")));
@@ -193,13 +209,23 @@ impl Stream<'_, '_> {
         }
         match self.r.u8("type")? {
             TC_NULL => Ok(Value::Null),
-            TC_REFERENCE => Ok(match self.reference()? {
-                Handle::Text(s) => Value::Text(s),
-                Handle::Enum(c) => Value::Enum { constant: c },
-                Handle::Class(_) | Handle::Object => Value::Null,
-            }),
+            TC_REFERENCE => {
+                let h = self.reference()?;
+                Ok(match h {
+                    Handle::Text(s) => {
+                        self.spend(s.len() + 1)?;
+                        Value::Text(s)
+                    }
+                    Handle::Enum(c) => {
+                        self.spend(c.len() + 1)?;
+                        Value::Enum { constant: c }
+                    }
+                    Handle::Class(_) | Handle::Object => Value::Null,
+                })
+            }
             TC_STRING => {
                 let s = self.r.utf("string")?;
+                self.spend(s.len() + 1)?;
                 self.new_handle(Handle::Text(s.clone()))?;
                 Ok(Value::Text(s))
             }
@@ -226,11 +252,13 @@ impl Stream<'_, '_> {
                 }
                 let mut fields = Vec::new();
                 for &c in chain.iter().rev() {
-                    let ClassDesc { name, flags, fields: declared, .. } = self.classes[c].clone();
+                    let flags = self.classes[c].flags;
                     if flags & SC_SERIALIZABLE == 0 || flags & SC_WRITE_METHOD != 0 {
-                        return Err(self.r.err("object", format!("{name} is written by its own method: not read")));
+                        return Err(self.r.err("object", format!("{} is written by its own method: not read", self.classes[c].name)));
                     }
-                    for (code, field) in declared {
+                    for k in 0..self.classes[c].fields.len() {
+                        let (code, field) = self.classes[c].fields[k].clone();
+                        self.spend(field.len() + 16)?;
                         let v = self.r.within(field.clone(), |r| primitive(r, code))?;
                         let v = match v {
                             Some(v) => v,
@@ -239,7 +267,9 @@ impl Stream<'_, '_> {
                         fields.push((field, v));
                     }
                 }
-                Ok(Value::Object { class: self.classes[class].name.clone(), fields })
+                let name = self.classes[class].name.clone();
+                self.spend(name.len())?;
+                Ok(Value::Object { class: name, fields })
             }
             t => Err(self.r.err("type", format!("type code 0x{t:02x}: not read in checkpoint properties"))),
         }
