@@ -11,6 +11,8 @@ pub mod listing;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
 pub mod metadata_pick;
+#[cfg(unix)]
+pub mod opened_folder;
 pub mod object_read;
 pub mod range;
 pub mod relay;
