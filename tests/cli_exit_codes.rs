@@ -242,3 +242,45 @@ fn a_catalog_that_echoes_the_request_never_gets_a_secret_printed() {
         assert!(!all.contains(secret), "{args:?}: {all}");
     }
 }
+
+/// `watch --for` is the user's deadline, not each request's: against a catalog that takes every
+/// connection and never answers (a stand-in server written here: the point is its silence), the
+/// watch ends when the time given runs out, exit 3, naming that time — not after the transport's
+/// 120 s per request.
+#[test]
+fn watch_for_ends_on_time_against_a_catalog_that_never_answers() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            held.push(stream); // kept open, never answered
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/api");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_icescope"))
+        .args(["watch", "--catalog", &url, "--table", "db.t", "--for", "2s"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Ended by its own deadline long before the transport's: 60 s is the test's, not a measurement.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("watch --for 2s still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(err.contains("no whole answer within the time --for 2s gave"), "{err}");
+}

@@ -44,7 +44,7 @@ impl Ureq {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .timeout_global(Some(Duration::from_secs(120)))
+            .timeout_global(Some(REQUEST_TIMEOUT))
             .max_idle_connections_per_host(in_flight)
             .max_idle_connections(4 * in_flight)
             .build()
@@ -97,6 +97,30 @@ impl super::remote::Transport for Ureq {
     }
 }
 
+/// The time the user gave the whole command (`watch --for`, `--once`): no request outlives it,
+/// whatever the server does, and the one that would is refused by name.
+static DEADLINE: Mutex<Option<(std::time::Instant, String)>> = Mutex::new(None);
+
+/// Every request of this process from now on ends by `at`; `what` says whose deadline it is
+/// (`--for 10s`), for the error a request past it gets.
+pub fn set_deadline(at: std::time::Instant, what: &str) {
+    if let Ok(mut d) = DEADLINE.lock() {
+        *d = Some((at, what.to_string()));
+    }
+}
+
+/// The time a request may take now: the transport's own bound, or what is left of the deadline.
+fn time_left(url: &str) -> Result<Duration, HttpError> {
+    let Some((at, what)) = DEADLINE.lock().ok().and_then(|d| d.clone()) else { return Ok(REQUEST_TIMEOUT) };
+    match at.checked_duration_since(std::time::Instant::now()).filter(|d| !d.is_zero()) {
+        Some(left) => Ok(left.min(REQUEST_TIMEOUT)),
+        None => Err(HttpError { url: url.to_string(), kind: HttpErrorKind::Other, message: format!("not asked: the time {what} gave ran out") }),
+    }
+}
+
+/// One request's bound when the user gave none.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// Requests this process sent (catalog, signer, storage): the CLI reports them with the load.
 pub static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -108,8 +132,11 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         builder = builder.header(k, v);
     }
     let request = builder.body(req.body.clone().unwrap_or_default()).map_err(|e| err(HttpErrorKind::Other, &e))?;
+    let left = time_left(&req.url)?;
+    let request = agent.configure_request(request).timeout_global(Some(left)).build();
     let response = agent.run(request).map_err(|e| {
         let kind = match &e {
+            ureq::Error::Timeout(_) if left < REQUEST_TIMEOUT => return deadline_passed(&req.url),
             ureq::Error::Io(_) | ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => HttpErrorKind::Unreachable,
             _ => HttpErrorKind::Other,
         };
@@ -132,7 +159,10 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
     let mut held = Held(0);
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
-        let n = reader.read(&mut chunk).map_err(|e| err(HttpErrorKind::Other, &e))?;
+        let n = reader.read(&mut chunk).map_err(|e| match e.kind() {
+            std::io::ErrorKind::TimedOut if left < REQUEST_TIMEOUT => deadline_passed(&req.url),
+            _ => err(HttpErrorKind::Other, &e),
+        })?;
         if n == 0 {
             break;
         }
@@ -147,6 +177,12 @@ fn send_with(agent: &ureq::Agent, req: &Request) -> Result<Response, HttpError> 
         body.extend_from_slice(&chunk[..n]);
     }
     Ok(Response { status, body, content_range, etag })
+}
+
+/// A request cut at the user's deadline, named as such (not as the server's timeout).
+fn deadline_passed(url: &str) -> HttpError {
+    let what = DEADLINE.lock().ok().and_then(|d| d.as_ref().map(|(_, w)| w.clone())).unwrap_or_default();
+    HttpError { url: url.to_string(), kind: HttpErrorKind::Other, message: format!("no whole answer within the time {what} gave") }
 }
 
 /// Bytes of all bodies being received at once: with `IN_FLIGHT` requests, each bounded by

@@ -189,10 +189,12 @@ pub struct Watch {
     /// A writer is stalled after this many times its usual interval (the median of its last 20)
     #[arg(long, value_name = "K", default_value_t = 6.0, help_heading = "Watching")]
     pub stall_after: f64,
-    /// Stop after this long (default: until interrupted)
+    /// Stop after this long (default: until interrupted). A deadline: no request to a catalog or
+    /// store outlives it, whatever the server does
     #[arg(long = "for", value_name = "DURATION", value_parser = duration_ms, help_heading = "Watching")]
     pub for_ms: Option<u64>,
-    /// Look once, against the last look's --state, and exit: for cron and schedulers
+    /// Look once, against the last look's --state, and exit: for cron and schedulers. The look
+    /// ends within 2 minutes (or --for), whatever the catalog does
     #[arg(long, requires = "state", help_heading = "Watching")]
     pub once: bool,
     /// The file the last look's state is read from and this one's written to

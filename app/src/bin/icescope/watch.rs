@@ -148,8 +148,17 @@ fn write_state(path: &str, state: &LiveState) -> Result<(), Failure> {
     std::fs::write(&tmp, json).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| Failure::Output(format!("{path}: {e}")))
 }
 
+/// `--once` without `--for`: the whole look, however many requests it makes, ends within this.
+const ONCE_DEADLINE: Duration = Duration::from_secs(120);
+
 pub fn watch(w: &Watch) -> Result<(), Failure> {
     let started = std::time::Instant::now();
+    // The user's time, not each request's: a catalog that never answers ends the watch on time.
+    match (w.for_ms, w.once) {
+        (Some(ms), _) => icescope::source::transport::set_deadline(started + Duration::from_millis(ms), &format!("--for {}", seconds(ms))),
+        (None, true) => icescope::source::transport::set_deadline(started + ONCE_DEADLINE, "--once (2 minutes)"),
+        (None, false) => {}
+    }
     let mut follow = Follow::of(w)?;
     let (mut files, mut loader, _) = open::open(&w.table.table)?;
     let table = w.table.table_ref(&loader.history);
@@ -196,6 +205,14 @@ pub fn watch(w: &Watch) -> Result<(), Failure> {
         return Err(Failure::Alarms(alarms));
     }
     Ok(())
+}
+
+fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
 }
 
 fn advance(loader: &mut Loader, files: &Files, path: &str) -> Result<(), Failure> {
