@@ -448,3 +448,78 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
     drop(serve);
     let _ = std::fs::remove_dir_all(&dist);
 }
+
+/// What serve holds of answers is bounded, whatever the store feeds: a stand-in store written
+/// here (the point is its behaviour: 4 MiB objects, the first of each batch fed slowly) behind
+/// `--s3-endpoint`. A batch of 17 takes the 16 fast ones (64 MiB, the batch's bound) as they come
+/// and answers the slow one as read-alone, which `/relay/file` then reads whole; 17 batches in a
+/// row (1.1 GiB, past the 1 GiB all answers may hold) are each answered the same, so what an
+/// answer held is given back once it is sent.
+#[test]
+fn serve_holds_a_bounded_answer_whatever_the_store_feeds() {
+    use icescope::source::relay::{files_path, open_location_path, unframe, READ_ALONE};
+    const SIZE: usize = 4 << 20;
+    let store = TcpListener::bind("127.0.0.1:0").unwrap();
+    let store_port = store.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in store.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(stream.try_clone().unwrap());
+                let mut s = stream;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let path = line.split(' ').nth(1).unwrap_or("").to_string();
+                    while r.read_line(&mut line).is_ok_and(|n| n > 2) {
+                        line.clear();
+                    }
+                    // every object: 4 MiB of its name's first byte after "obj-"
+                    let fill = path.rsplit("obj-").next().and_then(|n| n.bytes().next()).unwrap_or(b'x');
+                    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {SIZE}\r\nContent-Type: application/octet-stream\r\n\r\n");
+                    if s.write_all(head.as_bytes()).is_err() {
+                        return;
+                    }
+                    let body = vec![fill; SIZE];
+                    if path.ends_with("obj-a") {
+                        // fed slowly: 16 pieces, 20 ms apart
+                        for piece in body.chunks(SIZE / 16) {
+                            std::thread::sleep(Duration::from_millis(20));
+                            if s.write_all(piece).is_err() {
+                                return;
+                            }
+                        }
+                    } else if s.write_all(&body).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let endpoint = format!("http://127.0.0.1:{store_port}");
+    let dist = app_folder();
+    let serve = Serve::start(&["--s3-endpoint", &endpoint, "--s3-region", "us-east-1", "--s3-path-style-access"], &[], &dist);
+    let opened: Opened = serve.json(&open_location_path(&format!("{endpoint}/t/metadata/v1.metadata.json")));
+    let refs: Vec<String> = (0..17).map(|i| format!("{endpoint}/t/data/obj-{}", (b'a' + i as u8) as char)).collect();
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
+    for batch in 0..17 {
+        let a = serve.relay(&files_path(opened.id, &refs), &[]);
+        assert_eq!(a.status, 200, "batch {batch}: {}", String::from_utf8_lossy(&a.body[..a.body.len().min(300)]));
+        let frames = unframe(&a.body, refs.len()).unwrap();
+        let shape: Vec<(u16, usize)> = frames.iter().map(|(s, b)| (*s, b.len())).collect();
+        let mut want = vec![(200, SIZE); refs.len()];
+        want[0] = (READ_ALONE, 0);
+        assert_eq!(shape, want, "batch {batch}: the slow object came last, past the batch's bound");
+        for (i, (_, bytes)) in frames.iter().enumerate().skip(1) {
+            assert!(bytes.iter().all(|&b| b == b'a' + i as u8), "batch {batch}, object {i}: its own bytes");
+        }
+        SEEN.with(|s| s.borrow_mut().clear());
+    }
+    let alone = serve.relay(&file_path(opened.id, refs[0]), &[]);
+    assert_eq!((alone.status, alone.body.len()), (200, SIZE));
+    assert!(alone.body.iter().all(|&b| b == b'a'));
+    SEEN.with(|s| s.borrow_mut().clear());
+    drop(serve);
+    let _ = std::fs::remove_dir_all(&dist);
+}

@@ -114,16 +114,25 @@ pub fn query_values(query: &str, key: &str, max: usize) -> Option<Vec<String>> {
         .collect()
 }
 
+/// A `/relay/files` frame's status for a file the relay did not put in the batch (the batch had
+/// reached its size): the page reads it on its own, with `/relay/file`.
+pub const READ_ALONE: u16 = 413;
+
 /// A `/relay/files` answer: per file, in the order asked, its status (200, or the status of the
 /// relay's error), its length and its bytes (the file, or the `Failed` JSON).
 pub fn frames(parts: &[(u16, Vec<u8>)]) -> Vec<u8> {
     let mut out = Vec::with_capacity(parts.iter().map(|(_, b)| b.len() + 6).sum());
     for (status, body) in parts {
-        out.extend_from_slice(&status.to_be_bytes());
-        out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
-        out.extend_from_slice(body);
+        frame(&mut out, *status, body);
     }
     out
+}
+
+/// One frame of a `/relay/files` answer, appended to `out`.
+pub fn frame(out: &mut Vec<u8>, status: u16, body: &[u8]) {
+    out.extend_from_slice(&status.to_be_bytes());
+    out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
+    out.extend_from_slice(body);
 }
 
 /// The frames of a `/relay/files` answer: exactly `expected` of them, each length checked against

@@ -172,12 +172,21 @@ async fn send_group(group: Vec<(String, oneshot::Sender<Answer>)>, token: String
     };
     match framed {
         Ok(frames) => {
+            let mut alone = Vec::new();
             for ((reference, tx), (status, bytes)) in group.into_iter().zip(frames) {
                 let answer = match status {
                     200 => Ok(bytes.to_vec()),
+                    // The batch had reached its size at the relay: this file comes on its own.
+                    relay::READ_ALONE => {
+                        alone.push((reference, tx));
+                        continue;
+                    }
                     _ => Err(SourceError::Http { path: reference.clone(), error: failure_of(&reference, status, bytes) }),
                 };
                 let _ = tx.send(answer);
+            }
+            for (reference, tx) in alone {
+                let _ = tx.send(read_alone(&reference, &token, id).await);
             }
         }
         Err(error) => {
@@ -185,6 +194,16 @@ async fn send_group(group: Vec<(String, oneshot::Sender<Answer>)>, token: String
                 let _ = tx.send(Err(SourceError::Http { path: reference, error: error.clone() }));
             }
         }
+    }
+}
+
+/// One whole file through `/relay/file`.
+async fn read_alone(reference: &str, token: &str, id: u32) -> Result<Vec<u8>, SourceError> {
+    let io = |error: HttpError| SourceError::Http { path: reference.to_string(), error };
+    let resp = super::fetch::send(&get(&relay::file_path(id, reference), token)).await.map_err(io)?;
+    match resp.status {
+        200 => Ok(resp.body),
+        _ => Err(io(failure(reference, &resp))),
     }
 }
 

@@ -11,11 +11,13 @@ pub struct Served {
     pub content_type: &'static str,
     pub body: Vec<u8>,
     pub content_range: Option<String>,
+    /// What the body holds of `budget::TOTAL_BYTES`, given back once it is sent.
+    pub held: super::budget::Held,
 }
 
 impl Served {
     pub fn text(status: u16, message: &str) -> Served {
-        Served { status, content_type: "text/plain; charset=utf-8", body: message.as_bytes().to_vec(), content_range: None }
+        Served { status, content_type: "text/plain; charset=utf-8", body: message.as_bytes().to_vec(), content_range: None, held: Default::default() }
     }
 }
 
@@ -25,17 +27,17 @@ pub fn serve(root: &Path, url_path: &str, range: Option<&str>) -> Served {
     let Some(file) = resolve(root, url_path) else { return Served::text(404, "not found") };
     let Ok(bytes) = std::fs::read(&file) else { return Served::text(404, "not found") };
     let content_type = mime(&file);
-    let Some(range) = range.and_then(parse_range) else { return Served { status: 200, content_type, body: bytes, content_range: None } };
+    let Some(range) = range.and_then(parse_range) else { return Served { status: 200, content_type, body: bytes, content_range: None, held: Default::default() } };
     let size = bytes.len() as u64;
     let (start, end) = match range {
         ByteRange::At { offset, len } => (offset, offset.saturating_add(len).min(size)),
         ByteRange::Tail { len } => (size.saturating_sub(len), size),
     };
     if start >= size || start >= end {
-        return Served { status: 416, content_type, body: Vec::new(), content_range: Some(format!("bytes */{size}")) };
+        return Served { status: 416, content_type, body: Vec::new(), content_range: Some(format!("bytes */{size}")), held: Default::default() };
     }
     let body = bytes[start as usize..end as usize].to_vec();
-    Served { status: 206, content_type, body, content_range: Some(format!("bytes {start}-{}/{size}", end - 1)) }
+    Served { status: 206, content_type, body, content_range: Some(format!("bytes {start}-{}/{size}", end - 1)), held: Default::default() }
 }
 
 fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {

@@ -3,6 +3,7 @@
 //! the relay runs catalog calls and reads with the CLI's code (`relay.rs`), and answers only
 //! requests that name this server, come from its own page and carry the run's token (`guard.rs`).
 
+mod budget;
 mod dist;
 mod guard;
 mod relay;
@@ -115,7 +116,8 @@ fn respond(served: dist::Served, is_relay: bool) -> Response<Full<Bytes>> {
     if !is_relay {
         builder = builder.header("Accept-Ranges", "bytes");
     }
-    builder.body(Full::new(Bytes::from(served.body))).unwrap_or_else(|_| {
+    let body = if served.held.bytes() > 0 { Bytes::from_owner(budget::Owned { body: served.body, _held: served.held }) } else { Bytes::from(served.body) };
+    builder.body(Full::new(body)).unwrap_or_else(|_| {
         let mut fallback = Response::new(Full::new(Bytes::from_static(b"icescope serve could not write this answer")));
         *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
         fallback

@@ -15,6 +15,7 @@ use icescope::source::s3::Props;
 use icescope::source::transport::Ureq;
 use icescope::source::{Fetch, SourceError};
 
+use super::budget;
 use super::dist::{parse_range, Served};
 
 /// `icescope serve`'s reads for the page: the page decodes in its own workers, so the relay only
@@ -249,24 +250,42 @@ impl Relay {
 
     /// Several whole files at once, read concurrently on the transport's threads, answered in
     /// frames in the order asked (`relay::frames`); a file that fails is its own frame's error.
+    /// Each body is counted the moment it is in, whichever comes first, so the answer holds at
+    /// most `budget::BATCH_BYTES`: a file past that is dropped at once and answered as a
+    /// `relay::READ_ALONE` frame, which the page reads on its own.
     fn files(&self, id: usize, references: &[String]) -> Served {
+        use futures::StreamExt;
         let (open, files) = match self.files_of(id) {
             Ok(f) => f,
             Err(refused) => return refused,
         };
-        let read = block_on(futures::future::join_all(references.iter().map(|r| files.fetch(r))));
-        let parts: Vec<(u16, Vec<u8>)> = read
-            .into_iter()
-            .map(|r| match r {
-                Ok(body) => (200, body),
-                Err(e) => {
-                    let s = source_failed(&e);
-                    (s.status, s.body)
-                }
-            })
-            .collect();
+        let mut held = budget::Held::default();
+        let mut parts: Vec<(u16, Vec<u8>)> = vec![(relay::READ_ALONE, Vec::new()); references.len()];
+        let fetching = &files;
+        let mut reads: futures::stream::FuturesUnordered<_> = references.iter().enumerate().map(|(i, r)| async move { (i, fetching.fetch(r).await) }).collect();
+        block_on(async {
+            while let Some((i, read)) = reads.next().await {
+                parts[i] = match read {
+                    Ok(body) if held.bytes() + body.len() as u64 > budget::BATCH_BYTES => (relay::READ_ALONE, Vec::new()),
+                    Ok(body) if !held.take(body.len() as u64) => {
+                        let s = busy(body.len());
+                        (s.status, s.body)
+                    }
+                    Ok(body) => (200, body),
+                    Err(e) => {
+                        let s = source_failed(&e);
+                        (s.status, s.body)
+                    }
+                };
+            }
+        });
+        drop(reads);
         Self::keep_credentials(&open, &files);
-        Served { status: 200, content_type: "application/octet-stream", body: relay::frames(&parts), content_range: None }
+        let mut body = Vec::with_capacity(parts.iter().map(|(_, b)| b.len() + 6).sum());
+        for (status, part) in parts {
+            relay::frame(&mut body, status, &part);
+        }
+        Served { status: 200, content_type: "application/octet-stream", body, content_range: None, held }
     }
 
     /// One file the table names, whole or a range of it.
@@ -277,13 +296,13 @@ impl Relay {
         };
         let served = match range {
             None => match block_on(files.fetch(reference)) {
-                Ok(body) => Served { status: 200, content_type: "application/octet-stream", body, content_range: None },
+                Ok(body) => holding(Served { status: 200, content_type: "application/octet-stream", body, content_range: None, held: Default::default() }),
                 Err(e) => source_failed(&e),
             },
             Some(range) => match parse_range(range) {
                 None => failed(400, "unreadable Range header", None),
                 Some(range) => match block_on(files.fetch_range(reference, range)) {
-                    Ok(r) => ranged(range, r.bytes, r.object_size),
+                    Ok(r) => holding(ranged(range, r.bytes, r.object_size)),
                     Err(e) => source_failed(&e),
                 },
             },
@@ -291,6 +310,29 @@ impl Relay {
         Self::keep_credentials(&open, &files);
         served
     }
+}
+
+/// `served` counted against `budget::TOTAL_BYTES` until it is sent, or a 503 when it would pass it.
+fn holding(mut served: Served) -> Served {
+    if served.held.take(served.body.len() as u64) {
+        served
+    } else {
+        busy(served.body.len())
+    }
+}
+
+/// The answer when `n` more bytes would pass what serve holds of answers at once.
+fn busy(n: usize) -> Served {
+    failed(
+        503,
+        &format!(
+            "icescope serve holds {} MiB of answers now ({} MiB at most) and this one is {} MiB: ask again when the page has read the others",
+            budget::Held::all() >> 20,
+            budget::TOTAL_BYTES >> 20,
+            n >> 20
+        ),
+        None,
+    )
 }
 
 /// A ranged answer the browser's `range::from_http` checks as any server's.
@@ -306,11 +348,11 @@ fn ranged(range: ByteRange, body: Vec<u8>, size: Option<u64>) -> Served {
         }
         (None, _) => (206, None),
     };
-    Served { status, content_type: "application/octet-stream", body, content_range }
+    Served { status, content_type: "application/octet-stream", body, content_range, held: Default::default() }
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Served {
-    Served { status: 200, content_type: "application/json", body: serde_json::to_vec(v).unwrap_or_default(), content_range: None }
+    Served { status: 200, content_type: "application/json", body: serde_json::to_vec(v).unwrap_or_default(), content_range: None, held: Default::default() }
 }
 
 /// What the page is told of a failure: every credential this process holds removed from the words
@@ -319,7 +361,7 @@ fn failed(status: u16, message: &str, error: Option<HttpError>) -> Served {
     use icescope::source::secrets::scrub;
     let error = error.map(|e| HttpError { message: scrub(&e.message), ..e });
     let body = serde_json::to_vec(&Failed { message: scrub(message), error }).unwrap_or_default();
-    Served { status, content_type: "application/json", body, content_range: None }
+    Served { status, content_type: "application/json", body, content_range: None, held: Default::default() }
 }
 
 fn upstream(e: &HttpError) -> Served {
