@@ -1090,7 +1090,9 @@ fn offsets_that_name_one_element_again_are_refused() {
     for times in [2, 100_000] {
         let e = err(&s1_with_repeated_offset(times));
         assert!(
-            e.contains(&format!("field `iceberg-files-committer-state[1]`: starts at offset {at}, where another element starts: Flink writes each element once")),
+            e.contains(&format!(
+                "field `iceberg-files-committer-state[1]`: starts at offset {at}, where another element starts: Flink writes each element once"
+            )),
             "{times}: {e}"
         );
     }
@@ -1113,7 +1115,7 @@ fn one_state_file_named_by_many_handles_is_read_once_and_bounded() {
     state.extend(1i32.to_be_bytes());
     state.extend(7i64.to_be_bytes());
     state.push(0);
-    state.extend(((16 << 20) as i32).to_be_bytes());
+    state.extend((16i32 << 20).to_be_bytes());
     state.resize(state.len() + (16 << 20), 0);
     std::fs::write(sp.join("state"), &state).unwrap();
     let files = Counting::default();
@@ -1150,11 +1152,11 @@ fn many_large_state_files_are_bounded_together() {
     // one operator with five subtasks, each naming its own file: spliced from the one-subtask builds
     let mut b = Vec::new();
     let first = &meta[0];
-    let count_at = subtask_count_at(first);
+    let count_at = SUBTASK_COUNT_AT;
     b.extend(&first[..count_at]);
     b.extend(5i32.to_be_bytes());
     for (i, m) in meta.iter().enumerate() {
-        let start = subtask_count_at(m) + 4;
+        let start = SUBTASK_COUNT_AT + 4;
         let end = m.len() - 5; // the properties' first bytes
         let mut sub = m[start..end].to_vec();
         sub[..4].copy_from_slice(&(i as i32).to_be_bytes());
@@ -1165,16 +1167,17 @@ fn many_large_state_files_are_bounded_together() {
     let files = Counting::default();
     let metadata = sp.join("_metadata").display().to_string();
     let e = futures::executor::block_on(read_savepoint(&files, &metadata, "savepoint-x")).unwrap_err().to_string();
-    assert!(e.contains("state-4: is 62914560 bytes, above the 16777216 icescope reads for the rest of this savepoint's state files (268435456 for them all)"), "{e}");
+    assert!(
+        e.contains("state-4: is 62914560 bytes, above the 16777216 icescope reads for the rest of this savepoint's state files (268435456 for them all)"),
+        "{e}"
+    );
     assert_eq!(files.reads(&sp.join("state-4").display().to_string()), 0, "refused by its size, not read");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Where the builder writes the operator's subtask count (after its coordinator byte).
-fn subtask_count_at(b: &[u8]) -> usize {
-    // magic, version, checkpoint id, master states, operators, "committer", "uid", id, two parallelisms, coordinator
-    4 + 4 + 8 + 4 + 4 + (2 + 9) + (2 + 3) + 16 + 4 + 4 + 1
-}
+/// Where the builder writes the operator's subtask count: after magic, version, checkpoint id,
+/// master states, operators, "committer", "uid", the id, two parallelisms and the coordinator byte.
+const SUBTASK_COUNT_AT: usize = 4 + 4 + 8 + 4 + 4 + (2 + 9) + (2 + 3) + 16 + 4 + 4 + 1;
 
 /// Checkpoint properties whose back references repeat one 64 KiB string in 64 fields (4 MiB made
 /// from 65 KB): a gap naming the bound, and the savepoint's operators still read.

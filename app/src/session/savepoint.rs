@@ -57,7 +57,11 @@ pub async fn read_savepoint<F: Fetch>(files: &F, metadata: &str, folder_name: &s
     }
     drop(decoded);
     if names.len() > MAX_STATE_FILES {
-        return Err(DecodeError::new(metadata, "state_file", format!("names {} state files, above the {MAX_STATE_FILES} icescope reads: not read", names.len())));
+        return Err(DecodeError::new(
+            metadata,
+            "state_file",
+            format!("names {} state files, above the {MAX_STATE_FILES} icescope reads: not read", names.len()),
+        ));
     }
     let mut state: HashMap<String, Vec<u8>> = HashMap::new();
     let mut total = 0u64;

@@ -11,9 +11,9 @@ pub mod listing;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod local;
 pub mod metadata_pick;
+pub mod object_read;
 #[cfg(unix)]
 pub mod opened_folder;
-pub mod object_read;
 pub mod range;
 pub mod relay;
 pub mod remote;

@@ -44,8 +44,12 @@ impl OpenedFolder {
         }
         let dir = openat(CWD, path, flags, Mode::empty()).map_err(|e| {
             io(match (e, listed) {
-                (rustix::io::Errno::NOENT, Some(_)) => "was there when its folder was listed and is gone now (Flink removes subsumed checkpoints): not read".to_string(),
-                (rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR, Some(_)) => "is no longer the folder that was listed (now a link or a file): not read".to_string(),
+                (rustix::io::Errno::NOENT, Some(_)) => {
+                    "was there when its folder was listed and is gone now (Flink removes subsumed checkpoints): not read".to_string()
+                }
+                (rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR, Some(_)) => {
+                    "is no longer the folder that was listed (now a link or a file): not read".to_string()
+                }
                 (e, _) => format!("cannot be opened as a folder: {e}"),
             })
         })?;

@@ -74,7 +74,10 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<Found>, gone: &mut Vec<Unreadabl
         // A folder found by listing is read only while it is still the folder listed.
         let listed = if depth == 0 { None } else { Identity::of(dir) };
         if depth > 0 && listed.is_none() {
-            gone.push(Unreadable { path: own.display().to_string(), error: format!("{}: was there when its folder was listed and is gone now", dir.display()) });
+            gone.push(Unreadable {
+                path: own.display().to_string(),
+                error: format!("{}: was there when its folder was listed and is gone now", dir.display()),
+            });
             return Ok(());
         }
         out.push((own, listed));

@@ -208,7 +208,7 @@ pub fn watch(w: &Watch) -> Result<(), Failure> {
 }
 
 fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -27,7 +27,9 @@ pub fn serve(root: &Path, url_path: &str, range: Option<&str>) -> Served {
     let Some(file) = resolve(root, url_path) else { return Served::text(404, "not found") };
     let Ok(bytes) = std::fs::read(&file) else { return Served::text(404, "not found") };
     let content_type = mime(&file);
-    let Some(range) = range.and_then(parse_range) else { return Served { status: 200, content_type, body: bytes, content_range: None, held: Default::default() } };
+    let Some(range) = range.and_then(parse_range) else {
+        return Served { status: 200, content_type, body: bytes, content_range: None, held: Default::default() };
+    };
     let size = bytes.len() as u64;
     let (start, end) = match range {
         ByteRange::At { offset, len } => (offset, offset.saturating_add(len).min(size)),
