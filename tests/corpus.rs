@@ -6,15 +6,9 @@ use std::path::{Path, PathBuf};
 
 use icescope::decode::{Manifest, ManifestList, TableMetadata};
 
-fn corpus() -> Option<PathBuf> {
-    let root = std::env::var_os("ICESCOPE_CORPUS").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public"));
-    if root.is_dir() {
-        Some(root)
-    } else {
-        eprintln!("SKIPPED corpus tests: {} is absent (set ICESCOPE_CORPUS)", root.display());
-        None
-    }
-}
+#[path = "support/corpus.rs"]
+mod support;
+use support::corpus;
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -51,13 +45,16 @@ fn every_metadata_file_decodes() {
         assert_eq!(m.snapshots.len(), listed, "{}", p.display());
     }
     if corpus().is_some() {
+        assert!(found.len() > 10, "{} metadata files in the corpus", found.len());
         assert_eq!(versions.into_iter().collect::<Vec<_>>(), vec![1, 2, 3], "the corpus holds v1, v2 and v3 tables");
     }
 }
 
 #[test]
 fn every_avro_file_decodes_as_a_manifest_list_or_a_manifest() {
-    for p in corpus_files(|n| n.ends_with(".avro")) {
+    let found = corpus_files(|n| n.ends_with(".avro"));
+    assert!(corpus().is_none() || found.len() > 10, "{} Avro files in the corpus", found.len());
+    for p in found {
         let bytes = std::fs::read(&p).unwrap();
         let name = p.display().to_string();
         // A manifest list's file name starts with snap-; Athena and others do not always follow it,

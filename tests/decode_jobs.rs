@@ -4,6 +4,9 @@
 //! (tests/fixtures). And the fuzz-found page that panicked the `parquet` crate: refused by the
 //! pre-validation, and with it off (the worker's test switch) the crate really panics on it.
 
+#[path = "support/corpus.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use futures::executor::block_on;
@@ -195,7 +198,8 @@ fn table_metadata_through_the_worker_protocol_equals_inline_decoding() {
 /// `wanted`, sorted: what real engines wrote.
 fn table_files(wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut walk = vec![repo().join("tests/fixtures"), repo().join("../shared/corpus/public")];
+    let mut walk = vec![repo().join("tests/fixtures")];
+    walk.extend(support::corpus());
     while let Some(dir) = walk.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for e in entries.flatten() {

@@ -12,6 +12,8 @@ command -v clang >/dev/null || apt_missing+=(clang)   # zstd (avro zstandard cod
 if [ "$what" = all ]; then
   command -v chromium >/dev/null || apt_missing+=(chromium)
   command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
+  [ -x /usr/bin/time ] || apt_missing+=(time)             # the benchmark's peak memory (GNU time -v)
+  command -v ss >/dev/null || apt_missing+=(iproute2)     # a server's listening sockets (pytest)
 fi
 if [ ${#apt_missing[@]} -gt 0 ]; then
   log "apt-get install ${apt_missing[*]}"

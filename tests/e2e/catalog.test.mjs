@@ -18,6 +18,7 @@ import {
   SCREENSHOT_DIR,
   TIMEOUT_MS,
   catalogSel as cs,
+  cliPath,
   inPage,
   launchBrowser,
   newPage,
@@ -724,9 +725,8 @@ test('savepoints on the table\'s store: the lab\'s savepoint-resume table and Fl
   const lab = facts.lab.savepoint_resume;
   const { execFileSync } = await import('node:child_process');
   const { parseJsonBig } = await import('./lib/iceberg.mjs');
-  const CLI = path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
   const local = (...p) => path.join(REPO, 'tests', ...p);
-  const expected = parseJsonBig(execFileSync(CLI, ['savepoint', local('savepoints', 'savepoint-resume'), '--table', local('fixtures', 'savepoint-resume'),
+  const expected = parseJsonBig(execFileSync(cliPath(), ['savepoint', local('savepoints', 'savepoint-resume'), '--table', local('fixtures', 'savepoint-resume'),
     '--metadata', lab.metadata_file, '--format', 'json'], { encoding: 'utf8', cwd: REPO })).savepoints;
   const p = await freshPage();
   const { page, errors } = p;

@@ -10,11 +10,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseJsonBig } from './lib/iceberg.mjs';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, dropFiles, screenshotOnFailure, sel, REPO, OUT_DIR, SCREENSHOT_DIR } from './lib/harness.mjs';
+import { appTarget, cliPath, launchBrowser, newPage, openGallery, waitReady, dropFiles, screenshotOnFailure, sel, REPO, OUT_DIR, SCREENSHOT_DIR } from './lib/harness.mjs';
 
 const TABLE = path.join(REPO, 'tests', 'fixtures', 'savepoint-resume');
 const SAVEPOINTS = path.join(REPO, 'tests', 'savepoints', 'savepoint-resume');
-const CLI = process.env.ICESCOPE_CLI || path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
 // Snapshot ids exceed 2^53: read as BigInt where they do.
 const facts = parseJsonBig(fs.readFileSync(path.join(TABLE, 'facts.json'), 'utf8'));
 const flink = JSON.parse(fs.readFileSync(path.join(SAVEPOINTS, 'flink.json'), 'utf8'));
@@ -38,7 +37,7 @@ after(async () => {
 function cli(metadata, savepoints = SAVEPOINTS) {
   const args = ['savepoint', savepoints, '--table', TABLE, '--format', 'json'];
   if (metadata) args.push('--metadata', metadata);
-  return parseJsonBig(execFileSync(CLI, args, { encoding: 'utf8', cwd: REPO })).savepoints;
+  return parseJsonBig(execFileSync(cliPath(), args, { encoding: 'utf8', cwd: REPO })).savepoints;
 }
 
 /** What the panel shows, row by row, from its DOM contract. */

@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DIST } from './serve.mjs';
 import { startCatalog } from './lib/catalog_server.mjs';
-import { REPO, SCREENSHOT_DIR, TIMEOUT_MS, launchBrowser, newPage, readTableView, screenshotOnFailure, sel, waitReady } from './lib/harness.mjs';
+import { REPO, SCREENSHOT_DIR, TIMEOUT_MS, cliPath, launchBrowser, newPage, readTableView, screenshotOnFailure, sel, waitReady } from './lib/harness.mjs';
 
-const BIN = process.env.ICESCOPE_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
 
 let catalog; // { facts, stop() }
 let serve; // { url, origin, output(), stop() }
@@ -20,11 +19,10 @@ let browser;
 
 /** `icescope serve` for the catalog, secrets in its environment; resolves once it prints its address. */
 async function startServe(facts, dist) {
-  if (!fs.existsSync(BIN)) throw new Error(`no icescope binary at ${BIN}: cargo build --bin icescope (or set ICESCOPE_BIN)`);
   const args = ['serve', '--dist', dist, '--catalog', facts.catalog_uri, '--warehouse', facts.warehouse, '--scope', facts.scope,
     '--s3-endpoint', facts.s3_endpoint, '--s3-region', facts.region, '--s3-path-style-access'];
   const env = { ...process.env, ICESCOPE_CREDENTIAL: `${facts.key}:${facts.secret}`, AWS_ACCESS_KEY_ID: facts.key, AWS_SECRET_ACCESS_KEY: facts.secret };
-  const child = spawn(BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cliPath(), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

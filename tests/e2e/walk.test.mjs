@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, SCREENSHOT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
+import { appTarget, cliPath, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, sel, REPO, SCREENSHOT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
 
-const CLI = path.join(REPO, 'target', 'debug', 'icescope');
 let target;
 let browser;
 
@@ -21,7 +20,7 @@ after(async () => {
   await target?.close();
 });
 
-const cli = (name, ...args) => JSON.parse(execFileSync(CLI, ['walk', path.join(REPO, 'tests', 'fixtures', name), ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+const cli = (name, ...args) => JSON.parse(execFileSync(cliPath(), ['walk', path.join(REPO, 'tests', 'fixtures', name), ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 const byName = (rows) => Object.fromEntries(rows.map((f) => [f.name, f.value]));
 const shown = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.walk-fields tr[data-field]')].map((tr) => [tr.dataset.field, tr.lastElementChild.textContent])));
 const level = (page) => page.locator('[data-testid="walk-level"]').getAttribute('data-level');

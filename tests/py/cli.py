@@ -19,7 +19,11 @@ COUNT_FIELDS_CLI = (
 
 
 def binary() -> Path:
-    return Path(os.environ.get("ICESCOPE_BIN") or REPO / "target" / "debug" / "icescope")
+    """`ICESCOPE_BIN` (tests/run.sh exports the one it built), else the debug build under
+    `CARGO_TARGET_DIR` or the checkout's `target/`: the same rule as the e2e files'."""
+    if os.environ.get("ICESCOPE_BIN"):
+        return Path(os.environ["ICESCOPE_BIN"])
+    return Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target") / "debug" / "icescope"
 
 
 def inspect(path: Path) -> dict:

@@ -6,6 +6,7 @@ import pytest
 
 import cli
 import tables
+from needs import needs
 from params import CORPUS_MISSING
 
 
@@ -23,9 +24,11 @@ def icescope():
     """The CLI binary. Locally, a missing build skips with the command to fix it; in CI
     (CI=true) it fails, since a skipped comparison there would read as a pass."""
     binary = cli.binary()
-    if not binary.is_file():
-        message = f"icescope CLI not found at {binary}: run `cargo build --bin icescope` or set ICESCOPE_BIN"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    needs(binary.is_file(), f"icescope CLI not found at {binary}: run `cargo build --bin icescope` or set ICESCOPE_BIN")
     return binary
+
+
+@pytest.fixture
+def missing_tables(request):
+    """Fails the param `params.missing` made under CI: a source of tables is absent."""
+    pytest.fail(f"missing under CI: {request.node.callspec.id}: {request.node.callspec.params.get('table', '')}")

@@ -13,6 +13,15 @@ from params import corpus_params, example_params
 from tables import snapshots
 
 
+# Tables DuckDB's iceberg extension does not read, and the words of its refusal: held both ways
+# (it refuses these with those words, and reads every other table), so an upgrade that changes
+# either shows here instead of turning into a silent skip.
+DUCKDB_REFUSES = {
+    # a v1 table whose snapshot lists its manifests inline (`manifests`), the spec's deprecated form
+    "duckdb-iceberg/iceberg_v1_deprecated/default/legacy_v1": "Snapshot required property 'manifest-list' is missing",
+}
+
+
 @pytest.mark.parametrize("table", corpus_params() + example_params())
 def test_duckdb_and_fastavro_agree(table):
     compared, problems, rejected = 0, [], None
@@ -32,8 +41,11 @@ def test_duckdb_and_fastavro_agree(table):
             if duck[k] != avro[k]
         ]
     assert not problems, "\n".join(problems)
-    if compared == 0:
-        pytest.skip(f"DuckDB read no snapshot of this table: {rejected or 'it has no readable snapshot'}")
+    refusal = DUCKDB_REFUSES.get(table.name)
+    if refusal is not None:
+        assert compared == 0 and rejected is not None and refusal in rejected, f"DuckDB was expected to refuse with {refusal!r}: read {compared} snapshots, said {rejected!r}"
+    else:
+        assert compared > 0, f"DuckDB read no snapshot of this table: {rejected or 'it has no readable snapshot'}"
 
 
 def test_duckdb_extensions_come_from_the_wheels():

@@ -8,6 +8,17 @@ import { parseJsonBig, metadataText, isMetadataName, newestOf, snapshotIds, snap
 
 export { REPO };
 export const OUT_DIR = path.join(REPO, 'tests', 'out');
+
+/** The icescope CLI every e2e file runs: `ICESCOPE_BIN` (tests/run.sh exports the one it built),
+ * else the debug build under `CARGO_TARGET_DIR` or the checkout's `target/`. Under CI a missing
+ * binary fails the file that needs it, naming the path; it is never skipped. */
+export const ICESCOPE_BIN = process.env.ICESCOPE_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
+
+/** ICESCOPE_BIN, after checking it is there. */
+export function cliPath() {
+  if (!fs.existsSync(ICESCOPE_BIN)) throw new Error(`no icescope binary at ${ICESCOPE_BIN}: run \`cargo build --bin icescope\` or set ICESCOPE_BIN`);
+  return ICESCOPE_BIN;
+}
 export const SCREENSHOT_DIR = path.join(OUT_DIR, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [

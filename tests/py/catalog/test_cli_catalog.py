@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 
+from needs import needs
 from catalogkit import EVENTS, NESTED, ORDERS, closed_port
 
 SECRET_FREE = "the secret must never be printed"
@@ -94,8 +95,7 @@ def test_events_table_has_the_history_it_was_written_with(catalog_tables):
 
 
 def test_inspect_nested_namespace(seaweed, catalog_tables, run_cli):
-    if not catalog_tables.nested_namespaces:
-        pytest.skip("this catalog refused a nested namespace")
+    needs(catalog_tables.nested_namespaces, "this catalog refused a nested namespace")
     table = ".".join(NESTED)  # scope_ns.inner.deep: namespace ["scope_ns", "inner"], table "deep"
     report = run_cli(*catalog_args(seaweed, table)).json()
     assert_matches_pyiceberg(report, catalog_tables.facts[table])

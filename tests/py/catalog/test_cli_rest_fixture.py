@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from needs import needs
 from restfixture import RF_EVENTS, RF_NESTED, RF_ORDERS, listening_sockets
 from test_cli_catalog import assert_failed, assert_matches_pyiceberg, assert_no_secret
 
@@ -31,8 +32,7 @@ TABLES = [pytest.param(".".join(RF_EVENTS), id="events"), pytest.param(".".join(
 
 def test_rest_fixture_listens_on_loopback_only(rest_fixture):
     sockets = listening_sockets(rest_fixture.proc.pid)
-    if not sockets:
-        pytest.skip("`ss` is not available to list the server's sockets")
+    needs(bool(sockets), "`ss` (iproute2) is not available to list the server's sockets")
     local = [line.split()[3] for line in sockets]  # State Recv-Q Send-Q Local Peer Process
     assert local == [f"127.0.0.1:{rest_fixture.port}"], f"the JVM listens on {local}"
 
@@ -54,8 +54,7 @@ def test_inspect_via_rest_fixture_with_flags(rest_fixture, rest_fixture_tables, 
 
 
 def test_inspect_nested_namespace_via_rest_fixture(rest_fixture, rest_fixture_tables, run_cli):
-    if not rest_fixture_tables.nested_namespaces:
-        pytest.skip("this catalog refused a nested namespace")
+    needs(rest_fixture_tables.nested_namespaces, "this catalog refused a nested namespace")
     table = ".".join(RF_NESTED)  # namespace ["rf_ns", "inner"] sent as rf_ns%2Einner (separator %2E)
     report = run_cli(*inspect_args(rest_fixture, table)).json()
     assert_matches_pyiceberg(report, rest_fixture_tables.facts[table])
