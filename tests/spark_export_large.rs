@@ -96,8 +96,11 @@ fn write_export(dir: &Path, n: usize) {
     w.close().unwrap();
 }
 
+/// The export of `n` snapshots, made once per version of the generator: the folder is keyed by
+/// the size and by a hash of this file (FNV-1a), so a changed generator never reads an old export.
 fn export(n: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("icescope-spark-export-{n}-snapshots"));
+    let made_by = include_bytes!("spark_export_large.rs").iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let dir = std::env::temp_dir().join(format!("icescope-spark-export-{n}-snapshots-{made_by:016x}"));
     if !dir.join("done").is_file() {
         let _ = std::fs::remove_dir_all(&dir);
         write_export(&dir, n);
