@@ -8,7 +8,10 @@ job at its first commit with restored state, and the replay finding follows in t
 Spark's rewrite is a maintenance event; the cancelled job 2 stalls at the end.
 
 The facts are Flink's REST record and Spark's reading of the table (facts.json); the events are
-the watch's own JSON lines (watch-events.jsonl)."""
+the watch's own JSON lines (watch-events.jsonl). These check the recording against the engines; that
+the current code says what was recorded, look by look, is tests/live.rs
+(`the_recorded_watches_are_what_the_current_code_says_at_the_same_looks`), so the two together hold
+the current code to what Flink and Spark did."""
 
 import json
 from datetime import datetime, timezone

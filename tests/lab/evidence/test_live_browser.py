@@ -7,7 +7,11 @@ one line: when it looked, the growth chart's points, the snapshot count, the met
 Each look is checked against the table's own metadata files (the fixture keeps every one the catalog
 wrote): what it showed is a version of the table that existed when it looked, the counts never go
 back, the last look shows the final version whole, and the resumed job's first commit is shown. No
-timing is asserted."""
+timing is asserted.
+
+Evidence of that recorded run, not a test of the current code: it is not part of tests/run.sh.
+Run it after recording: `tests/.venv/bin/python -m pytest tests/lab/evidence`. The current code's
+Live chart is tested by tests/e2e/live.test.mjs (the app following a table as it grows)."""
 
 import json
 import struct
@@ -15,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DIR = REPO / "tests" / "fixtures" / "live-browser"
 
 
