@@ -370,7 +370,7 @@ fn changed_since_recording(
     facts: &serde_json::Value,
     looks: &[(i64, String, bool)],
 ) -> Option<&'static str> {
-    let mut same_but = |keys: &[&str]| {
+    let same_but = |keys: &[&str]| {
         let (mut r, mut n) = (recorded.clone(), now.clone());
         for k in keys {
             r.as_object_mut()?.remove(*k);
@@ -452,7 +452,7 @@ fn the_recorded_watches_are_what_the_current_code_says_at_the_same_looks() {
         let mut looks: Vec<(i64, String)> = Vec::new();
         for e in &recorded {
             let at = e["at_ms"].as_i64().unwrap();
-            let seen = e["metadata_file"].as_str().filter(|_| matches!(e["event"].as_str(), Some("watching" | "metadata"))).map(|m| file_of(m));
+            let seen = e["metadata_file"].as_str().filter(|_| matches!(e["event"].as_str(), Some("watching" | "metadata"))).map(&file_of);
             match looks.last_mut() {
                 Some((t, file)) if *t == at => {
                     if let Some(s) = seen {
