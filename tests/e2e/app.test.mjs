@@ -17,6 +17,7 @@ import {
   sel,
   SCREENSHOT_DIR,
   MIN_PAINTED_FRACTION,
+  settled,
 } from './lib/harness.mjs';
 
 let target;
@@ -48,7 +49,7 @@ test('page loads without errors and the gallery shows one card per example', { t
   try {
     await openGallery(page, target.url);
     await waitCount(page, sel.card, examples.length).catch(() => {}); // the count is asserted below
-    await page.waitForTimeout(500); // let late async work (fetches, panics) surface
+    await settled(page); // every fetch and task the page started has ended: no late error can come
     const cards = await page.locator(sel.card).evaluateAll((els) => els.map((e) => e.getAttribute('data-example')));
     assert.equal(cards.length, examples.length, `cards ${JSON.stringify(cards)} vs index.json`);
     assert.deepEqual([...cards].sort(), examples.map((e) => e.name).sort());

@@ -1,7 +1,7 @@
 // A metadata file that is not Iceberg metadata yields a readable load-error, not a crash.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appTarget, launchBrowser, newPage, openGallery, dropFiles, sel } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, dropFiles, sel, settled } from './lib/harness.mjs';
 
 const NAME = 'broken.metadata.json';
 const BODY = '{"table-uuid":"x"}';
@@ -27,7 +27,7 @@ async function expectLoadError(page, errors) {
     const shown = await page.locator(sel.loadError).allTextContents();
     throw new Error(`no visible load-error naming ${NAME} and format-version; load-errors: ${JSON.stringify(shown)}; errors: ${JSON.stringify(errors.all)}\n${e.message}`);
   }
-  await page.waitForTimeout(300); // let a late panic surface
+  await settled(page); // every task the drop started has ended: no late panic can come
   assert.deepEqual(errors.pageErrors, [], 'page errors');
   assert.deepEqual(errors.panics(), [], 'wasm panic');
 }

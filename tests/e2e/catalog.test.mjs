@@ -18,6 +18,7 @@ import {
   SCREENSHOT_DIR,
   TIMEOUT_MS,
   catalogSel as cs,
+  settled,
   cliPath,
   inPage,
   launchBrowser,
@@ -318,10 +319,11 @@ test('OAuth2: the listing equals PyIceberg (nested namespace too) and scope_ns.e
       assert.equal(policy, `connect-src 'self' ${expected.join(' ')}`);
       const elsewhere = await page.evaluate(async () => {
         const seen = [];
-        document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`));
+        // The refusal's violation event is waited for, not a time.
+        const said = new Promise((r) => document.addEventListener('securitypolicyviolation', (e) => { seen.push(`${e.effectiveDirective} ${e.blockedURI}`); r(); }));
         let outcome;
         try { await fetch('http://127.0.0.2:9/x'); outcome = 'fetched'; } catch (e) { outcome = 'refused'; }
-        await new Promise((r) => setTimeout(r, 100));
+        if (outcome === 'refused') await said;
         return { outcome, seen };
       });
       assert.equal(elsewhere.outcome, 'refused');
@@ -368,7 +370,7 @@ test('wrong client secret: 401, the token URL and the credential are named; the 
   try {
     await screenshotOnFailure(page, 'catalog-bad-secret', async () => {
       await connect(page, form({ clientSecret: WRONG_CLIENT_SECRET }), errors);
-      await page.waitForTimeout(300); // late messages, if any
+      await settled(page); // every task the connect started has ended: no late message can come
       const errs = await loadErrors(page);
       await shot(page, 'bad-secret');
       assert.equal(await page.locator(cs.tables).count(), 0, 'tables listed with a wrong secret');

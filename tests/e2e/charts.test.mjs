@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, loadExamples, inspectPng, sel, REPO, SCREENSHOT_DIR, OUT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, screenshotOnFailure, waitReady, loadExamples, inspectPng, sel, settled, REPO, SCREENSHOT_DIR, OUT_DIR, TIMEOUT_MS } from './lib/harness.mjs';
 
 let target;
 let browser;
@@ -153,7 +153,8 @@ test('the canvas follows its box and the pixel ratio, redraws on resize; dark is
         const px = ctx.getImageData(2, 2, 1, 1).data;
         return { boxW: box.width, cssW: css.width, cssH: css.height, w: c.width, h: c.height, dpr: devicePixelRatio, theme: c.dataset.theme, scale: Number(c.dataset.textScale), ground: [px[0], px[1], px[2]], scrollW: document.documentElement.scrollWidth, innerW: innerWidth };
       });
-      const settle = () => page.waitForTimeout(400);
+      // What the canvas last drew (`data-drawn`: width, theme, text scale), waited for after each change.
+      const drawn = (pred) => page.waitForFunction(pred, null, { timeout: TIMEOUT_MS });
       let g = await geometry();
       assert.equal(g.dpr, 2);
       assert.ok(Math.abs(g.cssW - (g.boxW - 2 - 2 * 6.4)) < 3, `canvas ${g.cssW} px in a box of ${g.boxW}`);
@@ -161,7 +162,7 @@ test('the canvas follows its box and the pixel ratio, redraws on resize; dark is
       assert.equal(g.h, Math.round(g.cssH * 2));
       const wide = g.cssW;
       await page.setViewportSize({ width: 800, height: 900 });
-      await settle();
+      await drawn(() => Number(document.querySelector('canvas[data-testid="growth-chart"]').dataset.drawn?.split(' ')[0]) < 780);
       g = await geometry();
       assert.ok(g.cssW < wide - 300 && g.cssW > 700, `after resizing to 800 px the canvas is ${g.cssW} px`);
       assert.ok(g.scrollW <= g.innerW, `page ${g.scrollW} px wide in an ${g.innerW} px window`);
@@ -169,20 +170,20 @@ test('the canvas follows its box and the pixel ratio, redraws on resize; dark is
       assert.deepEqual(light.ground, [255, 255, 255], 'light ground');
       // Dark: the toggle goes auto → dark.
       await page.locator('[data-testid="theme"]').click();
-      await settle();
+      await drawn(() => document.querySelector('canvas[data-testid="growth-chart"]').dataset.drawn?.split(' ')[1] === 'dark');
       g = await geometry();
       assert.equal(g.theme, 'dark');
       assert.ok(g.ground.every((v) => v < 60), `dark chart ground ${g.ground}`);
       // Projector: larger chart text (the scale) and so a taller drawing; still no sideways scroll.
       await page.locator('[data-testid="projector"]').click();
-      await settle();
+      await drawn(() => Number(document.querySelector('canvas[data-testid="growth-chart"]').dataset.drawn?.split(' ')[2]) > 1);
       g = await geometry();
       assert.ok(g.scale >= 1.3, `text scale ${g.scale}`);
       assert.ok(g.cssH > light.cssH * 1.1, `projector chart ${g.cssH} px tall vs ${light.cssH}`);
       assert.ok(g.scrollW <= g.innerW, `projector: page ${g.scrollW} px wide in an ${g.innerW} px window`);
       await page.locator('[data-testid="projector"]').click();
       await page.locator('[data-testid="theme"]').click(); // light
-      await settle();
+      await drawn(() => document.querySelector('canvas[data-testid="growth-chart"]').dataset.drawn?.split(' ')[1] === 'light');
       assert.equal((await geometry()).theme, 'light');
     });
     assert.deepEqual(errors.all, [], 'page errors');
@@ -255,7 +256,7 @@ test('screenshots: every chart of every example at 800, 1,280 and 1,920 px, ligh
         assert.ok(over <= 0, `${ex.name} at ${w}: ${over} px of sideways scroll`);
         for (const tab of TABS) {
           await showTab(page, tab);
-          await page.waitForTimeout(150);
+          await settled(page);
           await page.locator('.chart-box').screenshot({ path: path.join(SCREENSHOT_DIR, `charts-${ex.name}-${tab}-${w}-${theme}.png`) });
         }
       }
@@ -266,7 +267,7 @@ test('screenshots: every chart of every example at 800, 1,280 and 1,920 px, ligh
         await page.setViewportSize({ width: w, height: 1000 });
         for (const tab of ['growth', 'jobs', 'partitions']) {
           await showTab(page, tab);
-          await page.waitForTimeout(300);
+          await settled(page);
           await page.locator('.chart-box').screenshot({ path: path.join(SCREENSHOT_DIR, `charts-${ex.name}-${tab}-${w}-projector.png`) });
         }
         assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `${ex.name} projector at ${w}: sideways scroll`);

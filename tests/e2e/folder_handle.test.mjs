@@ -161,8 +161,8 @@ test(`${NAME}: a dropped folder Chromium will not hand over (under ~/.cache) is 
 test(`${NAME}: a manifest list whose read never ends (a stalled mount) is given up after its allowance, and a fresh worker, handed the folder again, reads on`, { timeout: 180000 }, async () => {
   // The decoder workers read the folder themselves: a read that never settles (a network mount
   // that stopped answering) must cost only its own file. The workers' getFile is patched, through
-  // the worker's loader, to never answer for the first snapshot's manifest list; the allowance is
-  // set to 2 s by the test switch `decoder-ms` (every job gets it: the others need a few ms).
+  // the worker's loader, to never answer for the first snapshot's manifest list; that file's
+  // allowance, and only that file's, is set to 2 s by the test switches `decoder-ms`, `decoder-ms-for`.
   // From the text: a snapshot id is past what a JS number holds exactly.
   const first = fs.readFileSync(path.join(DIR, 'facts.json'), 'utf8').match(/"final_table"[^]*?"snapshot_id": (\d+)/)[1];
   const stalled = fs.readdirSync(path.join(DIR, 'metadata')).find((n) => n.startsWith(`snap-${first}-`));
@@ -186,7 +186,7 @@ FileSystemFileHandle.prototype.getFile = function (...a) { return this.name === 
       });
       // The workers of this page load: its pool, and the fresh one.
       workers.length = 0;
-      await openGallery(page, `${target.url}?decoder-ms=2000`);
+      await openGallery(page, `${target.url}?decoder-ms=2000&decoder-ms-for=${encodeURIComponent(stalled)}`);
       await dropFromDisk(page, [DIR]);
       await waitReady(page, errors);
       const shown = await readTableView(page);

@@ -119,7 +119,12 @@ test(`${NAME}: the Live switch follows the folder as Flink's commits land, and t
       for (const [w, scheme] of [[1280, 'light'], [800, 'light'], [1280, 'dark'], [800, 'dark']]) {
         await page.emulateMedia({ colorScheme: scheme });
         await page.setViewportSize({ width: w, height: 1000 });
-        await page.waitForTimeout(300);
+        // The growth chart redrawn for this width and scheme (`data-drawn`), then a frame painted.
+        await page.waitForFunction(({ w, scheme }) => {
+          const [dw, theme] = (document.querySelector('canvas[data-testid="growth-chart"]')?.dataset.drawn ?? '').split(' ');
+          return theme === scheme && Number(dw) > w * 0.75 && Number(dw) < w;
+        }, { w, scheme });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         await page.screenshot({ path: path.join(SCREENSHOT_DIR, `live-${w}-${scheme}.png`) });
       }
       assert.deepEqual(errors.all ?? [], []);

@@ -143,7 +143,8 @@ test('by default the pre-validation refuses the same page in the worker, naming 
 test('a footer that keeps the parquet crate busy (a fuzz-found hang) is given up after its allowance: the worker is ended, the file named, a fresh worker reads on', { timeout: 120000 }, async () => {
   // tests/fuzz/known/parquet-footer-typed-field-timeout.bin as a data file's footer: the
   // pre-validation refuses it at once; without it the crate skips for seconds (3 s natively,
-  // more in wasm). The allowance is set to 1 s by the test switch `decoder-ms`.
+  // more in wasm). That file's allowance, and only its, is set to 1 s by the test switches
+  // `decoder-ms` and `decoder-ms-for`.
   const footer = fs.readFileSync(path.join(REPO, 'tests', 'fuzz', 'known', 'parquet-footer-typed-field-timeout.bin'));
   const len = Buffer.alloc(4);
   len.writeUInt32LE(footer.length);
@@ -154,7 +155,7 @@ test('a footer that keeps the parquet crate busy (a fuzz-found hang) is given up
   let dir;
   try {
     await screenshotOnFailure(page, 'worker-hang', async () => {
-      const picked = await pick(page, errors, '?decoders=unchecked&decoder-ms=1000', file);
+      const picked = await pick(page, errors, '?decoders=unchecked&decoder-ms=1000&decoder-ms-for=part-00000.parquet', file);
       dir = picked.dir;
       const started = Date.now();
       const r = await checkFooters(page);

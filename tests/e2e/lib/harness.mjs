@@ -193,6 +193,23 @@ export async function waitReady(page, errors) {
 }
 
 /**
+ * Everything the page started has ended: its counted tasks (`data-tasks` on the root element,
+ * view/app/tasks.rs) are none, and two frames have been drawn since with none started again. After
+ * this no late error can come from that work; a test checks errors here instead of after a sleep.
+ * Not for a page with Live on (its follow loop is not counted, and keeps starting reads).
+ */
+export async function settled(page, ms = TIMEOUT_MS) {
+  const idle = () => page.waitForFunction(() => (document.documentElement.dataset.tasks ?? '0') === '0', null, { timeout: ms });
+  for (;;) {
+    await idle();
+    const still = await page.evaluate(
+      () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r((document.documentElement.dataset.tasks ?? '0') === '0')))),
+    );
+    if (still) return;
+  }
+}
+
+/**
  * page.evaluate has no timeout of its own: a page stuck in a loop (or a wasm busy-wait) would hang
  * the test until the runner kills it, with no hint why. This says so instead.
  */

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::is_loopback;
@@ -205,7 +205,7 @@ pub fn CatalogPanel() -> impl IntoView {
         state.errors.set(Vec::new());
         busy.set(true);
         let opts_uri = opts.uri.clone();
-        spawn_local(async move {
+        spawn(async move {
             let result = async {
                 let session = connect(&opts).await?;
                 let listing = list(&session).await?;
@@ -330,7 +330,7 @@ fn Tables(connected: Connected) -> impl IntoView {
 
 fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: String) {
     state.errors.set(Vec::new());
-    spawn_local(async move {
+    spawn(async move {
         let name = format!("{}.{}", ns.join("."), table);
         let loaded = match remote::load_table(&Browser, &c.session, &ns, &table).await {
             Ok(l) => l,

@@ -92,6 +92,9 @@ pub fn ChartCanvas(testid: &'static str, tab: ChartKind) -> impl IntoView {
             }
             match picture::draw(tab, &Measured::canvas(backend, (w, h)).into_drawing_area(), &inputs(o), &s, look) {
                 Ok(n) => {
+                    // What was last drawn (width, theme, text scale): a test waits for the drawing
+                    // it expects after a resize or a toggle, not for a time.
+                    let _ = el.set_attribute("data-drawn", &format!("{w} {} {}", if look.dark { "dark" } else { "light" }, look.text));
                     points.set(n);
                     complete.set(o.complete);
                     if !marks::has(marks::FIRST_CHART) {
@@ -129,7 +132,7 @@ pub fn ChartCanvas(testid: &'static str, tab: ChartKind) -> impl IntoView {
     let save = move |_| {
         let name = format!("{}.png", stem());
         let Some(drawn) = ticket() else { return };
-        leptos::task::spawn_local(async move {
+        super::tasks::spawn(async move {
             let png = match drawn {
                 Ok((svg, h)) => png_at_2x(&svg, TICKET_WIDTH, h).await,
                 Err(e) => Err(e),
@@ -154,7 +157,7 @@ pub fn ChartCanvas(testid: &'static str, tab: ChartKind) -> impl IntoView {
     let copied = RwSignal::new(false);
     let copy = move |_| {
         let Some(drawn) = ticket() else { return };
-        leptos::task::spawn_local(async move {
+        super::tasks::spawn(async move {
             let done = match drawn {
                 Ok((svg, h)) => match png_at_2x(&svg, TICKET_WIDTH, h).await {
                     Ok(url) => super::clipboard_image::copy_png(&url).await,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::analysis::duplicates::{DuplicateReport, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;
@@ -37,7 +37,7 @@ pub fn DuplicatesPanel() -> impl IntoView {
         cancel.set(false);
         scan.set(Scan { running: true, ..Scan::default() });
         let named: Vec<String> = keys.get_untracked().split(',').map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
-        spawn_local(async move {
+        spawn(async move {
             let result = count(state, named, scan, cancel).await;
             scan.update(|s| {
                 s.running = false;

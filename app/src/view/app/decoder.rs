@@ -91,9 +91,11 @@ struct Handlers {
 pub struct WorkerDecoder;
 
 /// How long one job may take: generous, and longer for more bytes (20 s, plus 2 s a MiB). The
-/// test switch `?decoder-ms=N` sets the 20 s (at least 100 ms): a test of a hang need not wait.
-fn allowance_ms(bytes: usize) -> u32 {
-    let base = query("decoder-ms").and_then(|v| v.parse::<u32>().ok()).map_or(20_000, |ms| ms.max(100));
+/// test switch `?decoder-ms=N&decoder-ms-for=NAME` sets the 20 s (at least 100 ms) for the jobs on
+/// files named NAME only: a test of a hang need not wait, and no other job is held to a short one.
+fn allowance_ms(path: &str, bytes: usize) -> u32 {
+    let aimed = query("decoder-ms-for").is_some_and(|name| path.rsplit('/').next() == Some(name.as_str()));
+    let base = query("decoder-ms").filter(|_| aimed).and_then(|v| v.parse::<u32>().ok()).map_or(20_000, |ms| ms.max(100));
     base.saturating_add(u32::try_from(bytes / (1 << 20)).unwrap_or(u32::MAX / 4).saturating_mul(2_000))
 }
 
@@ -281,7 +283,7 @@ fn stopped_on_oldest(slot: usize, why: impl Fn(&Posted) -> String) {
         let _ = oldest.answer.send(Err(DecodeError::new(&oldest.path, "", message)));
     }
     // The slot gets a fresh worker at once: the pool stays whole for the jobs to come.
-    leptos::task::spawn_local(async move {
+    super::tasks::spawn(async move {
         match running(slot).await {
             Ok(()) => {
                 let _ = with_live(slot, |live| rest.into_iter().for_each(|job| post(live, job)));
@@ -299,7 +301,7 @@ fn stopped_on_oldest(slot: usize, why: impl Fn(&Posted) -> String) {
 /// meanwhile), so that opening a table does not wait for them.
 pub fn warm_up() {
     for slot in 0..pool_size() {
-        leptos::task::spawn_local(async move {
+        super::tasks::spawn(async move {
             if let Err(e) = running(slot).await {
                 web_sys::console::warn_1(&format!("icescope: the decoder worker did not start: {e}").into());
             }
@@ -310,7 +312,7 @@ pub fn warm_up() {
 impl Decoder for WorkerDecoder {
     async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
         let path = job.path().to_string();
-        let ms = allowance_ms(job.byte_len());
+        let ms = allowance_ms(job.path(), job.byte_len());
         let metadata = matches!(job.inner(), Job::TableMetadata { .. });
         let folder = if let Job::Read { folder, .. } = &job { Some(*folder) } else { None };
         let err = |m: String| DecodeError::new(&path, "", m);

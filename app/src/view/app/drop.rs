@@ -1,7 +1,7 @@
 //! Dropped files and folders, and the two pickers, all turned into one in-memory file set.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
@@ -40,7 +40,7 @@ pub fn DropZone() -> impl IntoView {
         if entries.is_empty() && files.is_empty() {
             files = file_list(dt.files());
         }
-        spawn_local(async move {
+        spawn(async move {
             if let Some(root) = match one_handle {
                 Some(h) => super::folder_handle::dropped_folder(h).await,
                 None => None,
@@ -63,7 +63,7 @@ pub fn DropZone() -> impl IntoView {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
         marks::restart();
         let list = input.files();
-        spawn_local(async move {
+        spawn(async move {
             let mut set = PickedFiles::default();
             // A table folder with its data can hold 100,000 files: listing them in one go froze
             // the page for seconds, so the list is walked in slices with the page served between.

@@ -21,7 +21,7 @@ pub fn FindingsPanel(catalog: RwSignal<String>) -> impl IntoView {
         let text = md.get_untracked();
         let Some(w) = web_sys::window() else { return };
         let promise = w.navigator().clipboard().write_text(&text);
-        leptos::task::spawn_local(async move {
+        super::tasks::spawn(async move {
             if let Err(e) = wasm_bindgen_futures::JsFuture::from(promise).await {
                 state.error(format!("copying to the clipboard failed ({}): select the text below instead", super::fetch::js_message(&e)));
             }

@@ -3,7 +3,7 @@
 //! enumerate `data/` (15,101 files of a 3,000-commit table took 6.5 s through the input).
 
 use leptos::prelude::{GetUntracked, GetValue, Set, WithUntracked};
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -47,7 +47,7 @@ async fn open_table_folder(state: AppState, files: HandleFiles, hinted: Option<S
     // Spawned now, these run once the table's opening below has taken its generation.
     super::resume_panel::with_the_table(state, &beside);
     if let Some(h) = &hinted {
-        spawn_local(list_when_read(state, files.root(), h.clone()));
+        spawn(list_when_read(state, files.root(), h.clone()));
     }
     open_table(state, name, TableFiles::Handle(files), hinted).await;
 }
@@ -103,7 +103,7 @@ pub fn on_click(state: AppState, ev: &web_sys::MouseEvent) {
     let Some((window, show)) = picker() else { return };
     ev.prevent_default();
     marks::restart();
-    spawn_local(async move {
+    spawn(async move {
         let options = js_sys::Object::new();
         // The browser remembers where this id's last pick was; read access is all icescope asks.
         let _ = js_sys::Reflect::set(&options, &"id".into(), &"icescope-table".into());

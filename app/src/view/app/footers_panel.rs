@@ -5,7 +5,7 @@
 //! really carry feed the schema findings.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::analysis::findings::thousands;
 use crate::analysis::vector_footers::VectorCheck;
@@ -34,7 +34,7 @@ pub fn FootersPanel() -> impl IntoView {
         }
         cancel.set(false);
         check.set(Check { running: true, ..Check::default() });
-        spawn_local(async move {
+        spawn(async move {
             let error = run(state, check, cancel).await.err();
             check.update(|c| {
                 c.running = false;

@@ -1,7 +1,7 @@
 //! The bundled example tables, opened with a click and no network beyond the app's own origin.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 use serde::Deserialize;
 
 use crate::source::PathIndex;
@@ -114,5 +114,5 @@ fn open_example(state: AppState, ex: Example) {
     state.vended.set(None);
     let base = ex.base.clone().unwrap_or_else(|| format!("examples/{}", ex.name));
     let files = TableFiles::Served(ServedFiles { base, index: PathIndex::new(ex.files.clone()), sizes: ex.sizes.clone() });
-    spawn_local(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));
+    spawn(open_table(state, ex.title.clone(), files, Some(ex.metadata.clone())));
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use futures::lock::Mutex;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::analysis::savepoint::Savepoints;
 use crate::load::{Loader, Pump, PARALLEL};
@@ -143,14 +143,14 @@ pub async fn open_table(state: AppState, name: String, files: TableFiles, metada
 pub fn switch_metadata(state: AppState, path: String) {
     let Some(Current { files, pick: Some(pick), savepoints, .. }) = state.session.get_value() else { return };
     let name = state.shell.get_untracked().map(|(n, _)| n).unwrap_or_default();
-    spawn_local(open_files(state, name, files, Some(path), Some(choose(pick)), savepoints));
+    spawn(open_files(state, name, files, Some(path), Some(choose(pick)), savepoints));
 }
 
 /// Opens the folder's newest metadata file by content, where it is not the one first opened.
 pub fn reopen_picked(state: AppState, pick: MetadataPick) {
     let Some(Current { files, savepoints, .. }) = state.session.get_value().filter(|c| c.generation == state.generation.get_untracked()) else { return };
     let name = state.shell.get_untracked().map(|(n, _)| n).unwrap_or_default();
-    spawn_local(open_files(state, name, files, Some(pick.path.clone()), Some(pick), savepoints));
+    spawn(open_files(state, name, files, Some(pick.path.clone()), Some(pick), savepoints));
 }
 
 /// The folder's metadata files, listed after the table was opened by name: the picker's versions.
@@ -247,13 +247,13 @@ pub(super) fn session(state: AppState) -> Option<Shared> {
 /// Asks the session for more (the full history, a snapshot in detail), now or when it is free.
 pub fn request(state: AppState, r: LoadRequest) {
     state.requests.update(|q| q.push(r));
-    spawn_local(drive(state, false));
+    spawn(drive(state, false));
 }
 
 /// After a task that held the session: requests made meanwhile are served.
 pub(super) fn released(state: AppState) {
     if !state.requests.get_untracked().is_empty() {
-        spawn_local(drive(state, false));
+        spawn(drive(state, false));
     }
 }
 

@@ -29,6 +29,7 @@ mod resume_panel;
 mod shape_panel;
 mod snapshot_table;
 mod table_view;
+mod tasks;
 mod theme;
 mod walk;
 

@@ -4,7 +4,7 @@
 //! store settings of the form above; the link carries the location, never a credential.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::source::remote::{self, RemoteFiles};
 use crate::source::s3::Props;
@@ -71,7 +71,7 @@ pub fn open(state: AppState, typed: String, via: Via) {
     super::permalink::set(&link);
     let names = crate::source::resolve::table_names(&location);
     let name = if names.is_empty() { location.clone() } else { names.join("/") };
-    spawn_local(async move {
+    spawn(async move {
         if remote::names_folder(&location) {
             match files.listed(&location, crate::source::s3_list::PAGE_SIZE).await {
                 Ok(listed) => open_table(state, name, TableFiles::Listed(listed), None).await,
@@ -85,7 +85,7 @@ pub fn open(state: AppState, typed: String, via: Via) {
 
 /// Every read goes to the page's own origin; the relay decides which host it may reach.
 fn through_relay(state: AppState, token: String, location: String) {
-    spawn_local(async move {
+    spawn(async move {
         let (opened, files) = match crate::source::browser::relay::open_location(&token, &location).await {
             Ok(o) => o,
             Err(e) => return state.error(e.to_string()),

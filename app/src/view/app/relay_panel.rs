@@ -3,7 +3,7 @@
 //! the page lists and opens tables through the relay on its own origin. Otherwise, the form.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 
 use crate::source::browser::relay::{self, RelayFiles};
 use crate::source::relay::{Hello, Listing};
@@ -101,7 +101,7 @@ fn RelayTables(token: String, catalog: String, listing: Result<Listing, String>)
 
 fn open(state: AppState, token: String, catalog: String, table: String) {
     state.errors.set(Vec::new());
-    spawn_local(async move {
+    spawn(async move {
         let (opened, files): (_, RelayFiles) = match relay::open(&token, &table).await {
             Ok(o) => o,
             Err(e) => return state.error(e.to_string()),

@@ -3,7 +3,7 @@
 //! version of the table, one card per savepoint, newest first, worded by `report::savepoint`.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use super::tasks::spawn;
 use wasm_bindgen::JsCast;
 
 use crate::report::savepoint::{advice, behind_sentence, facts, kind, summary};
@@ -49,7 +49,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
                 _ => loose.extend(item.get_as_file().ok().flatten().map(|f| (f.name(), f))),
             }
         }
-        spawn_local(async move {
+        spawn(async move {
             let mut set = PickedFiles::default();
             for e in &entries {
                 if let Err(m) = super::drop::read_entry(e, &mut set).await {
@@ -162,7 +162,7 @@ fn read_from_store(state: AppState, typed: String, reading: RwSignal<bool>) {
     }
     let prefix = if location.ends_with('/') { location.clone() } else { format!("{location}/") };
     reading.set(true);
-    spawn_local(async move {
+    spawn(async move {
         let generation = state.generation.get_untracked();
         let files = crate::source::remote::RemoteFiles::with_access(super::fetch::Browser, access, &prefix);
         let listed = files.listed(&prefix, crate::source::s3_list::PAGE_SIZE).await;
@@ -191,7 +191,7 @@ fn read_for_table(state: AppState, found: Result<Option<SavepointFiles>, String>
         Ok(None) => state.error("no savepoint here: a savepoint folder holds a _metadata file (a checkpoint directory, chk-*/_metadata)".into()),
         Ok(Some(files)) => {
             reading.set(true);
-            spawn_local(async move {
+            spawn(async move {
                 read_and_judge(state, files).await;
                 reading.set(false);
             });
@@ -214,7 +214,7 @@ pub(super) fn with_the_table(state: AppState, set: &PickedFiles) -> bool {
     match set.savepoint_files() {
         Ok(Some(files)) => {
             // Spawned: it runs once the table's opening has taken its generation.
-            spawn_local(read_and_judge(state, files));
+            spawn(read_and_judge(state, files));
             true
         }
         Ok(None) => false,
