@@ -400,10 +400,6 @@ fn diff_equals_spark_entries_on_every_lab_table() {
     let mut wrong = Vec::new();
     let mut pairs = 0;
     for (name, diffs) in scenarios() {
-        if let Some((_, why)) = DISAGREE.iter().find(|(s, _)| *s == name) {
-            eprintln!("{name}: checked in its own ignored test ({why})");
-            continue;
-        }
         pairs += diffs["pairs"].as_array().unwrap().len();
         wrong.extend(diff_against_spark(&name, &diffs));
     }
@@ -432,10 +428,6 @@ fn live_files_of_each_pair_equal_spark_entries_file_by_file() {
     }
     assert!(checked >= 30, "{checked} pairs");
 }
-
-/// Scenarios where `diff` and Spark disagree (none: the deletion vectors of one Puffin file were
-/// once counted as one file; they are keyed by path and content_offset now, as the spec tracks them).
-const DISAGREE: &[(&str, &str)] = &[];
 
 #[test]
 fn walk_shows_what_a_null_sequence_number_inherits() {

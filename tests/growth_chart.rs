@@ -56,6 +56,8 @@ fn table_names_are_text_not_markup() {
         Stamp { table: "<script>alert(1)</script>".into(), snapshot: "1".into(), metadata_file: "metadata/v3.metadata.json".into(), generated_at: "t".into() };
     let (_, svg) = render(&GrowthSeries::of(&h), &stamp);
     assert!(!svg.contains("<script>"), "the table name reached the SVG as markup");
+    // And it is there, as the text it is: escaped once, inside a <text> element.
+    assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the table name is not shown");
 }
 
 /// Where each snapshot sits on the x axis and how it is labelled, worked out here from the raw

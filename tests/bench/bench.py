@@ -63,9 +63,13 @@ t1 = time.perf_counter()
 op, meta = sys.argv[1], sys.argv[2]
 t = StaticTable.from_metadata(meta)
 t2 = time.perf_counter()
-rows = getattr(t.inspect, op)().num_rows
+r = getattr(t.inspect, op)()
+rows = r.num_rows
 t3 = time.perf_counter()
-print(json.dumps({"rows": rows, "import_s": t1 - t0, "load_s": t2 - t1, "op_s": t3 - t2, "in_process_s": t3 - t1}))
+# What the timed read found, to hold against icescope's: entries not DELETED (status 2) are the
+# current snapshot's live files.
+live = sum(1 for v in r.column("status").to_pylist() if v != 2) if op == "entries" else None
+print(json.dumps({"rows": rows, "live": live, "import_s": t1 - t0, "load_s": t2 - t1, "op_s": t3 - t2, "in_process_s": t3 - t1}))
 """
 
 DUCKDB = r"""
@@ -83,7 +87,9 @@ q = meta.replace("'", "''")
 con.execute(f"CREATE TEMP TABLE r AS SELECT * FROM iceberg_{op}('{q}')")
 rows = con.execute("SELECT count(*) FROM r").fetchone()[0]
 t2 = time.perf_counter()
-print(json.dumps({"rows": rows, "load_s": t1 - t0, "op_s": t2 - t1, "in_process_s": t2 - t1}))
+# What the timed read found, to hold against icescope's: the current snapshot's entries not DELETED.
+live = con.execute("SELECT count(*) FROM r WHERE status <> 'DELETED'").fetchone()[0] if op == "metadata" else None
+print(json.dumps({"rows": rows, "live": live, "load_s": t1 - t0, "op_s": t2 - t1, "in_process_s": t2 - t1}))
 """
 
 FLOOR = r"""
@@ -513,14 +519,23 @@ def bench_table(folder: Path, args, notes: list[str]) -> dict:
         x = measure("icescope", [str(BIN), "inspect", str(folder), "--format", "json"], args, stdout_to_file=True)
         if x.ok:
             try:
-                x.extra["snapshots"] = len(json.loads(x.out).get("snapshots", []))
-            except ValueError:
-                pass
+                report = json.loads(x.out)
+                current = next((s for s in report["snapshots"] if s.get("read") == "current"), report["snapshots"][-1])
+                x.extra["snapshots"] = len(report.get("snapshots", []))
+                x.extra["current_live_files"] = current["data_files"] + current["delete_files"]
+            except (ValueError, KeyError, IndexError):
+                x.error = "its JSON did not say the snapshot count and the current snapshot's files"
         x.out = ""
         m["icescope"] = x.as_dict()
         say("icescope", x)
     if "icescope-all" in args.readers:
         x = measure("icescope-all", [str(BIN), "inspect", str(folder), "--format", "json", "--all-snapshots"], args, stdout_to_file=True)
+        if x.ok:
+            try:
+                x.extra["all_manifests"] = sum(s["manifests"] for s in json.loads(x.out)["snapshots"])
+            except (ValueError, KeyError, TypeError):
+                x.error = "its JSON did not say every snapshot's manifests"
+        x.out = ""
         m["icescope_all"] = x.as_dict()
         say("icescope --all-snapshots", x)
 
@@ -573,7 +588,29 @@ def bench_table(folder: Path, args, notes: list[str]) -> dict:
         med = b.get("median", {})
         print(f"  {folder.name:<10} {'browser':<26} first chart {fs(med.get('first_from_chosen_s'))}, all charts {fs(med.get('all_from_chosen_s'))}, read floor {fs(med.get('read_floor_s'))}, peak renderer {fm(med.get('peak_renderer_rss_mib'))}", flush=True)
     res.pop("reads", None)
+    res["disagree"] = disagreements(m)
+    for d in res["disagree"]:
+        print(f"  {folder.name:<10} DISAGREE {d}", flush=True)
     return res
+
+
+def disagreements(m: dict) -> list[str]:
+    """Every reader's count of what it was timed on, against icescope's: a faster read that found
+    less is no win. Each pair that both readers answered must agree; the row fails otherwise."""
+    ice, ice_all = m.get("icescope", {}), m.get("icescope_all", {})
+    checks = [
+        ("pyiceberg_snapshots", "rows", ice.get("snapshots"), "snapshots"),
+        ("duckdb_snapshots", "rows", ice.get("snapshots"), "snapshots"),
+        ("pyiceberg_entries", "live", ice.get("current_live_files"), "current snapshot's live files"),
+        ("duckdb_metadata", "live", ice.get("current_live_files"), "current snapshot's live files"),
+        ("pyiceberg_all_manifests", "rows", ice_all.get("all_manifests"), "manifests of every snapshot"),
+    ]
+    out = []
+    for key, field, want, what in checks:
+        got = m.get(key, {}).get(field)
+        if m.get(key) and m[key].get("error") is None and want is not None and got != want:
+            out.append(f"{key}: {what} {got}, icescope {want}")
+    return out
 
 
 # ------------------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure, download } from './lib/harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { appTarget, cliPath, launchBrowser, newPage, openGallery, waitReady, sel, REPO, screenshotOnFailure, download } from './lib/harness.mjs';
 
 const NAME = 'taskmanager-kill';
 const DIR = path.join(REPO, 'tests', 'fixtures', NAME);
@@ -48,6 +50,27 @@ test('taskmanager-kill: orphan finding from the census, Parquet and CSV exports'
       assert.equal(pq.bytes.subarray(pq.bytes.length - 4).toString('latin1'), 'PAR1');
       const footer = pq.bytes.readUInt32LE(pq.bytes.length - 8);
       assert.ok(footer > 0 && footer < pq.bytes.length, `footer length ${footer}`);
+      // Read back by pyarrow, row for row equal to what the CLI exports of the same table read the
+      // same way (every snapshot's manifests, as the app reads a table it shows whole).
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icescope-export-'));
+      try {
+        fs.writeFileSync(path.join(tmp, 'browser.parquet'), pq.bytes);
+        execFileSync(cliPath(), ['export', DIR, '--what', 'snapshots', '--format', 'parquet', '--all-snapshots', '--out', path.join(tmp, 'cli')]);
+        const read = `
+import json, sys
+import pyarrow.parquet as pq
+a, b = (pq.read_table(p) for p in sys.argv[1:3])
+rows = lambda t: [{k: str(v) for k, v in r.items()} for r in t.to_pylist()]
+ra, rb = rows(a), rows(b)
+print(json.dumps({"rows": len(ra), "cli_rows": len(rb), "columns": a.column_names == b.column_names,
+                  "differ": [f"{i}.{k}: {x[k]} vs {y.get(k)}" for i, (x, y) in enumerate(zip(ra, rb)) for k in x if x[k] != y.get(k)][:10]}))`;
+        const python = path.join(REPO, 'tests', '.venv', 'bin', 'python');
+        const got = JSON.parse(execFileSync(python, ['-c', read, path.join(tmp, 'browser.parquet'), path.join(tmp, 'cli', 'snapshots.parquet')], { encoding: 'utf8' }));
+        assert.equal(got.rows, Number(await page.locator(sel.count).textContent()), 'a row per snapshot');
+        assert.deepEqual(got, { rows: got.cli_rows, cli_rows: got.cli_rows, columns: true, differ: [] }, 'the browser\'s Parquet equals the CLI\'s');
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
 
       await page.locator('[data-testid="export-format"]').selectOption('csv');
       const snaps = (await download(page, 'export-snapshots')).bytes.toString('utf8');

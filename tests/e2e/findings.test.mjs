@@ -68,6 +68,9 @@ test('savepoint-twice: one critical replay finding with the rollback target from
   }
 });
 
+// The partitions chart's cap on bars, as its source says.
+const MAX_BARS = Number(/pub const MAX_BARS: usize = (\d+);/.exec(fs.readFileSync(path.join(REPO, 'app', 'src', 'view', 'chart', 'partitions.rs'), 'utf8'))[1]);
+
 test('every fixture: each chart tab draws, and the job timeline has one bar per flink.job-id Flink reported', { timeout: 300000 }, async () => {
   const names = fs.readdirSync(FIXTURES).filter((n) => fs.existsSync(path.join(FIXTURES, n, 'facts.json')));
   assert.ok(names.length >= 5, `fixtures: ${names}`);
@@ -85,7 +88,13 @@ test('every fixture: each chart tab draws, and the job timeline has one bar per 
           await page.waitForFunction((c) => Number(document.querySelector(`canvas[data-testid="${c}"]`)?.dataset.points) >= 0, chart);
           const points = Number(await canvas.getAttribute('data-points'));
           if (tab === 'jobs') assert.equal(points, jobIds.size, `${name}: bars vs Flink job ids in Spark's snapshots table`);
-          if (tab === 'growth' || tab === 'deletes') assert.ok(points > 0, `${name}: ${tab} drew nothing`);
+          // One point per snapshot Spark's `snapshots` table lists; one bar per partition holding
+          // data files in Spark's `files` table, up to the chart's cap (read from its source).
+          if (tab === 'growth' || tab === 'deletes') assert.equal(points, f.final_table.snapshots.length, `${name}: ${tab} points vs Spark's snapshots`);
+          if (tab === 'partitions') {
+            const parts = new Set(f.final_table.files_by_partition.filter((x) => x.content === 'data').map((x) => JSON.stringify(x.partition)));
+            assert.equal(points, Math.min(parts.size, MAX_BARS), `${name}: partition bars vs Spark's files by partition`);
+          }
           // An unbroken stream with its metadata log: snapshots, manifests, data and delete files, metadata.json.
           if (tab === 'projection' && name === 'append-stream') assert.equal(points, 5, `${name}: projection rows`);
           await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${tab}.png`) });

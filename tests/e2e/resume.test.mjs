@@ -119,7 +119,6 @@ test('savepoint folders picked in the panel, judged against the table just befor
       assert.equal(s1.kind, 'replays');
       assert.equal(Number(s1.rows), facts.after_c.duplicates);
       assert.equal(Number(s1.rows), bRows);
-      assert.equal(Number(s1.rows), 2269);
       assert.equal(s1.job, byCheckpoint('S1').job_id);
       assert.equal(s1.job, A);
       assert.equal(s1.resumed, B, 'B resumed from S1 already');
@@ -131,7 +130,8 @@ test('savepoint folders picked in the panel, judged against the table just befor
       assert.equal(chk.kind, 'replays');
       assert.equal(Number(chk.rows), Number(facts.commits_before_expire.find((c) => c.flink_job_id === B && Number(c.max_committed_checkpoint_id) === 11).added_records));
       assert.equal(chk.job, byCheckpoint('chk-10').job_id);
-      assert.deepEqual(rows.map((r) => Number(r.checkpoint)), [11, 10, 6], 'newest first');
+      // Newest first, by the checkpoint ids Flink's REST API recorded for the three it kept.
+      assert.deepEqual(rows.map((r) => Number(r.checkpoint)), flink.kept.map((k) => Number(k.checkpoint_id)).sort((a, b) => b - a), 'newest first');
       // The statement names the catalog typed in the findings panel, rendered again, not patched.
       await page.locator('[data-testid="catalog-name"]').fill('lab');
       const call = `CALL lab.system.rollback_to_snapshot(table => '${facts.table}', snapshot_id => ${aLast});`;

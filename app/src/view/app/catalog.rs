@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::is_loopback;

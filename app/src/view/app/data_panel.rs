@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 
 use crate::analysis::duplicates::{DuplicateReport, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;

@@ -1,7 +1,7 @@
 //! Dropped files and folders, and the two pickers, all turned into one in-memory file set.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};

@@ -2,8 +2,8 @@
 //! handle, only `metadata/` is listed, and the first chart does not wait for the browser to
 //! enumerate `data/` (15,101 files of a 3,000-commit table took 6.5 s through the input).
 
-use leptos::prelude::{GetUntracked, GetValue, Set, WithUntracked};
 use super::tasks::spawn;
+use leptos::prelude::{GetUntracked, GetValue, Set, WithUntracked};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 

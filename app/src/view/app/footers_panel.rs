@@ -4,8 +4,8 @@
 //! point into (`analysis::vector_footers`). Mismatches join the findings; the columns the files
 //! really carry feed the schema findings.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 
 use crate::analysis::findings::thousands;
 use crate::analysis::vector_footers::VectorCheck;

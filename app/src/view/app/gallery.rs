@@ -1,7 +1,7 @@
 //! The bundled example tables, opened with a click and no network beyond the app's own origin.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 use serde::Deserialize;
 
 use crate::source::PathIndex;

@@ -5,9 +5,9 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::tasks::spawn;
 use futures::lock::Mutex;
 use leptos::prelude::*;
-use super::tasks::spawn;
 
 use crate::analysis::savepoint::Savepoints;
 use crate::load::{Loader, Pump, PARALLEL};

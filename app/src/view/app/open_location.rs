@@ -3,8 +3,8 @@
 //! newest metadata is picked as a dropped folder's is, or a Spark export). S3 reads use the object
 //! store settings of the form above; the link carries the location, never a credential.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 
 use crate::source::remote::{self, RemoteFiles};
 use crate::source::s3::Props;

@@ -2,8 +2,8 @@
 //! the catalog is the one named on its command line, its credential stays in that process, and
 //! the page lists and opens tables through the relay on its own origin. Otherwise, the form.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 
 use crate::source::browser::relay::{self, RelayFiles};
 use crate::source::relay::{Hello, Listing};

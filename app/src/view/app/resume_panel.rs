@@ -2,8 +2,8 @@
 //! `icescope savepoint` reads it (`session::savepoint`), judged by the session against the open
 //! version of the table, one card per savepoint, newest first, worded by `report::savepoint`.
 
-use leptos::prelude::*;
 use super::tasks::spawn;
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::report::savepoint::{advice, behind_sentence, facts, kind, summary};
