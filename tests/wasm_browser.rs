@@ -73,6 +73,58 @@ async fn growth_chart_paints_a_canvas() {
     let ink = pixels.chunks(4).filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200).count();
     // Lines, markers, axes and text: well over 1% of the canvas is not white.
     assert!(ink > 1280 * 560 / 100, "only {ink} inked pixels");
+    // And it is the picture the ticket's SVG is: the same chart drawn by plotters' SVG backend and
+    // rasterised by this browser, compared pixel by pixel. Each inked pixel of either has ink within
+    // a pixel of it in the other (lines are anti-aliased a little differently by the two paths).
+    let mut svg = String::new();
+    {
+        let area = Measured::svg(plotters::prelude::SVGBackend::with_string(&mut svg, (1280, 560))).into_drawing_area();
+        assert_eq!(draw_growth(&area, &GrowthSeries::of(&history), &[], false, &dress).unwrap(), n);
+    }
+    let other = svg_pixels(&svg, 1280, 560).await;
+    let (a, b) = (inked(&pixels.to_vec(), 1280, 560), inked(&other, 1280, 560));
+    let near = |m: &[bool], x: usize, y: usize| (y.saturating_sub(1)..=(y + 1).min(559)).any(|j| (x.saturating_sub(1)..=(x + 1).min(1279)).any(|i| m[j * 1280 + i]));
+    let matched = |from: &[bool], to: &[bool]| {
+        let (mut all, mut hit) = (0usize, 0usize);
+        for y in 0..560 {
+            for x in 0..1280 {
+                if from[y * 1280 + x] {
+                    all += 1;
+                    hit += near(to, x, y) as usize;
+                }
+            }
+        }
+        (hit, all)
+    };
+    for (what, (hit, all)) in [("canvas in SVG", matched(&a, &b)), ("SVG in canvas", matched(&b, &a))] {
+        assert!(all > 1280 * 560 / 100 && hit * 100 >= all * 95, "{what}: {hit} of {all} inked pixels have ink near them in the other");
+    }
+}
+
+fn inked(rgba: &[u8], w: usize, h: usize) -> Vec<bool> {
+    rgba.chunks(4).take(w * h).map(|p| p[3] > 0 && (p[0] < 200 || p[1] < 200 || p[2] < 200)).collect()
+}
+
+/// `svg` rasterised by the browser onto a white canvas of its size: its RGBA pixels.
+async fn svg_pixels(svg: &str, w: u32, h: u32) -> Vec<u8> {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(svg));
+    let kind = web_sys::BlobPropertyBag::new();
+    kind.set_type("image/svg+xml");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &kind).unwrap();
+    let url = web_sys::Url::create_object_url_with_blob(&blob).unwrap();
+    let img = web_sys::HtmlImageElement::new().unwrap();
+    img.set_src(&url);
+    wasm_bindgen_futures::JsFuture::from(img.decode()).await.unwrap();
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().unchecked_into();
+    canvas.set_width(w);
+    canvas.set_height(h);
+    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().unchecked_into();
+    ctx.set_fill_style_str("white");
+    ctx.fill_rect(0.0, 0.0, f64::from(w), f64::from(h));
+    ctx.draw_image_with_html_image_element(&img, 0.0, 0.0).unwrap();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    ctx.get_image_data(0.0, 0.0, f64::from(w), f64::from(h)).unwrap().data().to_vec()
 }
 
 #[wasm_bindgen_test]
