@@ -4,22 +4,18 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { appTarget, launchBrowser, newPage, openGallery, waitReady, readTableView, dropFiles, screenshotOnFailure, sel, REPO } from './lib/harness.mjs';
+import { appTarget, launchBrowser, newPage, openGallery, waitReady, readTableView, dropFiles, screenshotOnFailure, sel, corpus, REPO } from './lib/harness.mjs';
 import { tableFacts, listFiles, snapshotIdsByRegex } from './lib/iceberg.mjs';
 
-const CORPUS = path.resolve(process.env.ICESCOPE_CORPUS || path.join(REPO, '..', 'shared', 'corpus'));
-// ICESCOPE_CORPUS may name the corpus folder (holding public/) or its public/ folder itself.
-const PUBLIC = fs.existsSync(path.join(CORPUS, 'public')) ? path.join(CORPUS, 'public') : CORPUS;
+const { PUBLIC, skip, need } = corpus();
 const TABLES = ['icebird/spark/bunnies', 'duckdb-iceberg/equality_deletes/warehouse/mydb/mytable'];
-const skip = fs.existsSync(PUBLIC)
-  ? false
-  : `corpus not found at ${PUBLIC} (no <repo>/../shared here; set ICESCOPE_CORPUS to the corpus folder)`;
 
 let target;
 let browser;
 
 before(async () => {
   if (skip) return;
+  need();
   target = await appTarget();
   browser = await launchBrowser();
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer } from './serve.mjs';
-import { inspectPng, REPO } from './lib/harness.mjs';
+import { corpus, inspectPng, REPO } from './lib/harness.mjs';
 import { parseJsonBig, snapshotIds, snapshotIdsByRegex, tableFacts } from './lib/iceberg.mjs';
 
 test('parseJsonBig keeps 64-bit ids exact and matches JSON.parse elsewhere', () => {
@@ -60,10 +60,10 @@ test('inspectPng reads IHDR and rejects a corrupted chunk', () => {
   assert.throws(() => inspectPng(Buffer.from('GIF89a not a png at all, padded to length')), /signature/);
 });
 
-const CORPUS = path.resolve(process.env.ICESCOPE_CORPUS || path.join(REPO, '..', 'shared', 'corpus'));
-const PUBLIC = fs.existsSync(path.join(CORPUS, 'public')) ? path.join(CORPUS, 'public') : CORPUS;
+const { PUBLIC, skip: noCorpus, need } = corpus();
 
-test('Avro reader agrees with every corpus snapshot summary', { skip: fs.existsSync(PUBLIC) ? false : `corpus not found at ${PUBLIC}` }, () => {
+test('Avro reader agrees with every corpus snapshot summary', { skip: noCorpus }, () => {
+  need();
   const tables = [];
   const walk = (d) => {
     const names = fs.readdirSync(d);

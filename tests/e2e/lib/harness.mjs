@@ -14,6 +14,22 @@ export const OUT_DIR = path.join(REPO, 'tests', 'out');
  * binary fails the file that needs it, naming the path; it is never skipped. */
 export const ICESCOPE_BIN = process.env.ICESCOPE_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(REPO, 'target'), 'debug', 'icescope');
 
+/** The shared corpus of other engines' tables (`ICESCOPE_CORPUS`: the corpus folder or its
+ * public/; else <repo>/../shared/corpus). `skip`: why a test that needs it is skipped when run alone;
+ * under CI (tests/run.sh sets CI=true) it is never skipped: `need()` fails the test, naming it. */
+export function corpus() {
+  const root = path.resolve(process.env.ICESCOPE_CORPUS || path.join(REPO, '..', 'shared', 'corpus'));
+  const PUBLIC = fs.existsSync(path.join(root, 'public')) ? path.join(root, 'public') : root;
+  const missing = fs.existsSync(PUBLIC) ? null : `corpus not found at ${PUBLIC} (no <repo>/../shared here; set ICESCOPE_CORPUS to the corpus folder)`;
+  return {
+    PUBLIC,
+    skip: missing && !process.env.CI ? missing : false,
+    need() {
+      if (missing) throw new Error(`missing under CI: ${missing}`);
+    },
+  };
+}
+
 /** ICESCOPE_BIN, after checking it is there. */
 export function cliPath() {
   if (!fs.existsSync(ICESCOPE_BIN)) throw new Error(`no icescope binary at ${ICESCOPE_BIN}: run \`cargo build --bin icescope\` or set ICESCOPE_BIN`);
