@@ -1,6 +1,7 @@
 //! model: the table's history — snapshots in commit order with their Flink keys, the totals their
 //! summaries state, and the live manifests and files of those read. Built from decoded values;
-//! every chart and finding reads it. Imports decode only; never source, analysis or view.
+//! every chart and finding reads it. Imports decode, and of source one type (`range::Fetched`, what
+//! a ranged read brought); never analysis, report or view.
 
 mod delivery;
 pub mod digest;

@@ -1,7 +1,7 @@
 //! report: every sentence, table and statement a reader sees, rendered once from analysis'
-//! typed results, for the CLI's text and Markdown, the app's panels and chart captions, and the
-//! exports. Imports analysis, model, decode and source types (and `load`'s read statistics);
-//! never view or the CLI. A number shown on two surfaces is rendered by one function here.
+//! typed results, for the CLI's text and Markdown and the app's panels and chart captions (the
+//! CSV and Parquet exports are analysis/export). Imports analysis, model and decode; never
+//! session, view or the CLI. A number shown on two surfaces is rendered by one function here.
 
 pub mod chart;
 pub mod diff;
