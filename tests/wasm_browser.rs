@@ -83,7 +83,8 @@ async fn growth_chart_paints_a_canvas() {
     }
     let other = svg_pixels(&svg, 1280, 560).await;
     let (a, b) = (inked(&pixels.to_vec(), 1280, 560), inked(&other, 1280, 560));
-    let near = |m: &[bool], x: usize, y: usize| (y.saturating_sub(1)..=(y + 1).min(559)).any(|j| (x.saturating_sub(1)..=(x + 1).min(1279)).any(|i| m[j * 1280 + i]));
+    let near =
+        |m: &[bool], x: usize, y: usize| (y.saturating_sub(1)..=(y + 1).min(559)).any(|j| (x.saturating_sub(1)..=(x + 1).min(1279)).any(|i| m[j * 1280 + i]));
     let matched = |from: &[bool], to: &[bool]| {
         let (mut all, mut hit) = (0usize, 0usize);
         for y in 0..560 {
