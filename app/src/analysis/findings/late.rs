@@ -109,7 +109,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
              arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \
              current partitions never reaches them; {} files in all.{}",
             late.len(),
-            partitions.join(", "),
+            super::capped_list(partitions.iter().cloned(), partitions.len(), "partitions"),
             super::replay::duration(max_lateness),
             thousands(in_time_partitions as u64),
             cx.partial_note(cur),

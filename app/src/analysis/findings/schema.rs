@@ -50,7 +50,7 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
             .map(|f| format!("`{}` (field id {id})", f.name))
             .unwrap_or_else(|| format!("field id {id}"))
     };
-    let names = |ids: &BTreeSet<i32>| ids.iter().map(|&id| name_of(id)).collect::<Vec<_>>().join(", ");
+    let names = |ids: &BTreeSet<i32>| super::capped_list(ids.iter().map(|&id| name_of(id)), ids.len(), "columns");
     let dropped: BTreeSet<i32> = stale.iter().flat_map(|s| s.2.iter().copied()).collect();
     let unwritten: BTreeSet<i32> = stale.iter().flat_map(|s| s.3.iter().copied()).collect();
     let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, ..)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.to_string())).collect();
