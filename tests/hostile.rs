@@ -157,9 +157,11 @@ fn check(case: &Case) -> Result<(), String> {
         .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse::<usize>().ok());
     ensure!(md_count == Some(snapshots), "markdown says {md_count:?} snapshots, JSON {snapshots}");
     let gaps = report["gaps"].as_array().map(Vec::len).unwrap_or(0);
+    // Each contradicted summary total a line (at most 50).
+    let contradicted = report["disagreements"].as_array().map(|d| d.len().min(50)).unwrap_or(0);
     // Each finding takes three lines (title, shows, do) and a fourth for its statement.
     let findings = report["findings"].as_array().map(|f| f.iter().map(|f| 3 + usize::from(f["statement"].is_string())).sum::<usize>() + 2).unwrap_or(2);
-    text_is_visible(&text.stdout, snapshots, gaps + findings).map_err(|why| format!("text: {why}"))?;
+    text_is_visible(&text.stdout, snapshots, gaps + contradicted + findings).map_err(|why| format!("text: {why}"))?;
     for s in strings(&e["text_contains"]) {
         ensure!(text.stdout.contains(&s), "text output lacks {s:?}");
     }

@@ -193,7 +193,7 @@ FileSystemFileHandle.prototype.getFile = function (...a) { return this.name === 
 
       assert.equal(shown.loadErrors.length, 1, JSON.stringify(shown.loadErrors));
       assert.match(shown.loadErrors[0], new RegExp(`/metadata/${stalled.replace('.', '\\.')}: the decoder stopped on this file: no answer within 2 s; a fresh decoder takes the next file`));
-      assert.match(shown.loadErrors[0], new RegExp(`needed by snapshot\\(s\\) ${first}$`));
+      assert.match(shown.loadErrors[0], new RegExp(`needed by snapshot ${first}$`));
       const pool = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 2));
       assert.equal(workers.length, pool + 1, 'one fresh worker took the stalled one\'s place');
       // Every other snapshot is counted as the folder input counts it: the jobs queued behind the

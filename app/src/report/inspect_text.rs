@@ -41,9 +41,11 @@ pub fn text(report: &Inspect) -> String {
     if let Some(line) = report.load.as_ref().and_then(super::load::phases_line) {
         out += &format!("read: {line}\n");
     }
+    for d in report.disagreements.iter().take(50) {
+        out += &format!("contradicted: {}\n", super::load::disagreement_line(d));
+    }
     for g in &report.gaps {
-        let ids: Vec<String> = g.snapshot_ids.iter().map(|s| s.to_string()).collect();
-        out += &format!("gap: {} (needed by snapshot {})\n", visible(&g.message), ids.join(", "));
+        out += &format!("gap: {} ({})\n", visible(&g.message), super::load::needed_by(&g.snapshot_ids, |s| s));
     }
     out += &format!("\nfindings ({}):\n", report.findings.len());
     for f in &report.findings {

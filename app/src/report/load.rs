@@ -130,6 +130,22 @@ pub fn gaps_heading(n: usize) -> String {
     )
 }
 
+/// Snapshots a file that could not be read leaves uncounted, in the same words on every surface
+/// (`needed by snapshot 12`, `needed by snapshots 12, 13 and 40 more`), at most `NAMED` of them
+/// named; `id` dresses each (backticks in Markdown).
+pub fn needed_by<T: std::fmt::Display>(ids: &[T], id: impl Fn(String) -> String) -> String {
+    const NAMED: usize = 20;
+    let shown: Vec<String> = ids.iter().take(NAMED).map(|s| id(s.to_string())).collect();
+    let more = ids.len().saturating_sub(NAMED);
+    let rest = if more > 0 { format!(" and {} more", thousands(more as u64)) } else { String::new() };
+    format!("needed by snapshot{} {}{rest}", if ids.len() == 1 { "" } else { "s" }, shown.join(", "))
+}
+
+/// One summary total the files contradict, as every surface says it.
+pub fn disagreement_line(x: &crate::analysis::inspect::DisagreementRow) -> String {
+    format!("snapshot {}: {} — summary says {}, the {} say {}", x.snapshot_id, x.field, x.summary, x.counted_from.label(), x.counted)
+}
+
 /// Above the summaries the files contradict.
 pub fn disagreements_heading(n: usize) -> String {
     format!("{} snapshot total{} disagree with the files read — a writer bug or a damaged file", thousands(n as u64), if n == 1 { "" } else { "s" })

@@ -116,8 +116,7 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
     if !report.gaps.is_empty() {
         out += &format!("### Files that could not be read\n\n{}.\n\n", super::load::gaps_heading(report.gaps.len()));
         for g in &report.gaps {
-            let ids: Vec<String> = g.snapshot_ids.iter().map(|s| format!("`{s}`")).collect();
-            out += &format!("- {} — needed by snapshot {}\n", text(&g.message), ids.join(", "));
+            out += &format!("- {} — {}\n", text(&g.message), super::load::needed_by(&g.snapshot_ids, |s| format!("`{s}`")));
         }
     }
     out

@@ -64,11 +64,8 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                     <details class="gaps" open>
                         <summary>{crate::report::load::gaps_heading(gaps.len())}</summary>
                         <ul>{gaps.into_iter().take(200).map(|g| {
-                            let mut needed = g.snapshot_ids.iter().take(20).map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
-                            if g.snapshot_ids.len() > 20 {
-                                needed += &format!(" and {} more", g.snapshot_ids.len() - 20);
-                            }
-                            view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{format!("needed by snapshot(s) {needed}")}</span></li> }
+                            let needed = crate::report::load::needed_by(&g.snapshot_ids, |s| s);
+                            view! { <li class="mono" data-testid="load-error">{g.message}<br/><span class="hint">{needed}</span></li> }
                         }).collect_view()}</ul>
                     </details>
             })}
@@ -76,7 +73,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
                     <details class="gaps" open data-testid="disagreements">
                         <summary>{crate::report::load::disagreements_heading(d.len())}</summary>
                         <ul>{d.into_iter().take(50).map(|x| view! {
-                            <li class="mono">{format!("snapshot {}: {} — summary says {}, the {} say {}", x.snapshot_id, x.field, x.summary, x.counted_from.label(), x.counted)}</li>
+                            <li class="mono">{crate::report::load::disagreement_line(&x)}</li>
                         }).collect_view()}</ul>
                     </details>
             })}
