@@ -2,7 +2,7 @@
 // shrinks: its size is the app's peak heap), the JS heap, DOM counters and the renderer's RSS.
 //
 //   node tests/bench/memory_pick.mjs [--dist dist] <table-folder>
-// With a `--features heap-stats` build (docs/benchmark.md), the wasm heap's live and peak bytes
+// With a `--features heap-stats` build (tests/bench/LOG.md), the wasm heap's live and peak bytes
 // at each performance mark are printed too.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -20,7 +20,7 @@ use super::dist::{parse_range, Served};
 
 /// `icescope serve`'s reads for the page: the page decodes in its own workers, so the relay only
 /// waits on round trips, and six batches of `relay::MAX_BATCH` files are asked for at once. W1b
-/// through serve over 40 ms round trips (docs/benchmark.md), paired runs on one upload: 64 in flight
+/// through serve over 40 ms round trips (tests/bench/LOG.md), paired runs on one upload: 64 in flight
 /// 17.4, 19.4, 17.3, 20.9 s; 128 in flight 13.4, 15.0, 16.8, 17.8, 18.8 s (192: 13.4 s, no better).
 const RELAY_IN_FLIGHT: usize = 128;
 
