@@ -450,7 +450,8 @@ fn serve_relays_two_real_catalogs_and_refuses_everyone_else() {
 }
 
 /// What serve holds of answers is bounded, whatever the store feeds: a stand-in store written
-/// here (the point is its behaviour: 4 MiB objects, the first of each batch fed slowly) behind
+/// here (the point is its behaviour: 4 MiB objects, the first of each batch held back until the
+/// relay has every other one of it) behind
 /// `--s3-endpoint`. A batch of 17 takes the 16 fast ones (64 MiB, the batch's bound) as they come
 /// and answers the slow one as read-alone, which `/relay/file` then reads whole; 17 batches in a
 /// row (1.1 GiB, past the 1 GiB all answers may hold) are each answered the same, so what an
@@ -461,8 +462,13 @@ fn serve_holds_a_bounded_answer_whatever_the_store_feeds() {
     const SIZE: usize = 4 << 20;
     let store = TcpListener::bind("127.0.0.1:0").unwrap();
     let store_port = store.local_addr().unwrap().port();
+    // The held-back object of each batch is sent only once the store has written every other one of
+    // it whole (a count, not a time): it arrives last on any machine, as a store feeding it slowly would.
+    let fast_written = Arc::new((Mutex::new(0usize), std::sync::Condvar::new()));
+    let slow_asked = Arc::new(Mutex::new(0usize));
     std::thread::spawn(move || {
         for stream in store.incoming().flatten() {
+            let (fast_written, slow_asked) = (fast_written.clone(), slow_asked.clone());
             std::thread::spawn(move || {
                 let mut r = BufReader::new(stream.try_clone().unwrap());
                 let mut s = stream;
@@ -477,22 +483,33 @@ fn serve_holds_a_bounded_answer_whatever_the_store_feeds() {
                     }
                     // every object: 4 MiB of its name's first byte after "obj-"
                     let fill = path.rsplit("obj-").next().and_then(|n| n.bytes().next()).unwrap_or(b'x');
-                    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {SIZE}\r\nContent-Type: application/octet-stream\r\n\r\n");
-                    if s.write_all(head.as_bytes()).is_err() {
-                        return;
-                    }
+                    // One answer a connection: the relay closes it once it has read the body whole,
+                    // which is the store's sign that the object arrived.
+                    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {SIZE}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n");
                     let body = vec![fill; SIZE];
+                    let (count, turn) = &*fast_written;
                     if path.ends_with("obj-a") {
-                        // fed slowly: 16 pieces, 20 ms apart
-                        for piece in body.chunks(SIZE / 16) {
-                            std::thread::sleep(Duration::from_millis(20));
-                            if s.write_all(piece).is_err() {
-                                return;
-                            }
-                        }
-                    } else if s.write_all(&body).is_err() {
+                        // Batch k's held-back object waits for its batch's 16 others to have arrived
+                        // (the last, lone read of it comes after every batch).
+                        let k = {
+                            let mut n = slow_asked.lock().unwrap();
+                            *n += 1;
+                            (*n).min(17)
+                        };
+                        drop(turn.wait_while(count.lock().unwrap(), |c| *c < 16 * k).unwrap());
+                        let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(&body));
                         return;
                     }
+                    if s.write_all(head.as_bytes()).and_then(|_| s.write_all(&body)).is_err() {
+                        return;
+                    }
+                    let _ = s.shutdown(std::net::Shutdown::Write);
+                    // The relay's close: it has the whole body.
+                    let mut rest = Vec::new();
+                    let _ = r.read_to_end(&mut rest);
+                    *count.lock().unwrap() += 1;
+                    turn.notify_all();
+                    return;
                 }
             });
         }
