@@ -472,7 +472,7 @@ fn serve_holds_a_bounded_answer_whatever_the_store_feeds() {
             std::thread::spawn(move || {
                 let mut r = BufReader::new(stream.try_clone().unwrap());
                 let mut s = stream;
-                loop {
+                {
                     let mut line = String::new();
                     if r.read_line(&mut line).unwrap_or(0) == 0 {
                         return;
@@ -509,7 +509,6 @@ fn serve_holds_a_bounded_answer_whatever_the_store_feeds() {
                     let _ = r.read_to_end(&mut rest);
                     *count.lock().unwrap() += 1;
                     turn.notify_all();
-                    return;
                 }
             });
         }
