@@ -9,12 +9,12 @@ use std::process::Command;
 use icescope::analysis::findings::TableRef;
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::draw::look::{text_width, Look, TICKET, TICKET_WIDTH};
+use icescope::report::draw::palette;
+use icescope::report::draw::picture::{self, Analysed, ChartKind};
+use icescope::report::draw::Stamp;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
-use icescope::view::chart::look::{text_width, Look, TICKET, TICKET_WIDTH};
-use icescope::view::chart::palette;
-use icescope::view::chart::picture::{self, Analysed, ChartKind};
-use icescope::view::chart::Stamp;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

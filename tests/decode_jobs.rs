@@ -60,7 +60,7 @@ fn load_through_the_wire(folder: &LocalFolder) -> icescope::load::Loader {
     let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
     loader.history.record_metadata_sizes(current, |r| icescope::source::Fetch::size_hint(folder, r));
     loader.history.plan(ReadMode::All);
-    block_on(loader.run(folder, &Wire { checked: true }, 8));
+    block_on(loader.run_by(folder, &Wire { checked: true }, 8));
     loader
 }
 
@@ -368,7 +368,7 @@ fn every_fixture_read_by_the_decoder_from_its_folder_equals_the_inline_load() {
         let metadata_bytes = std::fs::metadata(dir.join(&path)).unwrap().len();
         assert_eq!(loader.history.metadata_sizes.last().map(|m| m.bytes), Some(metadata_bytes), "{name}: the metadata file's size, as the worker read it");
         loader.history.plan(ReadMode::All);
-        block_on(loader.run(&handed, &dec, 8));
+        block_on(loader.run_by(&handed, &dec, 8));
         same_history(&name.to_string(), &loader.history, &inline);
     }
 }
@@ -386,7 +386,7 @@ fn a_manifest_its_folder_no_longer_holds_is_a_gap_naming_it_as_a_missing_file_is
     let handed = Handed { folder: &folder };
     let mut loader = block_on(icescope::load::Loader::open_with(&handed, &dec, &newest_metadata(&folder).unwrap(), false)).unwrap();
     loader.history.plan(ReadMode::All);
-    block_on(loader.run(&handed, &dec, 8));
+    block_on(loader.run_by(&handed, &dec, 8));
     let gaps = format!("{:?}", loader.history.gaps());
     assert!(gaps.contains(&gone_name), "the missing manifest is named among the gaps: {gaps}");
     assert_ne!(loader.history.gaps(), inline.gaps(), "the gap is the missing file's");

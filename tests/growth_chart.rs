@@ -6,12 +6,12 @@ use std::path::Path;
 use icescope::analysis::{GrowthSeries, XAxis};
 use icescope::load::load_table;
 use icescope::model::ReadMode;
+use icescope::report::draw::backend::Measured;
+use icescope::report::draw::growth::draw_growth;
+use icescope::report::draw::look::TICKET;
+use icescope::report::draw::{Dress, Stamp};
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
-use icescope::view::chart::backend::Measured;
-use icescope::view::chart::growth::draw_growth;
-use icescope::view::chart::look::TICKET;
-use icescope::view::chart::{Dress, Stamp};
 use plotters::prelude::*;
 
 fn history(name: &str) -> icescope::model::TableHistory {

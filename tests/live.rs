@@ -44,7 +44,7 @@ fn watch(name: &str, options: LiveOptions, until: i64) -> (Vec<Observed>, Loader
         let newest = v.iter().rposition(|(_, t)| *t <= now).unwrap();
         if newest > at {
             at = newest;
-            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, &v[at].0, 8)).unwrap();
+            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, &v[at].0)).unwrap();
         }
         let (events, next) = look(&loader.history, &table, &state, now, options);
         all.extend(events);
@@ -486,7 +486,7 @@ fn the_recorded_watches_are_what_the_current_code_says_at_the_same_looks() {
         let (mut state, mut replayed) = (LiveState::default(), Vec::new());
         for (at, file, _) in &all_looks {
             if *file != loader.history.metadata_file {
-                futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, file, 8)).unwrap();
+                futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, file)).unwrap();
             }
             let (events, next) = look(&loader.history, &table, &state, *at, options);
             replayed.extend(events.iter().map(|e| serde_json::from_str::<serde_json::Value>(&icescope::report::live::jsonl(e)).unwrap()));

@@ -208,7 +208,7 @@ fn asking_for_the_full_history_later_reads_only_what_is_missing() {
     let first = l.stats.paths.clone().unwrap();
     let sampled: HashSet<usize> = (0..l.history.snapshots.len()).filter(|&i| l.history.read_reason(i) == Some(ReadReason::Sample)).collect();
     l.history.plan(ReadMode::All);
-    futures::executor::block_on(l.run(&f, &icescope::load::decoder::Inline, 1));
+    futures::executor::block_on(l.run_by(&f, &icescope::load::decoder::Inline, 1));
     let all = l.stats.paths.clone().unwrap();
     let again: Vec<&String> = all[first.len()..].iter().filter(|p| first.contains(p)).collect();
     assert!(again.iter().all(|p| p.contains("/snap-")), "only manifest lists are read again: {again:?}");
@@ -489,7 +489,7 @@ fn read_in_order(name: &str) -> (Vec<String>, BTreeSet<String>, BTreeSet<String>
     let (f, m) = folder(name);
     let mut l = futures::executor::block_on(Loader::open(&f, &m, true)).unwrap();
     l.history.plan(ReadMode::MetadataFirst);
-    futures::executor::block_on(l.run(&f, &icescope::load::decoder::Inline, 1));
+    futures::executor::block_on(l.run_by(&f, &icescope::load::decoder::Inline, 1));
     let order: Vec<String> = l.stats.paths.clone().unwrap().iter().map(|p| f.index().resolve(p).unwrap_or(p).to_string()).collect();
     let lists: BTreeSet<String> =
         l.history.snapshots.iter().filter_map(|s| s.snapshot.manifest_list.as_deref()).filter_map(|p| f.index().resolve(p)).map(str::to_string).collect();
@@ -593,7 +593,7 @@ fn a_table_read_commit_by_commit_equals_a_fresh_read_and_reads_each_file_once() 
         let mut loader = load(&f, &versions[0], ReadMode::All);
         let mut read: Vec<String> = loader.stats.paths.clone().unwrap_or_default().into_iter().skip(1).collect();
         for v in &versions[1..] {
-            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v, 8)).unwrap();
+            futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v)).unwrap();
             let fresh = load(&f, v, ReadMode::All);
             assert_eq!(rows(&loader.history), rows(&fresh.history), "{name} at {v}");
             assert_eq!(report(&loader.history), report(&fresh.history), "{name} at {v}");
@@ -624,7 +624,7 @@ fn a_step_read_metadata_first_reads_only_the_new_commit() {
     for v in &versions[start + 1..] {
         let known = |h: &TableHistory, n: usize| -> Vec<_> { (0..n).map(|i| (h.snapshots[i].snapshot.snapshot_id, h.counts(i), h.totals(i))).collect() };
         let before = known(&loader.history, loader.history.snapshots.len());
-        futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v, 8)).unwrap();
+        futures::executor::block_on(loader.advance(&f, &icescope::load::decoder::Inline, v)).unwrap();
         // Every count had before is still had, unchanged: a commit adds, it does not forget.
         assert_eq!(before, known(&loader.history, before.len()), "{v}");
         let beyond = before.iter().filter(|b| b.2.source != Some(CountSource::Summary)).count();

@@ -247,11 +247,12 @@ fn the_app_sees_it_from_the_first_answer_and_after_time_travel() {
     use futures::executor::block_on;
     use icescope::analysis::findings::{FindingKind, Severity};
     use icescope::load::decoder::Inline;
+    use icescope::session::open::{Naming, Version};
     use icescope::session::TableSession;
     use std::rc::Rc;
     let dir = append_stream("session", &[("v13.metadata.json", |b| b[..700].to_vec())], None);
     let files = Rc::new(LocalFolder::open(&dir).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open("t", &*files, &Inline, None, None)).unwrap();
+    let (loader, pick) = block_on(icescope::session::open::open("t", &*files, &Inline, Version::Newest, false)).unwrap();
     let pick = pick.unwrap();
     let mut session = TableSession::new("t".into(), files.clone(), Inline, loader, Some(pick.clone()), ReadMode::Auto);
     let first = session.answer(1);
@@ -259,8 +260,8 @@ fn the_app_sees_it_from_the_first_answer_and_after_time_travel() {
     assert_eq!((f.kind, f.severity), (FindingKind::NewestMetadataUnreadable, Severity::Critical));
     assert!(f.title.ends_with("shown as v12.metadata.json left it, 1 snapshot short"), "{}", f.title);
     // The picker: v11 chosen, the folder's pick kept with its damaged file.
-    let chosen = icescope::session::open::choose(pick);
-    let (loader, pick) = block_on(icescope::session::open::open("t", &*files, &Inline, Some("metadata/v11.metadata.json".into()), Some(chosen))).unwrap();
+    let chosen = Version::Named { name: "metadata/v11.metadata.json".into(), by: Naming::Picker, versions: Some(pick) };
+    let (loader, pick) = block_on(icescope::session::open::open("t", &*files, &Inline, chosen, false)).unwrap();
     let mut session = TableSession::new("t".into(), files, Inline, loader, pick, ReadMode::Auto);
     let f = &session.answer(1).report.findings[0];
     assert_eq!(f.kind, FindingKind::NewestMetadataUnreadable);

@@ -10,9 +10,8 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use icescope::analysis::findings::FindingKind;
 use icescope::load::decoder::Inline;
-use icescope::load::Pump;
 use icescope::model::ReadMode;
-use icescope::session::{Request, TableSession, TableView};
+use icescope::session::{Answer, Ask, TableSession};
 use icescope::source::local::LocalFolder;
 use serde_json::Value;
 
@@ -35,22 +34,19 @@ fn facts(root: &Path) -> Value {
 fn open(root: &Path) -> TableSession<LocalFolder> {
     let name = root.file_name().unwrap().to_string_lossy().to_string();
     let files = Rc::new(LocalFolder::open(root).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, &Inline, None, None)).unwrap_or_else(|e| panic!("{e}"));
+    let (loader, pick) =
+        block_on(icescope::session::open::open(&name, &*files, &Inline, icescope::session::open::Version::Newest, false)).unwrap_or_else(|e| panic!("{e}"));
     let mut s = TableSession::new(name, files, Inline, loader, pick, ReadMode::Auto);
     run(&mut s, Vec::new());
     s
 }
 
-/// Takes the requests, then reads until the plan is complete, as the app's driver does.
-fn run(s: &mut TableSession<LocalFolder>, requests: Vec<Request>) -> TableView {
+/// Takes the requests, then reads until the plan is complete through the drive every front end uses.
+fn run(s: &mut TableSession<LocalFolder>, requests: Vec<Ask>) -> Answer {
     for r in requests {
         s.request(r);
     }
-    let files = s.files.clone();
-    block_on(async {
-        let mut pump = Pump::new(&*files, &icescope::load::decoder::Inline, 8);
-        while pump.next(&mut s.loader).await {}
-    });
+    block_on(icescope::session::drive::read_all(s));
     s.answer(0)
 }
 
@@ -76,12 +72,12 @@ fn the_report_the_comparison_and_the_walk_are_the_clis_on_every_fixture() {
         if s.loader.history.snapshots.len() < 2 {
             continue;
         }
-        let answer = run(&mut s, vec![Request::Compare("parent".into(), "current".into())]);
+        let answer = run(&mut s, vec![Ask::Compare("parent".into(), "current".into())]);
         let (d, md) = answer.diff.as_deref().unwrap().as_ref().unwrap_or_else(|e| panic!("{dir}: {e}"));
         assert_eq!(serde_json::to_value(d).unwrap(), cli(&["diff", dir, "--from", "parent", "--to", "current", "--format", "json"]), "{dir}: diff");
         assert!(md.contains(&icescope::report::diff::sentence(&d.totals)), "{dir}");
         let current = s.loader.history.current_index().unwrap();
-        let answer = run(&mut s, vec![Request::Walk(current, None)]);
+        let answer = run(&mut s, vec![Ask::Walk(current, None)]);
         let walked = cli(&["walk", dir, "--to", "current"]);
         let shown = serde_json::to_value(&*answer.walk).unwrap();
         assert_eq!(shown["snapshot"], walked["snapshot"], "{dir}: walk");
@@ -95,12 +91,12 @@ fn a_job_alone_is_its_range_and_itself_against_current_is_explained_as_the_cli_s
     let dir = root.to_str().unwrap();
     let mut s = open(&root);
     // The app's "to" left empty beside job:<id>: the CLI's --job.
-    let answer = run(&mut s, vec![Request::Compare("job:eb1278fa".into(), String::new())]);
+    let answer = run(&mut s, vec![Ask::Compare("job:eb1278fa".into(), String::new())]);
     let (d, _) = answer.diff.as_deref().unwrap().as_ref().unwrap_or_else(|e| panic!("{e}"));
     assert!(d.exact);
     assert_eq!(d.totals.records_added, 72_726, "the third job's added-records in facts.json");
     assert_eq!(serde_json::to_value(d).unwrap(), cli(&["diff", dir, "--job", "eb1278fa"]));
-    let answer = run(&mut s, vec![Request::Compare("job:eb1278fa".into(), "current".into())]);
+    let answer = run(&mut s, vec![Ask::Compare("job:eb1278fa".into(), "current".into())]);
     let refused = answer.diff.as_deref().unwrap().as_ref().unwrap_err();
     assert!(refused.starts_with("both sides are snapshot 9185495785604472153: nothing to compare."), "{refused}");
     let out = Command::new(env!("CARGO_BIN_EXE_icescope")).args(["diff", dir, "--from", "job:eb1278fa", "--to", "current"]).output().unwrap();
@@ -118,7 +114,7 @@ fn the_full_history_brings_the_orphan_files_the_lab_found_on_the_store() {
         if !read_all {
             assert!(!before.report.findings.iter().any(|f| f.kind == "orphan_files"), "{}: no census before every manifest is read", root.display());
         }
-        let after = run(&mut s, vec![Request::AllSnapshots]);
+        let after = run(&mut s, vec![Ask::AllSnapshots]);
         // The lab's census is of the store: data and delete files no snapshot names. The folder
         // also holds the lab's own records (facts.json, caption.md, a watch's events, the browser's
         // looks and its screenshots), which the census counts as other files.
@@ -170,14 +166,20 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
     let f = facts(&root);
     let before_c = f["resumes"][1]["table_before"]["metadata_file"].as_str().unwrap();
     let files = Rc::new(LocalFolder::open(&root).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open("savepoint-resume", &*files, &Inline, Some(format!("metadata/{before_c}")), None))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (loader, pick) = block_on(icescope::session::open::open(
+        "savepoint-resume",
+        &*files,
+        &Inline,
+        icescope::session::open::Version::File(format!("metadata/{before_c}")),
+        false,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
     let mut s = TableSession::new("savepoint-resume".into(), files, Inline, loader, pick, ReadMode::Auto);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-resume");
     let listed: Vec<String> = ["S1", "S2", "chk-10"].iter().map(|d| dir.join(d).join("_metadata").display().to_string()).collect();
     let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
     assert_eq!((read.reads.len(), read.unreadable.len()), (3, 0), "{:?}", read.unreadable);
-    let view = run(&mut s, vec![Request::Savepoints(std::sync::Arc::new(read))]);
+    let view = run(&mut s, vec![Ask::Savepoints(std::sync::Arc::new(read))]);
     let judged = view.report.savepoints.as_ref().expect("judged");
     let cli_rows = cli(&["savepoint", dir.to_str().unwrap(), "--table", root.to_str().unwrap(), "--metadata", before_c, "--format", "json"]);
     let cli_rows = cli_rows["savepoints"].as_array().unwrap();
@@ -205,12 +207,13 @@ fn the_ticket_gives_one_statement_per_incident_and_labels_the_savepoints() {
     let root = fixture("savepoint-twice");
     let f = facts(&root);
     let files = Rc::new(LocalFolder::open(&root).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open("savepoint-twice", &*files, &Inline, None, None)).unwrap_or_else(|e| panic!("{e}"));
+    let (loader, pick) = block_on(icescope::session::open::open("savepoint-twice", &*files, &Inline, icescope::session::open::Version::Newest, false))
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut s = TableSession::new("savepoint-twice".into(), files, Inline, loader, pick, ReadMode::Auto);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/savepoints/savepoint-twice/A/_metadata");
     let listed = [dir.display().to_string()];
     let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
-    let view = run(&mut s, vec![Request::Savepoints(std::sync::Arc::new(read))]);
+    let view = run(&mut s, vec![Ask::Savepoints(std::sync::Arc::new(read))]);
     let md = icescope::report::markdown::markdown_in(&view.report, "lab");
     // The incident's statement: the table just before job C, as the lab recorded it before C's resume.
     let before_c = f["after_first_resume"]["snapshot_id"].as_i64().unwrap();
@@ -246,7 +249,9 @@ fn an_answer_after_a_look_is_the_answer_made_afresh() {
     let root = fixture("savepoint-twice");
     let name = "savepoint-twice".to_string();
     let files = Rc::new(LocalFolder::open(&root).unwrap());
-    let (loader, pick) = block_on(icescope::session::open::open(&name, &*files, &Inline, Some("metadata/v5.metadata.json".into()), None)).unwrap();
+    let (loader, pick) =
+        block_on(icescope::session::open::open(&name, &*files, &Inline, icescope::session::open::Version::File("metadata/v5.metadata.json".into()), false))
+            .unwrap();
     let mut s = TableSession::new(name, files.clone(), Inline, loader, pick, ReadMode::Auto);
     run(&mut s, Vec::new());
     s.look(0, Default::default());
@@ -257,7 +262,7 @@ fn an_answer_after_a_look_is_the_answer_made_afresh() {
         .max()
         .map(|v| format!("metadata/v{v}.metadata.json"))
         .unwrap();
-    block_on(s.advance(files, &newest, 8)).unwrap();
+    block_on(s.advance(files, &newest)).unwrap();
     run(&mut s, Vec::new());
     s.look(1, Default::default());
     let after_look = s.answer(0);

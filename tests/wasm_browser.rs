@@ -5,11 +5,11 @@
 use icescope::analysis::GrowthSeries;
 use icescope::load::Loader;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::draw::backend::Measured;
+use icescope::report::draw::growth::draw_growth;
+use icescope::report::draw::look::TICKET;
+use icescope::report::draw::{Dress, Stamp};
 use icescope::source::{newest_metadata, MemoryFiles};
-use icescope::view::chart::backend::Measured;
-use icescope::view::chart::growth::draw_growth;
-use icescope::view::chart::look::TICKET;
-use icescope::view::chart::{Dress, Stamp};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -37,7 +37,7 @@ fn facts() -> serde_json::Value {
 async fn load(files: &MemoryFiles, metadata: &str) -> TableHistory {
     let mut loader = Loader::open(files, metadata, false).await.expect("table loads");
     loader.history.plan(ReadMode::All);
-    loader.run(files, &icescope::load::decoder::Inline, 6).await;
+    loader.run_by(files, &icescope::load::decoder::Inline, 6).await;
     loader.history
 }
 

@@ -7,9 +7,9 @@ use crate::source::Fetch;
 
 impl Loader {
     /// Reads `metadata_path` (the table's newer metadata file), keeps what was read of the last
-    /// one, plans as before, and reads what is new, `parallel` reads in flight. The stats are this
+    /// one, plans as before, and reads what is new, as many reads in flight as the source says. The stats are this
     /// step's alone. On an error the loader is as it was.
-    pub async fn advance<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D, metadata_path: &str, parallel: usize) -> Result<(), LoadError> {
+    pub async fn advance<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D, metadata_path: &str) -> Result<(), LoadError> {
         let started = now_ms();
         let bytes = files.fetch(metadata_path).await?;
         let size = bytes.len() as u64;
@@ -27,7 +27,7 @@ impl Loader {
         self.anchor = files.listing().and_then(|_| super::anchor(metadata_path, &self.history.metadata.location));
         self.stats = ReadStats::of_metadata(metadata_path, size, started, self.stats.paths.is_some());
         self.history.plan(mode);
-        self.run(files, dec, parallel).await;
+        self.run(files, dec).await;
         self.history.trim();
         Ok(())
     }

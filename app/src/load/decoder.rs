@@ -15,6 +15,11 @@ pub trait Decoder {
     fn reads_folders(&self) -> bool {
         false
     }
+    /// Decodes on the calling thread, so a file can be decoded as it is read
+    /// (`Fetch::fetch_reader`): the CLI streams a 16 MB metadata.json instead of holding it twice.
+    fn decodes_here(&self) -> bool {
+        false
+    }
 }
 
 /// Decodes on the calling thread, at once.
@@ -25,6 +30,10 @@ impl Decoder for Inline {
     async fn decode(&self, job: Job) -> Result<Decoded, DecodeError> {
         run(job)
     }
+
+    fn decodes_here(&self) -> bool {
+        true
+    }
 }
 
 impl<D: Decoder> Decoder for &D {
@@ -34,6 +43,10 @@ impl<D: Decoder> Decoder for &D {
 
     fn reads_folders(&self) -> bool {
         (**self).reads_folders()
+    }
+
+    fn decodes_here(&self) -> bool {
+        (**self).decodes_here()
     }
 }
 

@@ -10,14 +10,13 @@ use crate::decode::ManifestFile;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::ReadMode;
 use crate::model::{Fault, GapKind, ManifestAsk, Need, TableHistory};
-use futures::stream::{self, StreamExt};
 
 use crate::source::{Fetch, SourceError};
 
 pub mod data_scan;
 pub mod decoder;
 use crate::decode::job::{Decoded, Job};
-use decoder::Decoder;
+use decoder::{Decoder, Inline};
 mod advance;
 mod key_scan;
 mod pump;
@@ -199,28 +198,23 @@ pub const MAX_FALLBACKS: usize = 10;
 pub const PARALLEL: usize = 6;
 
 impl Loader {
-    /// Reads and decodes the metadata file: from here on every summary series is known.
+    /// Reads and decodes the metadata file on this thread: from here on every summary series is known.
     pub async fn open<F: Fetch>(files: &F, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
-        let streamed = match files.fetch_reader(metadata_path).await? {
-            Some((size, reader)) => crate::decode::TableMetadata::from_reader(metadata_path, reader).map(|m| (m, size)),
-            None => None,
-        };
-        // Gzip, a source that hands over bytes only, or a file that does not decode (read whole
-        // again, for the error that names its field).
-        let (metadata, size) = match streamed {
-            Some(m) => m,
-            None => {
-                let bytes = files.fetch(metadata_path).await?;
-                (crate::decode::TableMetadata::from_bytes(metadata_path, &bytes)?, bytes.len() as u64)
-            }
-        };
-        Ok(Loader::opened(files, metadata_path, metadata, size, record_paths))
+        Loader::open_with(files, &Inline, metadata_path, record_paths).await
     }
 
-    /// As `open`, decoding with `dec` (the browser's decoder worker): the file is read whole and
-    /// its bytes handed over, or read by the decoder where it holds the folder; the page only
-    /// receives the decoded metadata.
+    /// Reads and decodes the metadata file with `dec`. A decoder on this thread decodes it as it
+    /// is read where the source hands it over in parts; the browser's worker gets the bytes, or
+    /// reads the file itself where it holds the folder; the page only receives the decoded metadata.
     pub async fn open_with<F: Fetch, D: Decoder>(files: &F, dec: &D, metadata_path: &str, record_paths: bool) -> Result<Loader, LoadError> {
+        if dec.decodes_here() {
+            // Gzip, or a file that does not decode, is read whole below (for the error that names its field).
+            if let Some((size, reader)) = files.fetch_reader(metadata_path).await? {
+                if let Some(m) = crate::decode::TableMetadata::from_reader(metadata_path, reader) {
+                    return Ok(Loader::opened(files, metadata_path, m, size, record_paths));
+                }
+            }
+        }
         let job = |bytes| Job::TableMetadata { path: metadata_path.to_string(), bytes };
         let (size, decoded) = match files.in_folder(metadata_path).filter(|_| dec.reads_folders()) {
             Some((folder, name)) => match dec.decode(Job::Read { folder, name, then: Box::new(job(Vec::new())) }).await? {
@@ -386,51 +380,22 @@ impl Loader {
         ))
     }
 
-    /// Reads until the plan is complete, `parallel` reads in flight.
-    pub async fn run<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D, parallel: usize) {
+    /// Reads until the plan is complete, as many reads in flight as the source says.
+    pub async fn run<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D) {
+        let n = files.in_flight();
+        let mut pump = Pump::new(files, dec, n.reads).refill_by(n.refill);
+        while pump.next(self).await {}
+    }
+
+    /// As `run`, `parallel` reads in flight whatever the source says (tests that need an order).
+    pub async fn run_by<F: Fetch, D: Decoder>(&mut self, files: &F, dec: &D, parallel: usize) {
         let mut pump = Pump::new(files, dec, parallel);
         while pump.next(self).await {}
     }
 }
 
-/// The table's current metadata file among the files a source lists: the newest by content. The
-/// candidates the newest-named one's `metadata-log` names are older than it and are not opened.
-pub async fn pick_metadata<F: Fetch>(files: &F) -> Option<crate::source::metadata_pick::MetadataPick> {
-    use crate::source::metadata_pick::{
-        choose_by_content, hinted, logged_in_tail, metadata_version, peek, MetadataPick, MetadataVersion, HEAD_BYTES, TAIL_BYTES,
-    };
-    use crate::source::range::ByteRange;
-    use crate::source::resolve::last_component;
-    let index = files.listing()?;
-    let (dir, candidates) = crate::source::metadata_pick::candidates(index)?;
-    let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
-    let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
-    let top = candidates.iter().max_by_key(|p| (metadata_version(p), p.as_str())).cloned();
-    let logged: std::collections::HashMap<String, i64> = match &top {
-        Some(t) if candidates.len() > 2 => {
-            files.fetch_range(t, ByteRange::Tail { len: TAIL_BYTES }).await.map(|r| logged_in_tail(&r.bytes)).unwrap_or_default().into_iter().collect()
-        }
-        _ => Default::default(),
-    };
-    let heads = stream::iter(candidates)
-        .map(|path| {
-            let known = (Some(&path) != top.as_ref()).then(|| last_component(&path).and_then(|n| logged.get(n).copied())).flatten();
-            async move {
-                let (seq, updated) = match known {
-                    Some(ts) => (None, Some(ts)),
-                    None => files.fetch_head(&path, HEAD_BYTES).await.map(|h| peek(&h)).unwrap_or((None, None)),
-                };
-                MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: seq, last_updated_ms: updated }
-            }
-        })
-        .buffered(PARALLEL);
-    let mut versions: Vec<MetadataVersion> = heads.collect().await;
-    let (path, why) = choose_by_content(&versions, hint.as_deref())?;
-    // By time first: files known from the log carry their time, not their sequence number.
-    versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
-    let hinted = hint.as_deref().and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).map(str::to_string);
-    Some(MetadataPick { path, why, versions, unreadable: Vec::new(), hinted })
-}
+/// The folder's newest metadata file by content (`source::metadata_pick::pick`).
+pub use crate::source::metadata_pick::pick as pick_metadata;
 
 /// The kind of a failed read, as a gap keeps it.
 fn fault_kind(e: &SourceError) -> GapKind {
@@ -474,11 +439,7 @@ fn load_opened<F: Fetch>(files: &F, mut loader: Loader, mode: ReadMode) -> Loade
         let current = loader.history.metadata_sizes.last().map(|m| m.bytes).unwrap_or(0);
         loader.history.record_metadata_sizes(current, |r| files.size_hint(r));
         loader.history.plan(mode);
-        // 64 asked for: a network source sends them on its transport's threads
-        // (`transport::IN_FLIGHT` at once); a folder's reads block, so for it the count changes only
-        // how often a batch settles: settling re-derives delete kinds over every snapshot, and per
-        // 4 files that was quadratic.
-        loader.run(files, &decoder::Inline, 64).await;
+        loader.run(files, &Inline).await;
         loader
     })
 }

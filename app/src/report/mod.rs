@@ -6,6 +6,7 @@
 pub mod chart;
 pub mod diff;
 pub mod diff_text;
+pub mod draw;
 pub mod duplicates;
 pub mod finding;
 pub mod footers;

@@ -52,17 +52,19 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// Reads the table's newer metadata file `path` from `files` (the source as it lists now) into
     /// what is held, and what it adds. Snapshot indexes may move (expired snapshots): the footers
     /// read for one are dropped.
-    pub async fn advance(&mut self, files: Rc<F>, path: &str, parallel: usize) -> Result<(), String> {
+    pub async fn advance(&mut self, files: Rc<F>, path: &str) -> Result<(), String> {
         self.files = files;
-        self.loader.advance(&*self.files, &self.dec, path, parallel).await.map_err(|e| e.to_string())?;
+        self.loader.advance(&*self.files, &self.dec, path).await.map_err(|e| e.to_string())?;
         self.summaries = super::summaries_of(&self.loader.history);
         self.footers = None;
         self.asked = true;
         Ok(())
     }
 
-    /// One look at the table as held now: its events join the list.
-    pub fn look(&mut self, now_ms: i64, options: LiveOptions) {
+    /// One look at the table as held now: its events join the list, and are returned.
+    pub fn look(&mut self, now_ms: i64, options: LiveOptions) -> Vec<Observed> {
+        // Settled first: the look's findings are the ones the answer after it shows.
+        self.loader.history.settle_batch();
         let table = self.table_ref();
         let history = &self.loader.history;
         // The report published after the look shows the same spans and findings: made once.
@@ -76,12 +78,23 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         live.state = next;
         live.looked_ms = now_ms;
         live.looks += 1;
-        for e in events {
-            live.events.push_front(e);
+        for e in &events {
+            live.events.push_front(e.clone());
         }
         live.events.truncate(KEPT_EVENTS);
         self.analysed = Some(made);
         self.asked = true;
+        events
+    }
+
+    /// Watches from a state an earlier watch left (`icescope watch --state`).
+    pub fn watch_from(&mut self, state: LiveState) {
+        self.live.get_or_insert_with(Live::default).state = state;
+    }
+
+    /// What the next watch needs to go on from here.
+    pub fn watch_state(&self) -> LiveState {
+        self.live.as_ref().map(|l| l.state.clone()).unwrap_or_default()
     }
 
     /// Stops watching: the events are dropped with it.

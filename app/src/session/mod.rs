@@ -5,10 +5,17 @@
 //! after report rather than inside `load`, which stays below analysis.
 
 pub mod assemble;
+pub mod drive;
 pub mod link;
 pub mod live;
 pub mod open;
 pub mod savepoint;
+
+// What a front end names of the reading below the session: the decoder it lends, the clock, the
+// loader's statistics and a data scan's progress.
+pub use crate::load::data_scan::ScanProgress;
+pub use crate::load::decoder::{Decoder, Inline};
+pub use crate::load::{now_ms, Loader};
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -22,9 +29,7 @@ use crate::analysis::jobs::{job_spans, JobSpan};
 use crate::analysis::partitions::{partition_stats, partition_timeline, PartitionStat, PartitionTimeline};
 use crate::analysis::walk::{walk, Walk};
 use crate::analysis::GrowthSeries;
-use crate::load::data_scan::{read_footers, read_puffin_footers, scan_keys, ScanProgress};
-use crate::load::decoder::{Decoder, Inline};
-use crate::load::Loader;
+use crate::load::data_scan::{read_footers, read_puffin_footers, scan_keys};
 use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::ReadMode;
 use crate::source::metadata_pick::MetadataPick;
@@ -35,7 +40,7 @@ pub const WALK_ROWS: usize = 500;
 
 /// What a view asks of the open table after opening it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Request {
+pub enum Ask {
     /// Every snapshot's manifests.
     AllSnapshots,
     /// This snapshot in detail (its files).
@@ -51,7 +56,7 @@ pub enum Request {
 
 /// Everything shown of an open table at one moment: finished analysis results, cheap to clone.
 #[derive(Clone, PartialEq)]
-pub struct TableView {
+pub struct Answer {
     pub name: String,
     pub report: Arc<Inspect>,
     pub series: Arc<GrowthSeries>,
@@ -78,7 +83,7 @@ pub struct TableView {
 /// An open table: its files, what has been read, and what the views asked for. `D` decodes the
 /// data files' footers and columns (the browser's worker; `Inline` natively).
 pub struct TableSession<F: Fetch, D: Decoder = Inline> {
-    dec: D,
+    pub(crate) dec: D,
     pub name: String,
     /// Shared: a pump reads through it while the loader is updated.
     pub files: Rc<F>,
@@ -98,6 +103,8 @@ pub struct TableSession<F: Fetch, D: Decoder = Inline> {
     live: Option<live::Live>,
     /// Made by the last look, for the answer that follows it.
     analysed: Option<Analysed>,
+    /// How statements name the table, where the reader said (else guessed from its location).
+    table: Option<TableRef>,
 }
 
 /// The history's job spans and findings as made at one revision of one metadata file: a live look
@@ -145,17 +152,18 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             savepoints: None,
             live: None,
             analysed: None,
+            table: None,
         }
     }
 
     /// Takes a request: what it needs is queued for reading; the next answer shows it.
-    pub fn request(&mut self, r: Request) {
+    pub fn request(&mut self, r: Ask) {
         self.asked = true;
         let h = &mut self.loader.history;
         match r {
-            Request::AllSnapshots => h.plan(ReadMode::All),
-            Request::Select(i) => h.select(i),
-            Request::Compare(a, b) => {
+            Ask::AllSnapshots => h.plan(ReadMode::All),
+            Ask::Select(i) => h.select(i),
+            Ask::Compare(a, b) => {
                 if let Ok(pair) = sides(h, &a, &b) {
                     for p in [pair.0, pair.1] {
                         if let Point::At(i) = p {
@@ -165,11 +173,11 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
                 }
                 self.compare = Some((a, b));
             }
-            Request::Walk(i, manifest) => {
+            Ask::Walk(i, manifest) => {
                 h.select(i);
                 self.walk = (Some(i), manifest);
             }
-            Request::Savepoints(s) => self.savepoints = Some(s),
+            Ask::Savepoints(s) => self.savepoints = Some(s),
         }
     }
 
@@ -178,37 +186,68 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         self.asked
     }
 
-    /// How statements name the table until the reader names a catalog.
+    /// How statements name the table: as the reader named it, else guessed from its location
+    /// with the catalog left for the reader to fill in.
     pub fn table_ref(&self) -> TableRef {
-        TableRef::guess(&self.loader.history, None)
+        self.table.clone().unwrap_or_else(|| TableRef::guess(&self.loader.history, None))
     }
 
-    /// The answer to every view at this moment. `in_flight`: reads still out (the plan's queues may
-    /// be empty while they are); findings that need every file read wait for none.
-    pub fn answer(&mut self, in_flight: usize) -> TableView {
-        self.asked = false;
-        let history = &self.loader.history;
+    /// Names the table for statements (a catalog, an identifier the reader gave).
+    pub fn name_table(&mut self, table: TableRef) {
+        self.table = Some(table);
+    }
+
+    /// The report at this moment, with the findings that need more than the history (orphans
+    /// once every file is known and nothing is in flight, footers once read). `in_flight`: reads
+    /// still out.
+    pub fn report(&mut self, in_flight: usize) -> Inspect {
         let table = self.table_ref();
-        let complete = history.is_settled() && in_flight == 0;
-        let footers = self.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(history, *i, f, p, &table)));
+        let footers = self.footer_report(&table);
         let extra = if in_flight == 0 {
             let orphans = self.orphan_finding(&table);
             orphans.into_iter().chain(footers.iter().flat_map(|f| f.findings.iter().cloned())).collect()
         } else {
             Vec::new()
         };
-        let (jobs, findings) = match self.analysed.take().and_then(|a| a.still(history)) {
-            Some(a) => (a.jobs, a.findings),
-            None => {
-                let jobs = Arc::new(job_spans(history));
-                let findings = crate::analysis::findings::findings_with(history, &table, &jobs);
-                (jobs, findings)
-            }
-        };
+        let (jobs, findings) = self.jobs_and_findings(&table);
+        let history = &self.loader.history;
         let inspected = crate::analysis::inspect::inspect_with(history, &table, &jobs, findings);
         let mut report = assemble::finish(history, inspected, &table, &self.loader.stats, self.pick.clone(), extra);
         report.savepoints = self.savepoints.clone().map(|s| crate::analysis::savepoint::judge(s, Some((history, &table))));
-        TableView {
+        report
+    }
+
+    fn footer_report(&self, table: &TableRef) -> Option<Arc<FooterReport>> {
+        self.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(&self.loader.history, *i, f, p, table)))
+    }
+
+    /// The history's job spans and findings: those the last look made, where the history is
+    /// still as it was then, else made now.
+    fn jobs_and_findings(&mut self, table: &TableRef) -> (Arc<Vec<JobSpan>>, Vec<crate::analysis::findings::Finding>) {
+        let history = &self.loader.history;
+        match self.analysed.take().and_then(|a| a.still(history)) {
+            Some(a) => (a.jobs, a.findings),
+            None => {
+                let jobs = Arc::new(job_spans(history));
+                let findings = crate::analysis::findings::findings_with(history, table, &jobs);
+                (jobs, findings)
+            }
+        }
+    }
+
+    /// The answer to every view at this moment. `in_flight`: reads still out (the plan's queues may
+    /// be empty while they are); findings that need every file read wait for none.
+    pub fn answer(&mut self, in_flight: usize) -> Answer {
+        self.asked = false;
+        let table = self.table_ref();
+        let footers = self.footer_report(&table);
+        // The job spans the report's findings were made with, for the charts: made once.
+        let (jobs, findings) = self.jobs_and_findings(&table);
+        self.analysed = Some(Analysed::of(&self.loader.history, findings, jobs.clone()));
+        let report = self.report(in_flight);
+        let history = &self.loader.history;
+        let complete = history.is_settled() && in_flight == 0;
+        Answer {
             name: self.name.clone(),
             report: Arc::new(report),
             series: Arc::new(GrowthSeries::of(history)),
@@ -249,10 +288,24 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
 
     /// The current snapshot in detail, or why its files are not at hand yet.
     fn current_in_detail(&self) -> Result<usize, String> {
+        let index = self.loader.history.current_index().ok_or("the table has no snapshots")?;
+        self.in_detail(index)
+    }
+
+    /// Snapshot `index` in detail, or why its files are not at hand.
+    fn in_detail(&self, index: usize) -> Result<usize, String> {
         let h = &self.loader.history;
-        let index = h.current_index().ok_or("the table has no snapshots")?;
+        if index >= h.snapshots.len() {
+            return Err(format!("no snapshot {index} in {}", h.metadata_file));
+        }
         if !h.has_files(index) {
-            return Err("the current snapshot's manifests are not all read".into());
+            let gaps: Vec<String> = h.gaps().iter().map(|g| g.message.clone()).collect();
+            let id = h.snapshots[index].snapshot.snapshot_id;
+            return Err(if gaps.is_empty() {
+                format!("the manifests of snapshot {id} are not all read")
+            } else {
+                format!("the manifests of snapshot {id} could not all be read: {}", gaps.join("; "))
+            });
         }
         Ok(index)
     }
@@ -261,14 +314,26 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// carries the report and its findings. `progress(done, total)`; `stop` ends it early.
     pub async fn read_footers(&mut self, progress: &mut dyn FnMut(usize, usize), stop: &dyn Fn() -> bool) -> Result<(), String> {
         let index = self.current_in_detail()?;
+        self.read_footers_at(index, progress, stop).await
+    }
+
+    /// As `read_footers`, for snapshot `index` (read in detail first: `Ask::Select`).
+    pub async fn read_footers_at(&mut self, index: usize, progress: &mut dyn FnMut(usize, usize), stop: &dyn Fn() -> bool) -> Result<(), String> {
+        let index = self.in_detail(index)?;
         let h = &self.loader.history;
         let (footers, _) = read_footers(&*self.files, &self.dec, h, index, progress, stop).await;
         let parquet = footers.len();
         let mut more = |done: usize, total: usize| progress(parquet + done, parquet + total);
         let (puffins, _) = if stop() { Default::default() } else { read_puffin_footers(&*self.files, &self.dec, h, index, &mut more, stop).await };
+        // What the files carry replaces what their metrics name, for the schema findings.
         self.loader.history.record_footers(&footers);
         self.footers = Some((index, footers, puffins));
         Ok(())
+    }
+
+    /// The manifests against the footers read, with their findings.
+    pub fn footers(&self) -> Option<FooterReport> {
+        self.footer_report(&self.table_ref()).map(Arc::unwrap_or_clone)
     }
 
     /// Counts the current snapshot's keys from its data files (the schema's identifier fields
@@ -281,6 +346,19 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         stop: &dyn Fn() -> bool,
     ) -> Result<DuplicateReport, String> {
         let index = self.current_in_detail()?;
+        self.count_duplicates_at(index, named, budget, progress, stop).await
+    }
+
+    /// As `count_duplicates`, for snapshot `index` (read in detail first: `Ask::Select`).
+    pub async fn count_duplicates_at(
+        &self,
+        index: usize,
+        named: &[String],
+        budget: usize,
+        progress: &mut dyn FnMut(ScanProgress),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<DuplicateReport, String> {
+        let index = self.in_detail(index)?;
         let h = &self.loader.history;
         let keys = resolve_keys(h, (!named.is_empty()).then_some(named))?;
         let mut counter = KeyCounter::new(h, budget);

@@ -47,6 +47,35 @@ pub trait Fetch {
     fn census(&self) -> Option<Census<'_>> {
         None
     }
+    /// Sizes of these files will be asked for (`size_hint`) next: a source that must look each
+    /// up (a folder handle: a round trip to the disk) does so now, several at once.
+    async fn prepare_sizes(&self, _references: &[String]) {}
+    /// Lists what the orphan census needs, once every snapshot's files are known (a folder handle
+    /// lists its whole folder only then). Its error says why the census cannot be made.
+    async fn list_for_census(&self) -> Result<(), SourceError> {
+        Ok(())
+    }
+    /// How many reads the loader keeps out at once, and how many it asks for at a time: the
+    /// source's to say, since its cost per read is its own.
+    fn in_flight(&self) -> InFlight {
+        InFlight::BROWSER
+    }
+}
+
+/// Reads kept in flight, and how many are asked for at once (a batch carried by one request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InFlight {
+    pub reads: usize,
+    pub refill: usize,
+}
+
+impl InFlight {
+    /// A browser opens six connections per host: more requests only queue in it.
+    pub const BROWSER: InFlight = InFlight { reads: 6, refill: 1 };
+    /// The CLI's transport sends on its threads (`transport::IN_FLIGHT`); a local folder's reads
+    /// block, so there the count only sets how often a batch settles, and settling re-derives
+    /// delete kinds over every snapshot: per 4 files that was quadratic.
+    pub const NATIVE: InFlight = InFlight { reads: 64, refill: 1 };
 }
 
 /// Every file a source holds, and how to ask one's (size, modified ms).
@@ -79,6 +108,14 @@ impl<T: FileSet> Fetch for T {
     fn census(&self) -> Option<Census<'_>> {
         let paths = self.census_index()?.paths().map(str::to_string).collect();
         Some((paths, Box::new(move |p: &str| (self.size_of(p), self.modified_ms(p)))))
+    }
+
+    fn in_flight(&self) -> InFlight {
+        if cfg!(target_arch = "wasm32") {
+            InFlight::BROWSER
+        } else {
+            InFlight::NATIVE
+        }
     }
 }
 
@@ -121,5 +158,9 @@ impl<F: Fetch> Fetch for Listed<F> {
 
     fn listing(&self) -> Option<&PathIndex> {
         Some(&self.index)
+    }
+
+    fn in_flight(&self) -> InFlight {
+        self.inner.in_flight()
     }
 }

@@ -225,6 +225,42 @@ pub fn newest_metadata(files: &dyn FileSet) -> Option<String> {
     choose_by_content(&versions, hint.as_deref()).map(|(p, _)| p)
 }
 
+/// The table's current metadata file among the files a source lists: the newest by content. The
+/// candidates the newest-named one's `metadata-log` names are older than it and are not opened.
+pub async fn pick<F: super::Fetch>(files: &F) -> Option<MetadataPick> {
+    use super::range::ByteRange;
+    use futures::stream::{self, StreamExt};
+    let index = files.listing()?;
+    let (dir, candidates) = candidates(index)?;
+    let hint_path = if dir.is_empty() { "version-hint.text".to_string() } else { format!("{dir}/version-hint.text") };
+    let hint = if index.contains(&hint_path) { files.fetch(&hint_path).await.ok() } else { None };
+    let top = candidates.iter().max_by_key(|p| (metadata_version(p), p.as_str())).cloned();
+    let logged: std::collections::HashMap<String, i64> = match &top {
+        Some(t) if candidates.len() > 2 => {
+            files.fetch_range(t, ByteRange::Tail { len: TAIL_BYTES }).await.map(|r| logged_in_tail(&r.bytes)).unwrap_or_default().into_iter().collect()
+        }
+        _ => Default::default(),
+    };
+    let heads = stream::iter(candidates)
+        .map(|path| {
+            let known = (Some(&path) != top.as_ref()).then(|| last_component(&path).and_then(|n| logged.get(n).copied())).flatten();
+            async move {
+                let (seq, updated) = match known {
+                    Some(ts) => (None, Some(ts)),
+                    None => files.fetch_head(&path, HEAD_BYTES).await.map(|h| peek(&h)).unwrap_or((None, None)),
+                };
+                MetadataVersion { name_version: metadata_version(&path), path, last_sequence_number: seq, last_updated_ms: updated }
+            }
+        })
+        .buffered(super::InFlight::BROWSER.reads);
+    let mut versions: Vec<MetadataVersion> = heads.collect().await;
+    let (path, why) = choose_by_content(&versions, hint.as_deref())?;
+    // By time first: files known from the log carry their time, not their sequence number.
+    versions.sort_by_key(|v| (v.last_updated_ms, v.last_sequence_number, v.name_version));
+    let hinted = hint.as_deref().and_then(|h| hinted(versions.iter().map(|v| v.path.as_str()), h)).map(str::to_string);
+    Some(MetadataPick { path, why, versions, unreadable: Vec::new(), hinted })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{logged_in_tail, MetadataPick, MetadataVersion};

@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod fetch;
 pub mod files;
+pub mod follow;
 pub mod http;
 pub mod listing;
 #[cfg(not(target_arch = "wasm32"))]
@@ -26,7 +27,7 @@ pub mod secrets;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 
-pub use fetch::{Census, Fetch};
+pub use fetch::{Census, Fetch, InFlight};
 pub use files::{FileSet, MemoryFiles, SourceError};
 pub use metadata_pick::newest_metadata;
 pub use resolve::PathIndex;

@@ -2,7 +2,7 @@
 //! GET, or a GET the catalog must sign first. The CLI and the browser both send what this plans.
 
 use super::http::Request;
-use super::rest_catalog::{props_for, Session, StorageCredential};
+use super::rest_catalog::{props_for, CatalogSession, StorageCredential};
 use super::s3::{apply_remote_signature, parse_s3, remote_sign_request, Props, S3Config};
 
 /// Where a table's files are and what may be used to read them.
@@ -30,12 +30,12 @@ pub enum Plan {
 }
 
 impl ObjectAccess {
-    pub fn plan(&self, reference: &str, session: Option<&Session>, now_ms: u64) -> Result<Plan, String> {
+    pub fn plan(&self, reference: &str, session: Option<&CatalogSession>, now_ms: u64) -> Result<Plan, String> {
         self.plan_with(reference, &[], session, now_ms)
     }
 
     /// A read with extra request headers (`Range`): part of what is signed, locally or by the catalog.
-    pub fn plan_with(&self, reference: &str, headers: &[(String, String)], session: Option<&Session>, now_ms: u64) -> Result<Plan, String> {
+    pub fn plan_with(&self, reference: &str, headers: &[(String, String)], session: Option<&CatalogSession>, now_ms: u64) -> Result<Plan, String> {
         let with = |mut r: Request| {
             r.headers.extend(headers.iter().cloned());
             r
@@ -102,7 +102,7 @@ impl ObjectAccess {
     /// Every origin a read of this table may go to: the named ones, each S3 endpoint typed or
     /// vended, the signer's, and `https://*.amazonaws.com` where a configuration names no endpoint
     /// (AWS's own, one host per bucket). The browser narrows its `connect-src` to these.
-    pub fn origins(&self, session: Option<&Session>) -> Vec<String> {
+    pub fn origins(&self, session: Option<&CatalogSession>) -> Vec<String> {
         // As reads merge them: typed, then the table's config, then each vended credential.
         let base = props_for("", &self.user, &self.table_config, &[]);
         let vended = self.storage.iter().map(|c| base.clone().into_iter().chain(c.config.clone()).collect());

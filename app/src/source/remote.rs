@@ -9,7 +9,7 @@ use super::files::SourceError;
 use super::http::{HttpError, HttpErrorKind, Request, Response};
 use super::object_read::{ObjectAccess, Plan};
 use super::range::{from_http, ByteRange, RangeRead};
-use super::rest_catalog::{CatalogListing, CatalogOptions, Lister, LoadTableResult, Session};
+use super::rest_catalog::{CatalogListing, CatalogOptions, CatalogSession, Lister, LoadTableResult};
 use super::s3::Props;
 
 /// Sends one request; the clock is the transport's too (the browser has no `SystemTime`).
@@ -17,6 +17,10 @@ use super::s3::Props;
 pub trait Transport {
     async fn send(&self, req: &Request) -> Result<Response, HttpError>;
     fn now_ms(&self) -> u64;
+    /// Requests worth keeping out at once over it.
+    fn in_flight(&self) -> super::InFlight {
+        super::InFlight::BROWSER
+    }
 
     async fn ok(&self, req: &Request) -> Result<Response, HttpError> {
         let resp = self.send(req).await?;
@@ -29,7 +33,7 @@ pub trait Transport {
 }
 
 /// Token (if OAuth2), then `GET /v1/config`.
-pub async fn connect<T: Transport>(t: &T, opts: &CatalogOptions) -> Result<Session, HttpError> {
+pub async fn connect<T: Transport>(t: &T, opts: &CatalogOptions) -> Result<CatalogSession, HttpError> {
     let token = match opts.token_request() {
         Some(req) => Some(opts.read_token(&req, &t.send(&req).await?)?),
         None => None,
@@ -40,7 +44,7 @@ pub async fn connect<T: Transport>(t: &T, opts: &CatalogOptions) -> Result<Sessi
 }
 
 /// Every namespace (nested ones too) and its tables, all pages, as far as the listing's bounds go.
-pub async fn list<T: Transport>(t: &T, session: &Session) -> Result<CatalogListing, HttpError> {
+pub async fn list<T: Transport>(t: &T, session: &CatalogSession) -> Result<CatalogListing, HttpError> {
     let mut lister = Lister::default();
     while let Some(req) = lister.next(session, t.now_ms())? {
         let resp = t.send(&req).await?;
@@ -49,10 +53,55 @@ pub async fn list<T: Transport>(t: &T, session: &Session) -> Result<CatalogListi
     Ok(lister.finish())
 }
 
-pub async fn load_table<T: Transport>(t: &T, session: &Session, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {
+pub async fn load_table<T: Transport>(t: &T, session: &CatalogSession, namespace: &[String], table: &str) -> Result<LoadTableResult, HttpError> {
     let req = session.load_table_request(namespace, table, t.now_ms())?;
     let resp = t.send(&req).await?;
     session.read_load_table(&req, &resp)
+}
+
+/// One table of a catalog, as LoadTable answered: what every front end opens it by.
+pub struct CatalogTable {
+    pub session: CatalogSession,
+    pub namespace: Vec<String>,
+    pub table: String,
+    pub loaded: LoadTableResult,
+    /// The current metadata file the answer names.
+    pub location: String,
+    /// The answer's ETag, for the next LoadTable (`load_table_if_changed`).
+    pub etag: Option<String>,
+}
+
+/// `NS.NAME` (nested namespaces `a.b.NAME`) as the catalog's path names it, or why not.
+pub fn identifier(ident: &str) -> Result<(Vec<String>, String), String> {
+    super::rest_catalog::split_identifier(ident).ok_or_else(|| format!("`{ident}`: expected NAMESPACE.TABLE"))
+}
+
+impl LoadTableResult {
+    /// The current metadata file, or why the answer names none.
+    pub fn location(&self, table: &str) -> Result<String, String> {
+        self.metadata_location.clone().ok_or_else(|| format!("{table}: the catalog returned no metadata-location"))
+    }
+
+    /// What the catalog vended, as shown: (where it came from, key, value masked unless plain).
+    pub fn vended(&self) -> Vec<(String, String, String)> {
+        use super::rest_catalog::masked;
+        let config = self.config.iter().map(|(k, v)| ("table config".to_string(), k.clone(), masked(k, v)));
+        let credentials =
+            self.storage_credentials.iter().flat_map(|c| c.config.iter().map(move |(k, v)| (format!("credentials for {}", c.prefix), k.clone(), masked(k, v))));
+        config.chain(credentials).collect()
+    }
+}
+
+/// Connects (a token where OAuth2, then the config) and loads the table `ident` names.
+pub async fn open_table<T: Transport>(t: &T, opts: &CatalogOptions, ident: &str) -> Result<CatalogTable, String> {
+    let (namespace, table) = identifier(ident)?;
+    let session = connect(t, opts).await.map_err(|e| e.to_string())?;
+    let (loaded, etag) = load_table_if_changed(t, &session, &namespace, &table, None).await.map_err(|e| e.to_string())?.ok_or_else(|| {
+        // Asked without an ETag, a 304 is no answer.
+        format!("{ident}: the catalog answered 304 Not Modified to a first LoadTable")
+    })?;
+    let location = loaded.location(ident)?;
+    Ok(CatalogTable { session, namespace, table, loaded, location, etag })
 }
 
 /// LoadTable again, with the ETag of the last answer as `If-None-Match`: None when the catalog
@@ -60,7 +109,7 @@ pub async fn load_table<T: Transport>(t: &T, session: &Session, namespace: &[Str
 /// keeps no ETags answers in full every time.
 pub async fn load_table_if_changed<T: Transport>(
     t: &T,
-    session: &Session,
+    session: &CatalogSession,
     namespace: &[String],
     table: &str,
     etag: Option<&str>,
@@ -81,7 +130,7 @@ pub struct RemoteFiles<T: Transport> {
     transport: T,
     access: RefCell<ObjectAccess>,
     /// The catalog, for remote signing and credential refresh.
-    catalog: Option<(Session, Vec<String>, String)>,
+    catalog: Option<(CatalogSession, Vec<String>, String)>,
 }
 
 impl<T: Transport> RemoteFiles<T> {
@@ -100,13 +149,17 @@ impl<T: Transport> RemoteFiles<T> {
         RemoteFiles { transport, access: RefCell::new(access), catalog: None }
     }
 
-    pub fn from_catalog(transport: T, user: Props, session: Session, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> Self {
+    pub fn from_catalog(transport: T, user: Props, session: CatalogSession, namespace: Vec<String>, table: String, loaded: &LoadTableResult) -> Self {
         let mut access = ObjectAccess { user, table_config: loaded.config.clone(), storage: loaded.storage_credentials.clone(), named: Vec::new() };
         access.name(&session.uri);
         if let Some(m) = &loaded.metadata_location {
             access.name(m);
         }
         RemoteFiles { transport, access: RefCell::new(access), catalog: Some((session, namespace, table)) }
+    }
+
+    pub fn transport(&self) -> &T {
+        &self.transport
     }
 
     /// Opened through a catalog: `reload` can ask it again.
@@ -122,16 +175,20 @@ impl<T: Transport> RemoteFiles<T> {
     /// back): the files of a new version (with what the catalog vends now) and its location, or
     /// None when it answers 304 or still names `current`; and the answer's ETag (None on a 304:
     /// keep the last). An error for files not opened through a catalog.
-    pub async fn reload(&self, transport: T, current: &str, etag: Option<&str>) -> Result<(Option<(RemoteFiles<T>, String)>, Option<String>), HttpError> {
-        let Some((session, namespace, table)) = &self.catalog else {
+    /// `session`: one that replaced the files' own (connected again after the token expired).
+    pub async fn reload(
+        &self,
+        transport: T,
+        session: Option<&CatalogSession>,
+        current: &str,
+        etag: Option<&str>,
+    ) -> Result<(Option<(RemoteFiles<T>, String)>, Option<String>), HttpError> {
+        let Some((own, namespace, table)) = &self.catalog else {
             return Err(HttpError { url: current.to_string(), kind: HttpErrorKind::Other, message: "not opened through a catalog".into() });
         };
+        let session = session.unwrap_or(own);
         let Some((loaded, tag)) = load_table_if_changed(&transport, session, namespace, table, etag).await? else { return Ok((None, None)) };
-        let location = loaded.metadata_location.clone().ok_or_else(|| HttpError {
-            url: session.uri.clone(),
-            kind: HttpErrorKind::Other,
-            message: format!("{table}: the catalog returned no metadata-location"),
-        })?;
+        let location = loaded.location(table).map_err(|message| HttpError { url: session.uri.clone(), kind: HttpErrorKind::Other, message })?;
         if location == current {
             return Ok((None, tag));
         }
@@ -282,5 +339,9 @@ impl<T: Transport> Fetch for RemoteFiles<T> {
 
     fn size_hint(&self, _reference: &str) -> Option<u64> {
         None
+    }
+
+    fn in_flight(&self) -> super::InFlight {
+        self.transport.in_flight()
     }
 }

@@ -81,6 +81,10 @@ impl Ureq {
 }
 
 impl super::remote::Transport for Ureq {
+    fn in_flight(&self) -> super::InFlight {
+        super::InFlight::NATIVE
+    }
+
     async fn send(&self, req: &Request) -> Result<Response, HttpError> {
         let (tx, rx) = futures::channel::oneshot::channel();
         let (agent, owned) = (self.agent.clone(), req.clone());

@@ -1,7 +1,5 @@
-//! view: what a person sees — plotters charts (any backend) and, in the browser, Leptos components.
-//! Reads analysis results and the model; nothing imports view but the CLI's `chart` command, which
-//! draws the same pictures (tests/layers.rs names that one edge).
+//! view: what a person sees in the browser — Leptos components over the session's answers, the
+//! charts drawn by `report::draw` on a canvas. Nothing imports view.
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;
-pub mod chart;

@@ -16,37 +16,37 @@ pub struct Cli {
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// The table's history, findings and statements
-    Inspect(Inspect),
+    Inspect(InspectArgs),
     /// List a REST catalog's namespaces and tables
     Catalog(CatalogList),
     /// What changed between two snapshots: files and records by partition, the schema, the commits between
-    Diff(Diff),
+    Diff(DiffArgs),
     /// One snapshot's metadata, manifest list and manifest entries, as the spec names fields (JSON)
-    Walk(Walk),
+    Walk(WalkArgs),
     /// Files, snapshots, growth, deletes, jobs, partitions and findings as CSV or Parquet
-    Export(Export),
+    Export(ExportArgs),
     /// The Spark SQL that writes a table's metadata tables as Parquet, for tables whose manifests are
     /// too many to read here; then `icescope inspect FOLDER`
-    SparkExport(SparkExport),
+    SparkExport(SparkExportArgs),
     /// The files under the table that no snapshot references, and remove_orphan_files with
     /// older_than = last commit - 1 h
-    Orphans(Orphans),
+    Orphans(OrphansArgs),
     /// Every live Parquet file's footer against its manifest entry (rows, size); ranged reads only
-    Footers(Footers),
+    Footers(FootersArgs),
     /// Live rows, distinct and duplicated keys, by the Flink job that added each copy; what each
     /// delete file and vector hit
-    Duplicates(Duplicates),
+    Duplicates(DuplicatesArgs),
     /// One chart as a picture for a ticket (SVG or PNG, 800 px wide, text 12 px or more), drawn as the app draws it
-    Chart(Chart),
+    Chart(ChartArgs),
     /// Before you resume: what resuming from a Flink savepoint or retained checkpoint will do to the
     /// table (safe, replays, restore_point_expired, committer_mismatch), with the committer's state
-    Savepoint(Savepoint),
+    Savepoint(SavepointArgs),
     /// Follow a running writer: poll the table, read only what is new, and say each commit, new
     /// job, stall, resume and finding as it happens
-    Watch(Watch),
+    Watch(WatchArgs),
     /// The app on 127.0.0.1, with a relay to the catalog and stores named here: no CORS needed,
     /// no secret in the page; open the address it prints
-    Serve(Serve),
+    Serve(ServeArgs),
 }
 
 // One paragraph: clap wraps it to the terminal.
@@ -57,7 +57,7 @@ AWS_* instead of flags, out of shell history. `icescope <command> --help` lists 
 at `inspect --fail-on`'s severity or above or an alarm in `watch`, 2 usage, 3 the table or an input could not be read, 4 the output could not be written.";
 
 #[derive(Debug, clap::Args)]
-pub struct Inspect {
+pub struct InspectArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// json, text or markdown
@@ -83,7 +83,7 @@ pub struct CatalogList {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Diff {
+pub struct DiffArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// The older snapshot: a snapshot id, current, parent, job:<flink.job-id or prefix> or
@@ -104,7 +104,7 @@ pub struct Diff {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Walk {
+pub struct WalkArgs {
     #[command(flatten)]
     pub table: TableArgs,
     /// The snapshot, written as diff's --to
@@ -116,7 +116,7 @@ pub struct Walk {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Export {
+pub struct ExportArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// snapshots, series, findings or all
@@ -131,7 +131,7 @@ pub struct Export {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct SparkExport {
+pub struct SparkExportArgs {
     /// The table as Spark names it
     #[arg(long, value_name = "CATALOG.NS.NAME")]
     pub table: String,
@@ -141,7 +141,7 @@ pub struct SparkExport {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Orphans {
+pub struct OrphansArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// json, text or markdown
@@ -150,7 +150,7 @@ pub struct Orphans {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Footers {
+pub struct FootersArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// The snapshot whose live files are read (default: the current one)
@@ -162,7 +162,7 @@ pub struct Footers {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Duplicates {
+pub struct DuplicatesArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// The snapshot whose live rows are counted (default: the current one)
@@ -180,7 +180,7 @@ pub struct Duplicates {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Watch {
+pub struct WatchArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// How often to look: 5s, 500ms, 1m (each look reads the newest metadata file and what it adds)
@@ -235,7 +235,7 @@ fn duration_ms(s: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Savepoint {
+pub struct SavepointArgs {
     /// A savepoint folder, its _metadata, or a folder of savepoints and checkpoints (chk-*)
     #[arg(value_name = "SAVEPOINT")]
     pub savepoints: String,
@@ -249,7 +249,7 @@ pub struct Savepoint {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Chart {
+pub struct ChartArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// growth, jobs, partitions, deletes or projection
@@ -270,7 +270,7 @@ pub struct Chart {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct Serve {
+pub struct ServeArgs {
     #[command(flatten)]
     pub catalog: CatalogArgs,
     #[command(flatten)]

@@ -1,15 +1,15 @@
 //! `icescope chart`: one chart of a table as the picture a ticket gets, SVG or PNG, drawn by the
-//! same code as the app's Save SVG (`view::chart::picture`); the PNG is that SVG at twice its pixels.
+//! same code as the app's Save SVG (`report::draw::picture`); the PNG is that SVG at twice its pixels.
 
-use icescope::view::chart::look::{Look, TICKET, TICKET_WIDTH};
-use icescope::view::chart::picture::{self, Analysed, ChartKind};
-use icescope::view::chart::Stamp;
+use icescope::report::draw::look::{Look, TICKET, TICKET_WIDTH};
+use icescope::report::draw::picture::{self, Analysed, ChartKind};
+use icescope::report::draw::Stamp;
 
-use super::args::Chart;
+use super::args::ChartArgs;
 use super::failure::{print, Failure};
 use super::open;
 
-pub fn chart(c: &Chart) -> Result<(), Failure> {
+pub fn chart(c: &ChartArgs) -> Result<(), Failure> {
     let t = &c.table.table;
     let kind = ChartKind::named(c.chart.name()).ok_or_else(|| Failure::usage("unknown chart"))?;
     let png = match std::path::Path::new(&c.out).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
@@ -17,8 +17,8 @@ pub fn chart(c: &Chart) -> Result<(), Failure> {
         Some("svg") => false,
         _ => return Err(Failure::usage(format!("--out {}: the file must end in .png or .svg", c.out))),
     };
-    let (loader, _, _) = open::history_with_listing(t, t.all_snapshots, false, false)?;
-    let history = &loader.history;
+    let s = open::open_reading(t, t.all_snapshots, false)?;
+    let history = &s.loader.history;
     let table = c.table.table_ref(history);
     let report = icescope::analysis::inspect::inspect(history, &table);
     let analysed = Analysed::of(history, report);

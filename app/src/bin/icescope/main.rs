@@ -88,17 +88,15 @@ fn run(command: Command) -> Result<(), Failure> {
 
 /// `icescope inspect`: with every snapshot read, a folder's orphan files are a finding too.
 #[cfg(not(target_arch = "wasm32"))]
-fn inspect(c: &args::Inspect) -> Result<(), Failure> {
+fn inspect(c: &args::InspectArgs) -> Result<(), Failure> {
     let t = &c.table.table;
-    let (loader, pick, listing) = open::history_with_listing(t, t.all_snapshots, false, c.reads)?;
+    let mut s = open::open_reading(t, t.all_snapshots, c.reads)?;
     if c.reads {
-        let paths: Vec<String> = loader.stats.paths.unwrap_or_default().iter().map(|p| icescope::report::text::visible(p)).collect();
+        let paths: Vec<String> = s.loader.stats.paths.take().unwrap_or_default().iter().map(|p| icescope::report::text::visible(p)).collect();
         return print(&(paths.join("\n") + "\n"));
     }
-    let history = &loader.history;
-    let table = c.table.table_ref(history);
-    let orphans = orphan_finding(history, listing.as_ref(), pick.as_ref(), &table);
-    let mut report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
+    s.name_table(c.table.table_ref(&s.loader.history));
+    let mut report = s.report(0);
     if let Some(load) = report.load.as_mut() {
         load.requests = Some(icescope::source::transport::REQUESTS.load(std::sync::atomic::Ordering::Relaxed)).filter(|n| *n > 0);
     }
@@ -112,7 +110,7 @@ fn inspect(c: &args::Inspect) -> Result<(), Failure> {
     // The process ends next: freeing a day of history object by object took a tenth of
     // the run on a 17,280-snapshot table.
     std::mem::forget(report);
-    std::mem::forget(loader);
+    std::mem::forget(s);
     printed?;
     match at {
         Some(at) if count > 0 => Err(Failure::Findings { count, at }),
@@ -122,10 +120,10 @@ fn inspect(c: &args::Inspect) -> Result<(), Failure> {
 
 /// `icescope walk`: one snapshot's levels, metadata.json down to its manifests' entries.
 #[cfg(not(target_arch = "wasm32"))]
-fn walk(c: &args::Walk) -> Result<(), Failure> {
+fn walk(c: &args::WalkArgs) -> Result<(), Failure> {
     use icescope::analysis::diff::resolve;
-    let (loader, _) = open::history_selecting(&c.table, &|h| Ok(vec![resolve(h, &c.to)?]))?;
-    let h = &loader.history;
+    let s = open::history_selecting(&c.table, &|h| Ok(vec![resolve(h, &c.to)?]))?;
+    let h = &s.loader.history;
     let i = resolve(h, &c.to).map_err(Failure::Usage)?;
     let first = h.list_of(i).and_then(|l| l.first()).map(|m| m.manifest_path.clone());
     let manifest = c.manifest.clone().or(first);
@@ -135,7 +133,7 @@ fn walk(c: &args::Walk) -> Result<(), Failure> {
 /// `icescope diff`: both snapshots' files are read in detail, whatever the table's size. Two
 /// references naming one snapshot are refused before anything else is read (exit 2).
 #[cfg(not(target_arch = "wasm32"))]
-fn diff(c: &args::Diff) -> Result<(), Failure> {
+fn diff(c: &args::DiffArgs) -> Result<(), Failure> {
     use icescope::analysis::diff::{compare, sides, Point};
     use icescope::report::diff::{markdown, refusal};
     // `--job X` is `job:X` alone: the job's whole range (`analysis::diff::sides`).
@@ -147,8 +145,8 @@ fn diff(c: &args::Diff) -> Result<(), Failure> {
         let (a, b) = sides(h, &from, &to).map_err(|r| refusal(&r))?;
         Ok([a, b].into_iter().filter_map(|p| if let Point::At(i) = p { Some(i) } else { None }).collect())
     };
-    let (loader, _) = open::history_selecting(&c.table.table, &wanted)?;
-    let h = &loader.history;
+    let s = open::history_selecting(&c.table.table, &wanted)?;
+    let h = &s.loader.history;
     let d = compare(h, &from, &to).map_err(|r| Failure::Usage(refusal(&r)))?;
     let table = c.table.table_ref(h).table;
     match c.format {
@@ -160,7 +158,7 @@ fn diff(c: &args::Diff) -> Result<(), Failure> {
 
 /// `icescope spark-export`: the script only; nothing is read.
 #[cfg(not(target_arch = "wasm32"))]
-fn spark_export(c: &args::SparkExport) -> Result<(), Failure> {
+fn spark_export(c: &args::SparkExportArgs) -> Result<(), Failure> {
     use icescope::analysis::spark_export::{script, split_identifier};
     let parts = split_identifier(&c.table).map_err(Failure::Usage)?;
     print(&script(&parts.iter().map(String::as_str).collect::<Vec<_>>(), &c.to).map_err(Failure::Usage)?)
@@ -169,14 +167,13 @@ fn spark_export(c: &args::SparkExport) -> Result<(), Failure> {
 /// `icescope export`: the chosen tables as CSV or Parquet files in `--out`. With
 /// `--all-snapshots` on a folder, the orphan-file finding is among the findings.
 #[cfg(not(target_arch = "wasm32"))]
-fn export(c: &args::Export) -> Result<(), Failure> {
+fn export(c: &args::ExportArgs) -> Result<(), Failure> {
     use icescope::analysis::export::{file, tables_of};
     let t = &c.table.table;
-    let (loader, pick, listing) = open::history_with_listing(t, t.all_snapshots, false, false)?;
-    let history = &loader.history;
-    let table = c.table.table_ref(history);
-    let orphans = orphan_finding(history, listing.as_ref(), pick.as_ref(), &table);
-    let report = icescope::session::assemble::report(history, &table, &loader.stats, pick, orphans.into_iter().collect());
+    let mut s = open::open_reading(t, t.all_snapshots, false)?;
+    s.name_table(c.table.table_ref(&s.loader.history));
+    let report = s.report(0);
+    let history = &s.loader.history;
     let out = &c.out;
     std::fs::create_dir_all(out).map_err(|e| Failure::Output(format!("{out}: {e}")))?;
     let mut written = String::new();
@@ -192,10 +189,10 @@ fn export(c: &args::Export) -> Result<(), Failure> {
 /// `icescope orphans`: every snapshot's manifests read, then the files under the table folder
 /// that none references, as JSON (the census and the finding), text or Markdown.
 #[cfg(not(target_arch = "wasm32"))]
-fn orphans(c: &args::Orphans) -> Result<(), Failure> {
+fn orphans(c: &args::OrphansArgs) -> Result<(), Failure> {
     use icescope::analysis::orphans::{census, finding, not_the_newest};
-    let (loader, pick, listing) = open::history_with_listing(&c.table.table, true, true, false)?;
-    let history = &loader.history;
+    let (s, listing) = open::history_with_listing(&c.table.table, true, true)?;
+    let (history, pick) = (&s.loader.history, s.pick.clone());
     let (files, root) = listing.ok_or_else(|| {
         Failure::usage("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")
     })?;
@@ -227,16 +224,4 @@ fn orphans(c: &args::Orphans) -> Result<(), Failure> {
         w.flush()
     };
     failure::written(lines())
-}
-
-/// The orphan-file finding, where the files were listed and every manifest read.
-#[cfg(not(target_arch = "wasm32"))]
-fn orphan_finding(
-    history: &icescope::model::TableHistory,
-    listing: Option<&open::Listing>,
-    pick: Option<&icescope::source::metadata_pick::MetadataPick>,
-    table: &icescope::analysis::findings::TableRef,
-) -> Option<icescope::analysis::findings::Finding> {
-    let (files, root) = listing?;
-    icescope::analysis::orphans::finding(&icescope::analysis::orphans::census(history, files, root, pick).ok()?, table)
 }

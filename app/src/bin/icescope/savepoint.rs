@@ -10,10 +10,10 @@ use icescope::report::savepoint::{markdown, report, text_report, Unreadable};
 use icescope::session::savepoint::{read_savepoint, MAX_SAVEPOINTS, METADATA};
 use icescope::source::opened_folder::{Identity, OpenedFolder};
 
-use crate::args::{ReportFormat, Savepoint};
+use crate::args::{ReportFormat, SavepointArgs};
 use crate::failure::{print, print_json, Failure};
 
-pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
+pub fn savepoint(c: &SavepointArgs) -> Result<(), Failure> {
     let (found, mut unreadable) = metadata_files(Path::new(&c.savepoints))?;
     let mut reads = Vec::new();
     for (f, listed) in &found {
@@ -28,7 +28,7 @@ pub fn savepoint(c: &Savepoint) -> Result<(), Failure> {
     if t.catalog.catalog.is_none() && t.target.is_none() {
         t.target = t.table.take();
     }
-    let loaded = if t.target.is_some() || t.catalog.catalog.is_some() { Some(crate::open::history_selecting(&t, &|_| Ok(Vec::new()))?.0) } else { None };
+    let loaded = if t.target.is_some() || t.catalog.catalog.is_some() { Some(crate::open::open(&t)?.loader) } else { None };
     let table = loaded.as_ref().map(|l| {
         let mut r = icescope::analysis::findings::TableRef::guess(&l.history, c.table.naming.spark_catalog.as_deref());
         if let Some(n) = &c.table.naming.table_name {

@@ -4,6 +4,7 @@
 
 pub mod fetch;
 pub mod files;
+pub mod follow;
 pub mod handle;
 mod picked_read;
 pub mod relay;

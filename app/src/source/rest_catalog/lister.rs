@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Session;
+use super::CatalogSession;
 use crate::source::http::{HttpError, Request, Response};
 
 /// How far a listing goes. A catalog that pages forever, nests namespaces without end or answers
@@ -71,7 +71,7 @@ impl Default for Lister {
 impl Lister {
     /// The next request, or None when everything is listed or a bound is reached (then `listing`
     /// is sorted and `finish` says what is missing).
-    pub fn next(&mut self, session: &Session, now_ms: u64) -> Result<Option<Request>, HttpError> {
+    pub fn next(&mut self, session: &CatalogSession, now_ms: u64) -> Result<Option<Request>, HttpError> {
         if self.current.is_none() {
             self.current = if let Some(namespace) = self.pending_tables.pop() {
                 Some(Step::Tables { namespace, page: None })
@@ -96,7 +96,7 @@ impl Lister {
         }
     }
 
-    pub fn feed(&mut self, session: &Session, req: &Request, resp: &Response) -> Result<(), HttpError> {
+    pub fn feed(&mut self, session: &CatalogSession, req: &Request, resp: &Response) -> Result<(), HttpError> {
         match self.current.take() {
             Some(Step::Namespaces { parent, page }) => {
                 let (namespaces, next) = session.read_namespaces(req, resp)?;
@@ -192,7 +192,14 @@ mod tests {
 
     /// Answers every request as `answer` says, until the lister stops asking.
     fn run_lister(answer: impl Fn(&str) -> String) -> (CatalogListing, usize) {
-        let s = Session { uri: "http://c".into(), prefix: String::new(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
+        let s = CatalogSession {
+            uri: "http://c".into(),
+            prefix: String::new(),
+            separator: "%1F".into(),
+            config: Props::new(),
+            token: None,
+            auth: CatalogAuth::None,
+        };
         let mut lister = Lister::default();
         let mut sent = 0;
         while let Some(req) = lister.next(&s, 0).unwrap() {
@@ -262,7 +269,14 @@ mod tests {
         let names: Vec<String> = (0..MAX_LISTED + 10).map(|i| format!("[\"n{i}\"]")).collect();
         let page = format!(r#"{{"namespaces":[{},["n0"]]}}"#, names.join(","));
         let mut lister = Lister::default();
-        let s = Session { uri: "http://c".into(), prefix: String::new(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
+        let s = CatalogSession {
+            uri: "http://c".into(),
+            prefix: String::new(),
+            separator: "%1F".into(),
+            config: Props::new(),
+            token: None,
+            auth: CatalogAuth::None,
+        };
         let req = lister.next(&s, 0).unwrap().unwrap();
         lister.feed(&s, &req, &Response { status: 200, body: page.into_bytes(), content_range: None, etag: None }).unwrap();
         let listing = lister.finish();

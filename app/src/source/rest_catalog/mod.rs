@@ -53,7 +53,7 @@ pub struct CatalogOptions {
 
 /// A connected catalog: its merged config, URL prefix and the token to send.
 #[derive(Debug, Clone)]
-pub struct Session {
+pub struct CatalogSession {
     pub uri: String,
     pub prefix: String,
     pub separator: String,
@@ -154,7 +154,7 @@ impl CatalogOptions {
     }
 
     /// The session after `GET /v1/config`: server defaults < what the client asked < server overrides.
-    pub fn session(&self, token: Option<String>, req: &Request, resp: &Response) -> Result<Session, HttpError> {
+    pub fn session(&self, token: Option<String>, req: &Request, resp: &Response) -> Result<CatalogSession, HttpError> {
         let c: ConfigResponse = ok_json(req, resp)?;
         let mut config = c.defaults;
         if let Some(w) = &self.warehouse {
@@ -166,11 +166,11 @@ impl CatalogOptions {
         let token = config.get("token").cloned().or(token);
         hold_vended(&config);
         token.as_deref().into_iter().for_each(crate::source::secrets::hold);
-        Ok(Session { uri: self.base(), prefix, separator, config, token, auth: self.auth.clone() })
+        Ok(CatalogSession { uri: self.base(), prefix, separator, config, token, auth: self.auth.clone() })
     }
 }
 
-impl Session {
+impl CatalogSession {
     fn url(&self, path: &str) -> String {
         if self.prefix.is_empty() {
             format!("{}/v1/{path}", self.uri)
@@ -515,7 +515,8 @@ mod tests {
     fn identifiers_and_namespaces_encode_like_the_spec() {
         assert_eq!(split_identifier("a.b.t"), Some((vec!["a".into(), "b".into()], "t".into())));
         assert_eq!(split_identifier("t"), None);
-        let s = Session { uri: "http://c".into(), prefix: "wh".into(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
+        let s =
+            CatalogSession { uri: "http://c".into(), prefix: "wh".into(), separator: "%1F".into(), config: Props::new(), token: None, auth: CatalogAuth::None };
         assert_eq!(s.load_table_request(&["a".into(), "b c".into()], "t", 0).unwrap().url, "http://c/v1/wh/namespaces/a%1Fb%20c/tables/t");
     }
 }

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::source::http::HttpError;
 use crate::source::object_read::is_loopback;
-use crate::source::rest_catalog::{masked, CatalogAuth, CatalogListing, CatalogOptions, Session};
+use crate::source::rest_catalog::{CatalogAuth, CatalogListing, CatalogOptions, CatalogSession};
 use crate::source::s3::Props;
 
 use super::fetch::Browser;
@@ -139,7 +139,7 @@ fn remembered() -> Form {
 
 #[derive(Clone)]
 struct Connected {
-    session: Session,
+    session: CatalogSession,
     listing: CatalogListing,
     user_s3: Props,
     /// The form's non-secret settings, for the permalink.
@@ -169,11 +169,11 @@ impl Form {
     }
 }
 
-async fn connect(opts: &CatalogOptions) -> Result<Session, HttpError> {
+async fn connect(opts: &CatalogOptions) -> Result<CatalogSession, HttpError> {
     remote::connect(&Browser, opts).await
 }
 
-async fn list(session: &Session) -> Result<CatalogListing, HttpError> {
+async fn list(session: &CatalogSession) -> Result<CatalogListing, HttpError> {
     remote::list(&Browser, session).await
 }
 
@@ -336,16 +336,15 @@ fn open_from_catalog(state: AppState, c: Connected, ns: Vec<String>, table: Stri
             Ok(l) => l,
             Err(e) => return state.error(e.to_string()),
         };
-        let Some(location) = loaded.metadata_location.clone() else { return state.error(format!("{name}: the catalog returned no metadata-location")) };
+        let location = match loaded.location(&name) {
+            Ok(l) => l,
+            Err(why) => return state.error(why),
+        };
         let files = RemoteFiles::from_catalog(Browser, c.user_s3.clone(), c.session.clone(), ns, table, &loaded);
         if let Err(e) = super::csp::narrow(&files.access().origins(Some(&c.session))) {
             return state.error(format!("{name}: {e}"));
         }
-        let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
-        for cred in &loaded.storage_credentials {
-            vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
-        }
-        state.vended.set(Some(vended));
+        state.vended.set(Some(loaded.vended()));
         // The seed's localhost trap: an endpoint that means another machine to the browser.
         let endpoint = files.access().endpoint_for(&location);
         if let Some(endpoint) = endpoint {

@@ -10,16 +10,16 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::model::time::rfc3339_ms;
-use crate::view::chart::backend::Measured;
-use crate::view::chart::look::{Look, TICKET, TICKET_WIDTH};
-use crate::view::chart::picture::{self, ChartKind};
-use crate::view::chart::Stamp;
+use crate::report::draw::backend::Measured;
+use crate::report::draw::look::{Look, TICKET, TICKET_WIDTH};
+use crate::report::draw::picture::{self, ChartKind};
+use crate::report::draw::Stamp;
 
 use super::charts::inputs;
 use super::theme::Comfort;
-use super::{marks, AppState, Opened};
+use super::{marks, Answer, AppState};
 
-fn stamp(o: &Opened) -> Stamp {
+fn stamp(o: &Answer) -> Stamp {
     Stamp {
         table: o.name.clone(),
         snapshot: o.report.table.current_snapshot_id.map(|s| s.to_string()).unwrap_or_else(|| "none".into()),

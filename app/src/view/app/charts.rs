@@ -4,10 +4,10 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::view::chart::picture::{ChartKind, Inputs};
+use crate::report::draw::picture::{ChartKind, Inputs};
 
 use super::chart_canvas::ChartCanvas;
-use super::Opened;
+use super::Answer;
 
 pub type Tab = ChartKind;
 
@@ -21,7 +21,7 @@ const TABS: [(Tab, &str, &str, &str); 5] = [
 ];
 
 /// What the charts are drawn from, out of the opened table.
-pub fn inputs(o: &Opened) -> Inputs<'_> {
+pub fn inputs(o: &Answer) -> Inputs<'_> {
     Inputs { series: &o.series, jobs: &o.jobs, partitions: &o.partitions, timeline: &o.partition_timeline, report: &o.report, live: o.live.is_some() }
 }
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::loader::{request, LoadRequest};
+use super::loader::{request, Ask};
 use super::AppState;
 
 #[component]
@@ -13,7 +13,7 @@ pub fn Compare(from: RwSignal<String>, to: RwSignal<String>) -> impl IntoView {
         ev.prevent_default();
         let (a, b) = (from.get_untracked(), to.get_untracked());
         super::permalink::set(&[("from", Some(&a)), ("to", Some(&b))]);
-        request(state, LoadRequest::Compare(a, b));
+        request(state, Ask::Compare(a, b));
     };
     let diff = state.part(|o| o.diff.clone());
     let result = move || {

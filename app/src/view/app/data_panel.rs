@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::analysis::duplicates::{DuplicateReport, DEFAULT_KEY_BUDGET};
 use crate::analysis::findings::thousands;
-use crate::load::data_scan::ScanProgress;
+use crate::session::ScanProgress;
 
 use super::loader::{released, session};
 use super::AppState;

@@ -1,4 +1,4 @@
-//! The page's side of the decoder workers (`bin/icescope-decoder`): a `load::decoder::Decoder` that
+//! The page's side of the decoder workers (`bin/icescope-decoder`): a `session::Decoder` that
 //! posts each job's bytes to the least busy of `POOL` workers (the buffer transferred) and awaits
 //! its answer. A worker decodes its jobs in order; when it stops (a panic, or no answer in time)
 //! only the job it was on is lost: that file's read becomes an error naming it, the worker is
@@ -18,7 +18,7 @@ use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::decode::job::{from_wire, to_wire, Decoded, Job, Reply, Request};
 use crate::decode::DecodeError;
-use crate::load::decoder::Decoder;
+use crate::session::Decoder;
 
 /// Trunk names a worker's files after its binary (never hashed): the loader shim imports the
 /// wasm-bindgen module and starts it.

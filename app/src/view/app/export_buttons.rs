@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::analysis::export::{file, tables, Charted, Format, What};
 
-use super::{AppState, Opened};
+use super::{Answer, AppState};
 
 const TABLES: [(&str, &str); 6] = [
     ("snapshots", "snapshot table"),
@@ -25,7 +25,7 @@ pub fn ExportButtons(catalog: RwSignal<String>) -> impl IntoView {
         let typed = catalog.get_untracked();
         // Read at the click, not kept: the report being replaced is freed before the next is built.
         let made = state.opened.with_untracked(|o| {
-            let o: &Opened = o.as_ref().ok_or_else(|| "nothing is open".to_string())?;
+            let o: &Answer = o.as_ref().ok_or_else(|| "nothing is open".to_string())?;
             let charted = Charted { growth: &o.series, jobs: &o.jobs, partitions: &o.partitions };
             let what = match name {
                 "snapshots" => What::Snapshots,

@@ -79,7 +79,7 @@ async fn list_when_read(state: AppState, root: web_sys::FileSystemDirectoryHandl
     if let Err(e) = h.list().await {
         return state.error(format!("the folder's metadata/ could not be listed: {e}"));
     }
-    let Some(pick) = crate::load::pick_metadata(h).await else { return };
+    let Some(pick) = crate::source::metadata_pick::pick(h).await else { return };
     if state.generation.get_untracked() != generation {
         return;
     }

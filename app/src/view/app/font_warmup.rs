@@ -8,7 +8,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The sizes the plotters charts draw text at (`("sans-serif", n)` in `view/chart`).
+/// The sizes the plotters charts draw text at (`("sans-serif", n)` in `report/draw`).
 const CHART_FONT_PX: [u32; 6] = [11, 12, 13, 14, 16, 20];
 const SAMPLE: &str = "Aa 0123 … → ≈ × — · ≤ ≥ ← ✓";
 

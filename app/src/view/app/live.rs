@@ -11,87 +11,15 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::analysis::live::LiveOptions;
-use crate::source::browser::fetch::Browser;
-use crate::source::metadata_pick::MetadataPick;
+use crate::source::browser::follow::not_followable;
+use crate::source::follow::{Follow, Follows, Newer};
 
 use super::files::TableFiles;
-use super::handle::HandleFiles;
 use super::loader::{publish, report_progress};
 use super::AppState;
 
-/// Reads in flight while a look reads what a commit added.
-const IN_FLIGHT: usize = 24;
 /// The intervals offered, in seconds.
 const EVERY_S: [u64; 4] = [2, 5, 15, 60];
-
-/// Why this source cannot be followed; None where it can.
-fn not_followable(files: &TableFiles) -> Option<&'static str> {
-    match files {
-        TableFiles::Handle(_) => None,
-        TableFiles::Remote(r) if r.has_catalog() => None,
-        TableFiles::Picked(_) | TableFiles::Served(_) => {
-            Some("a copy of one moment (read as files, or a bundled example): choose or drop the table's folder in Chrome or Edge, or open it from its catalog, to follow it")
-        }
-        TableFiles::Remote(_) | TableFiles::Listed(_) => {
-            Some("a metadata file opened by its URL names one version: open the table from its catalog to follow it")
-        }
-        TableFiles::Relay(r) if r.has_catalog() => None,
-        TableFiles::Relay(_) => Some("a metadata file opened by its location names one version: open the table from the catalog to follow it"),
-    }
-}
-
-/// A newer metadata file: where it is, the files to read it from where the source had to be
-/// listed or asked again, and in a folder which of its files it is and why (the picker's list).
-struct Newer {
-    path: String,
-    files: Option<TableFiles>,
-    pick: Option<MetadataPick>,
-    /// Found by `version-hint.text`: the picker's versions gain it.
-    hinted: bool,
-}
-
-/// The newest metadata file, when it is not `current`.
-async fn newer(files: &TableFiles, current: &str, etag: &mut Option<String>) -> Result<Option<Newer>, String> {
-    match files {
-        TableFiles::Handle(h) => {
-            // A Hadoop table's hint: a look reads one small file and asks for the next names.
-            if let Some(now) = h.hinted_current().await {
-                return Ok((now != current).then_some(Newer { path: now, files: None, pick: None, hinted: true }));
-            }
-            let fresh = HandleFiles::open(h.root()).await?.ok_or("the folder holds no metadata/ any more")?;
-            // Metadata files are written once, and a Hadoop table's version-hint.text only changes
-            // with a new one (HadoopTableOperations writes the file, then the hint): the same
-            // names mean the same pick, and an idle look reads nothing.
-            if same_metadata_files(h, &fresh) {
-                return Ok(None);
-            }
-            let pick = crate::load::pick_metadata(&fresh).await.ok_or("the folder's metadata/ holds no metadata file any more")?;
-            Ok((pick.path != current).then(|| Newer { path: pick.path.clone(), files: Some(TableFiles::Handle(fresh)), pick: Some(pick), hinted: false }))
-        }
-        TableFiles::Remote(r) => {
-            let (new, tag) = r.reload(Browser, current, etag.as_deref()).await.map_err(|e| e.to_string())?;
-            if tag.is_some() {
-                *etag = tag;
-            }
-            Ok(new.map(|(f, path)| Newer { path, files: Some(TableFiles::Remote(f)), pick: None, hinted: false }))
-        }
-        TableFiles::Relay(r) => {
-            let path = r.reload().await.map_err(|e| e.to_string())?;
-            Ok((path != current).then_some(Newer { path, files: None, pick: None, hinted: false }))
-        }
-        other => Err(not_followable(other).unwrap_or("this source cannot be followed").to_string()),
-    }
-}
-
-fn same_metadata_files(before: &HandleFiles, now: &HandleFiles) -> bool {
-    use crate::source::Fetch;
-    let names = |f: &HandleFiles| {
-        let mut c = f.listing().and_then(crate::source::metadata_pick::candidates).map(|(_, c)| c).unwrap_or_default();
-        c.sort_unstable();
-        c
-    };
-    names(before) == names(now)
-}
 
 pub(super) async fn sleep_ms(ms: u64) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
@@ -113,7 +41,7 @@ struct Watching {
 }
 
 async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
-    let mut etag = None;
+    let mut follow = Follow::default();
     let alive = move || state.generation.get_untracked() == generation && w.on.get_untracked() && w.run.get_untracked() == run;
     let mut first = true;
     while alive() {
@@ -132,11 +60,11 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
         }
         let path = s.loader.history.metadata_file.clone();
         super::marks::mark("icescope:live:asking");
-        match newer(&current.files, &path, &mut etag).await {
+        match current.files.newer(&path, &mut follow).await {
             Ok(Some(Newer { path: newest, files: fresh, pick, hinted })) => {
                 super::marks::mark("icescope:live:newer");
                 let files = fresh.map(Rc::new).unwrap_or_else(|| current.files.clone());
-                if let Err(e) = s.advance(files.clone(), &newest, IN_FLIGHT).await {
+                if let Err(e) = s.advance(files.clone(), &newest).await {
                     w.problem.set(Some(format!("{newest}: {e}")));
                     continue;
                 }
@@ -175,8 +103,6 @@ async fn follow(state: AppState, w: Watching, generation: u64, run: u64) {
             return;
         }
         w.problem.set(None);
-        // Settled first: the look's findings are the ones the answer below then shows.
-        s.loader.history.settle_batch();
         s.look(js_sys::Date::now() as i64, LiveOptions::default());
         super::marks::mark("icescope:live:looked");
         let place = super::keep_place::mark();

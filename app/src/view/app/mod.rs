@@ -38,7 +38,7 @@ use crate::source::browser::{fetch, files, handle};
 
 use leptos::prelude::*;
 
-pub use loader::{LoadRequest, Opened, Progress};
+pub use loader::{Answer, Ask, Progress};
 
 /// Shared app state. `shell` changes only when a table is opened or closed, so the views built
 /// for it (and the tab and inputs a person chose) survive while `opened` and `progress` update.
@@ -47,7 +47,7 @@ pub struct AppState {
     /// The open table: (name, generation).
     pub shell: RwSignal<Option<(String, u64)>>,
     /// What the analysis says of it so far.
-    pub opened: RwSignal<Option<Opened>>,
+    pub opened: RwSignal<Option<Answer>>,
     pub progress: RwSignal<Progress>,
     pub errors: RwSignal<Vec<String>>,
     /// Bumped by every open: a loader whose generation is stale stops.
@@ -55,7 +55,7 @@ pub struct AppState {
     /// The generation whose loading the user cancelled.
     pub cancelled: RwSignal<u64>,
     /// What the user asked the loader for since: the full history, a snapshot in detail.
-    pub requests: RwSignal<Vec<LoadRequest>>,
+    pub requests: RwSignal<Vec<Ask>>,
     /// What the catalog handed out for the open table (secrets masked): config, then per-prefix credentials.
     pub vended: RwSignal<Option<Vec<(String, String, String)>>>,
     /// The open table's first chart is on screen: the findings and the snapshot table come after
@@ -78,7 +78,7 @@ impl AppState {
 
     /// What one part of a view shows of the open report, as a memo: the part redraws only when
     /// that changes, not at every publish.
-    pub fn part<T: PartialEq + Send + Sync + 'static>(&self, f: fn(&Opened) -> T) -> Memo<Option<T>> {
+    pub fn part<T: PartialEq + Send + Sync + 'static>(&self, f: fn(&Answer) -> T) -> Memo<Option<T>> {
         let opened = self.opened;
         Memo::new(move |_| opened.with(|o| o.as_ref().map(f)))
     }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::loader::{request, LoadRequest};
+use super::loader::{request, Ask};
 use super::AppState;
 
 pub const PAGE: usize = 200;
@@ -60,7 +60,7 @@ pub fn SnapshotTable(shown: RwSignal<usize>) -> impl IntoView {
                         view! { <span>{from}</span> }.into_any()
                     } else {
                         view! { <span>{from}" "<button class="link" data-testid="count-snapshot" title="read this snapshot's manifests"
-                            on:click=move |_| request(state, LoadRequest::Select(index))>"count"</button></span> }.into_any()
+                            on:click=move |_| request(state, Ask::Select(index))>"count"</button></span> }.into_any()
                     }}</td>
                     <td class="summary"><details><summary>"summary"</summary><code>{summary_text}</code></details></td>
                 </tr>

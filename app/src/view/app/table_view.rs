@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use super::charts::Charts;
 use super::findings_panel::FindingsPanel;
-use super::loader::{request, LoadRequest};
+use super::loader::{request, Ask};
 use super::snapshot_table::SnapshotTable;
-use super::{AppState, Opened};
+use super::{Answer, AppState};
 
 #[component]
 pub fn TableView(name: String, generation: u64) -> impl IntoView {
@@ -23,7 +23,7 @@ pub fn TableView(name: String, generation: u64) -> impl IntoView {
     let diff_to = RwSignal::new(link_to.unwrap_or_else(|| default_to.to_string()));
     // A link that names a comparison makes it as the table opens.
     if linked {
-        request(state, LoadRequest::Compare(diff_from.get_untracked(), diff_to.get_untracked()));
+        request(state, Ask::Compare(diff_from.get_untracked(), diff_to.get_untracked()));
     }
     let progress = move || state.progress.get();
     // Each part reads a memo of what it shows: a publish that leaves it unchanged leaves its nodes
@@ -113,7 +113,7 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(o: &Opened) -> Self {
+    fn of(o: &Answer) -> Self {
         let t = &o.report.table;
         Facts {
             snapshots: o.report.snapshots.len(),
@@ -161,7 +161,7 @@ fn ReadStatus() -> impl IntoView {
                 match (p.all_snapshots, p.full_estimate) {
                     (false, Some((files, bytes, exact))) if files > 0 => Some(view! {
                         <p class="full-history">
-                            <button data-testid="read-all" on:click=move |_| request(state, LoadRequest::AllSnapshots)>"Read the full history"</button>
+                            <button data-testid="read-all" on:click=move |_| request(state, Ask::AllSnapshots)>"Read the full history"</button>
                             <span class="hint">{format!(" {}", crate::report::load::full_history_offer(files, bytes, exact))}</span>
                         </p>
                     }),

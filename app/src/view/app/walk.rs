@@ -7,8 +7,8 @@ use leptos::prelude::*;
 
 use crate::analysis::walk::{Field, Walk};
 
-use super::loader::{request, LoadRequest};
-use super::{AppState, Opened};
+use super::loader::{request, Ask};
+use super::{Answer, AppState};
 
 const LEVELS: [&str; 5] = ["metadata.json", "snapshot", "manifest list", "manifest", "file"];
 
@@ -40,7 +40,7 @@ fn deepest(w: &Walk) -> usize {
 }
 
 /// The newest 200 snapshots, as the picker offers them: (index, label).
-fn choices(o: &Opened) -> Vec<(usize, String)> {
+fn choices(o: &Answer) -> Vec<(usize, String)> {
     o.report.snapshots.iter().enumerate().rev().take(200).map(|(i, s)| (i, format!("{} · {} · {}", s.snapshot_id, s.committed_at, s.operation))).collect()
 }
 
@@ -84,7 +84,7 @@ pub fn WalkPanel(level: RwSignal<usize>, entry: RwSignal<usize>, open: RwSignal<
                                 <td><button class="link" data-testid="walk-open-manifest" on:click=move |_| {
                                     level.set(3);
                                     entry.set(0);
-                                    request(state, LoadRequest::Walk(snapshot, Some(open.clone())));
+                                    request(state, Ask::Walk(snapshot, Some(open.clone())));
                                 }>"open →"</button></td>
                             </tr> }
                         }).collect_view()}</tbody></table>
@@ -126,7 +126,7 @@ pub fn WalkPanel(level: RwSignal<usize>, entry: RwSignal<usize>, open: RwSignal<
                     <select data-testid="walk-snapshot" on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() {
                             level.set(1);
-                            request(state, LoadRequest::Walk(i, None));
+                            request(state, Ask::Walk(i, None));
                         }
                     }>
                         {move || choices.get().unwrap_or_default().into_iter().map(|(i, label)| view! { <option value=i.to_string() selected=i == snapshot()>{label}</option> }).collect_view()}

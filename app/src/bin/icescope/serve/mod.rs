@@ -19,7 +19,7 @@ use http_body_util::Full;
 use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use super::args::Serve;
+use super::args::ServeArgs;
 use super::failure::Failure;
 
 /// Answers made at once (tokio's blocking pool): the browser keeps six requests per origin in
@@ -28,7 +28,7 @@ const THREADS: usize = 16;
 /// A connection that has not sent a whole request head in this long is closed.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn serve(a: &Serve) -> Result<(), Failure> {
+pub fn serve(a: &ServeArgs) -> Result<(), Failure> {
     // The catalog first: a URL that must be refused is refused whether or not the app is built.
     let s3 = a.storage.s3();
     let catalog = match &a.catalog.catalog {

@@ -10,7 +10,7 @@ use icescope::source::http::{HttpError, HttpErrorKind};
 use icescope::source::range::ByteRange;
 use icescope::source::relay::{self, Failed, Hello, Listing, Opened};
 use icescope::source::remote::{self, RemoteFiles};
-use icescope::source::rest_catalog::{masked, split_identifier, CatalogAuth, CatalogOptions, LoadTableResult, Session};
+use icescope::source::rest_catalog::{CatalogAuth, CatalogOptions, CatalogSession, LoadTableResult};
 use icescope::source::s3::Props;
 use icescope::source::transport::Ureq;
 use icescope::source::{Fetch, SourceError};
@@ -32,7 +32,7 @@ pub struct Relay {
     catalog: Option<CatalogOptions>,
     user_s3: Props,
     transport: Ureq,
-    session: Mutex<Option<Session>>,
+    session: Mutex<Option<CatalogSession>>,
     tables: Mutex<Vec<Arc<OpenTable>>>,
 }
 
@@ -40,7 +40,7 @@ pub struct Relay {
 #[allow(clippy::large_enum_variant)]
 enum OpenTable {
     Catalog {
-        session: Session,
+        session: CatalogSession,
         namespace: Vec<String>,
         table: String,
         /// LoadTable's answer, its `storage-credentials` replaced when a read refreshes them (they
@@ -105,7 +105,7 @@ impl Relay {
     }
 
     /// The catalog's session, connected once and kept (with its token) for the run.
-    fn session(&self) -> Result<Session, HttpError> {
+    fn session(&self) -> Result<CatalogSession, HttpError> {
         let Some(opts) = &self.catalog else {
             return Err(HttpError { url: "icescope serve".into(), kind: HttpErrorKind::Other, message: "started without --catalog".into() });
         };
@@ -120,7 +120,7 @@ impl Relay {
 
     /// `call` with the session; once more with a fresh one when the catalog says the token expired
     /// (a run lasts longer than an OAuth token).
-    fn with_session<T>(&self, call: impl Fn(&Session) -> Result<T, HttpError>) -> Result<T, HttpError> {
+    fn with_session<T>(&self, call: impl Fn(&CatalogSession) -> Result<T, HttpError>) -> Result<T, HttpError> {
         match call(&self.session()?) {
             Err(e) if matches!(e.kind, HttpErrorKind::Status(401 | 419)) => {
                 *self.session.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -136,19 +136,20 @@ impl Relay {
     }
 
     fn open(&self, ident: &str) -> Served {
-        let Some((namespace, table)) = split_identifier(ident) else { return failed(400, &format!("`{ident}`: expected NAMESPACE.TABLE"), None) };
+        let (namespace, table) = match remote::identifier(ident) {
+            Ok(t) => t,
+            Err(why) => return failed(400, &why, None),
+        };
         let loaded = self.with_session(|s| Ok((s.clone(), block_on(remote::load_table(&self.transport, s, &namespace, &table))?)));
         let (session, loaded) = match loaded {
             Ok(l) => l,
             Err(e) => return upstream(&e),
         };
-        let Some(metadata_location) = loaded.metadata_location.clone() else {
-            return failed(502, &format!("{ident}: the catalog returned no metadata-location"), None);
+        let metadata_location = match loaded.location(ident) {
+            Ok(l) => l,
+            Err(why) => return failed(502, &why, None),
         };
-        let mut vended: Vec<(String, String, String)> = loaded.config.iter().map(|(k, v)| ("table config".into(), k.clone(), masked(k, v))).collect();
-        for cred in &loaded.storage_credentials {
-            vended.extend(cred.config.iter().map(|(k, v)| (format!("credentials for {}", cred.prefix), k.clone(), masked(k, v))));
-        }
+        let vended = loaded.vended();
         let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
         if tables.len() >= MAX_TABLES {
             return failed(429, &format!("{MAX_TABLES} tables opened in this run; restart icescope serve"), None);
@@ -170,8 +171,9 @@ impl Relay {
         let answer = self.with_session(|s| block_on(remote::load_table_if_changed(&self.transport, s, namespace, table, tag.as_deref())));
         match answer {
             Ok(Some((fresh, new_tag))) => {
-                let Some(location) = fresh.metadata_location.clone() else {
-                    return failed(502, &format!("{table}: the catalog returned no metadata-location"), None);
+                let location = match fresh.location(table) {
+                    Ok(l) => l,
+                    Err(why) => return failed(502, &why, None),
                 };
                 *loaded.lock().unwrap_or_else(|p| p.into_inner()) = fresh;
                 *etag.lock().unwrap_or_else(|p| p.into_inner()) = new_tag;
