@@ -69,7 +69,7 @@ test('savepoint-twice: one critical replay finding with the rollback target from
 });
 
 // The partitions chart's cap on bars, as its source says.
-const MAX_BARS = Number(/pub const MAX_BARS: usize = (\d+);/.exec(fs.readFileSync(path.join(REPO, 'app', 'src', 'view', 'chart', 'partitions.rs'), 'utf8'))[1]);
+const MAX_BARS = Number(/pub const MAX_BARS: usize = (\d+);/.exec(fs.readFileSync(path.join(REPO, 'app', 'src', 'report', 'draw', 'partitions.rs'), 'utf8'))[1]);
 
 test('every fixture: each chart tab draws, and the job timeline has one bar per flink.job-id Flink reported', { timeout: 300000 }, async () => {
   const names = fs.readdirSync(FIXTURES).filter((n) => fs.existsSync(path.join(FIXTURES, n, 'facts.json')));

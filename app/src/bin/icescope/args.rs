@@ -1,6 +1,7 @@
 //! Command-line options (clap). Each command takes the options it uses, as its own struct; the
 //! groups that name a table, a catalog or a store are shared (`options`).
 
+use icescope::report::chart::ChartKind;
 use icescope::analysis::export;
 use icescope::analysis::findings::Severity;
 
@@ -253,8 +254,8 @@ pub struct ChartArgs {
     #[command(flatten)]
     pub table: NamedTable,
     /// growth, jobs, partitions, deletes or projection
-    #[arg(long, value_enum, default_value = "growth", help_heading = "Output")]
-    pub chart: ChartName,
+    #[arg(long, default_value = "growth", value_parser = chart_kind(), help_heading = "Output")]
+    pub chart: ChartKind,
     /// The file to write: .svg, or .png (the SVG at twice its pixels)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub out: String,
@@ -352,24 +353,9 @@ impl Tables {
     }
 }
 
-/// `chart --chart`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ChartName {
-    Growth,
-    Jobs,
-    Partitions,
-    Deletes,
-    Projection,
-}
-
-impl ChartName {
-    pub fn name(self) -> &'static str {
-        match self {
-            ChartName::Growth => "growth",
-            ChartName::Jobs => "jobs",
-            ChartName::Partitions => "partitions",
-            ChartName::Deletes => "deletes",
-            ChartName::Projection => "projection",
-        }
-    }
+/// `chart --chart`: the names the app's tabs and permalinks use (`ChartKind::name`).
+fn chart_kind() -> impl clap::builder::TypedValueParser<Value = ChartKind> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    let names: Vec<&'static str> = ChartKind::ALL.iter().map(|k| k.name()).collect();
+    PossibleValuesParser::new(names).map(|name| ChartKind::named(&name).unwrap_or(ChartKind::Growth))
 }

@@ -11,7 +11,7 @@ use super::open;
 
 pub fn chart(c: &ChartArgs) -> Result<(), Failure> {
     let t = &c.table.table;
-    let kind = ChartKind::named(c.chart.name()).ok_or_else(|| Failure::usage("unknown chart"))?;
+    let kind = c.chart;
     let png = match std::path::Path::new(&c.out).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => true,
         Some("svg") => false,
