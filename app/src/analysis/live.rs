@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 use crate::model::{TableHistory, Writer};
 
-use super::findings::{findings_with, Finding, Severity, TableRef};
-use super::jobs::{job_spans, JobSpan};
+use super::findings::{Finding, Severity};
+use super::jobs::JobSpan;
 
 /// How a look judges silence.
 #[derive(Debug, Clone, Copy)]
@@ -333,14 +333,6 @@ pub fn with_read(events: &mut [Observed], files: usize, bytes: u64) {
             *read_bytes = Some(bytes);
         }
     }
-}
-
-/// One look at the table: the events since `state` (every finding, on the first look), and the
-/// state to keep for the next.
-pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms: i64, options: LiveOptions) -> (Vec<Observed>, LiveState) {
-    let spans = job_spans(history);
-    let holding = findings_with(history, table, &spans);
-    look_with(history, state, now_ms, options, Made { spans: &spans, findings: &holding, paces: &paces(history) })
 }
 
 /// What a look reads of the history that a report made of it next shows too: made once.

@@ -22,6 +22,7 @@ pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
     });
     vec![Finding {
         kind: FindingKind::EndOfInputCommit,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Info,
         title: format!("End-of-input commit{}: checkpoint id {END_OF_INPUT_CHECKPOINT}", if jobs.len() > 1 { "s" } else { "" }),
         snapshot_ids: jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
@@ -118,6 +119,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
             let around: Vec<usize> = holes.iter().flat_map(|(_, w)| *w).collect();
             Some(Finding {
                 kind: FindingKind::CheckpointGaps,
+                facts: crate::analysis::findings::Facts::Worded,
                 severity: Severity::Info,
                 title: format!("Checkpoint{} {} of job {} committed nothing", if j.missing_count() == 1 { "" } else { "s" }, ranges, Context::short(&j.job_id)),
                 snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),

@@ -95,6 +95,7 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
     let since = crate::analysis::sql::timestamp(oldest);
     vec![Finding {
         kind: FindingKind::LateOneRowFiles,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Warning,
         title: format!("{} one-row files in {} old partitions (late data)", late.len(), partitions.len()),
         snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),

@@ -114,6 +114,7 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         };
         return vec![Finding {
             kind: FindingKind::ManifestsMergePending,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Info,
             title,
             snapshot_ids: vec![cx.id(i), cx.id(cur)],
@@ -146,6 +147,7 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
     };
     vec![Finding {
         kind: FindingKind::ManifestsNeverMerged,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: if manifests >= 100 { Severity::Warning } else { Severity::Info },
         title: format!("{} manifests, one per commit, never merged", manifests),
         snapshot_ids: vec![cx.id(i), cx.id(cur)],

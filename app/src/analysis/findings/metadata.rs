@@ -25,6 +25,7 @@ pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     let each = twice.iter().map(|&(f, i)| format!("{} (snapshots #{} and #{} in commit order)", cx.id(i), f + 1, i + 1));
     vec![Finding {
         kind: FindingKind::DuplicateSnapshotIds,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Warning,
         title: format!("metadata.json lists {} snapshot id{} more than once", twice.len(), if twice.len() > 1 { "s" } else { "" }),
         snapshot_ids: twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
@@ -50,6 +51,7 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
     let shown = h.current_index();
     vec![Finding {
         kind: FindingKind::CurrentSnapshotUnknown,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Warning,
         title: format!("The current snapshot {id} is not in metadata.json"),
         snapshot_ids: shown.map(|i| cx.id(i)).into_iter().collect(),
@@ -76,6 +78,7 @@ pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
         all.iter().map(|m| format!("{} ({} bytes, the list says {}; {} entries)", m.file, thousands(m.bytes), thousands(m.stated), thousands(m.entries)));
     vec![Finding {
         kind: FindingKind::ManifestLengthMismatch,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Warning,
         title: format!(
             "{} manifest{} not the length {} manifest list states",
@@ -194,6 +197,7 @@ pub fn newest_metadata_unreadable(history: &TableHistory, pick: &MetadataPick) -
     );
     Some(Finding {
         kind: FindingKind::NewestMetadataUnreadable,
+        facts: crate::analysis::findings::Facts::Worded,
         severity,
         title,
         snapshot_ids: Vec::new(),

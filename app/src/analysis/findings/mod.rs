@@ -2,16 +2,21 @@
 //! pure function of the history; the runbook wording follows the chapter the project grew from.
 
 mod checkpoints;
+mod facts;
+pub use facts::{Bounded, Facts};
 mod kind;
 pub use kind::FindingKind;
 mod deletes;
+pub use deletes::DeleteDebt;
 mod files;
+pub use files::SmallFiles;
 mod late;
 pub(crate) use late::arrived_late;
 mod manifests;
 mod metadata;
 pub use metadata::newest_metadata_unreadable;
 mod properties;
+pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
 mod retention;
 mod schema;
@@ -57,6 +62,9 @@ pub struct Finding {
     pub action: String,
     /// The exact statement to run, when there is one.
     pub statement: Option<Statement>,
+    /// What was found, typed: `report::findings::word` makes `title`, `evidence` and `action` of it.
+    #[serde(skip_serializing_if = "Facts::is_worded")]
+    pub facts: Facts,
 }
 
 /// How statements name the table: Spark's catalog name and the table identifier.
@@ -195,10 +203,11 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     out
 }
 
-/// Where the table's name cannot be quoted, each finding says why it has no statement.
+/// Where the table's name cannot be quoted, each finding still worded here says why it has no
+/// statement (a finding with typed facts says so where it is worded, `report::findings::word`).
 pub fn note_refusal(findings: &mut [Finding], table: &TableRef) {
     if let Some(why) = table.refusal() {
-        for f in findings {
+        for f in findings.iter_mut().filter(|f| f.facts.is_worded()) {
             f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
         }
     }

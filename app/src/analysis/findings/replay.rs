@@ -110,6 +110,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         };
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: if first == 1 {
                 format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
@@ -133,6 +134,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let jobs = rest.iter().map(|&(k, _)| Context::short(&cx.jobs[k].job_id));
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(rest.len() as u64)),
             snapshot_ids: Vec::new(),
@@ -218,6 +220,7 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
         if fresh_beside_running(a, b) {
             out.push(Finding {
                 kind: FindingKind::ConcurrentWriters,
+                facts: crate::analysis::findings::Facts::Worded,
                 severity: Severity::Critical,
                 title: format!(
                     "Job {} started without state while job {} was still committing: two writers at once, or a restart from scratch",
@@ -257,6 +260,7 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
         };
         out.push(Finding {
             kind: FindingKind::ConcurrentWriters,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
             snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
@@ -301,6 +305,7 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             .collect();
         out.push(Finding {
             kind: FindingKind::ConcurrentWriters,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("{} more pairs of Flink jobs writing at once", thousands(rest as u64)),
             snapshot_ids: Vec::new(),
@@ -338,6 +343,7 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
     }
     Some(Finding {
         kind: FindingKind::RestoredWorkCommittedLate,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: Severity::Info,
         title: format!("Job {} committed older checkpoints after job {} began", Context::short(&a.job_id), Context::short(&b.job_id)),
         snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
@@ -465,6 +471,7 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
         let rest = &pairs[CAP..];
         out.push(Finding {
             kind: FindingKind::JobResumed,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Info,
             title: format!("{} more resumes", thousands(rest.len() as u64)),
             snapshot_ids: Vec::new(),
@@ -494,6 +501,7 @@ fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -
     match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
         (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => Finding {
             kind: FindingKind::JobResumed,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Warning,
             title: format!(
                 "Job {} resumed after {}, its first commit {} checkpoints' rows: restored from older state, or a backlog",
@@ -526,6 +534,7 @@ fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -
         },
         _ => Finding {
             kind: FindingKind::JobResumed,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Info,
             title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
             snapshot_ids: ids,

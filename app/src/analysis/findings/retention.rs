@@ -20,6 +20,7 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
     }
     vec![Finding {
         kind: FindingKind::Retention,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
         title: format!("{} snapshots, {} past the table's retention", thousands(n as u64), thousands(expirable as u64)),
         snapshot_ids: Vec::new(),
@@ -66,6 +67,7 @@ pub(super) fn restore_point_expiry(cx: &Context<'_>) -> Vec<Finding> {
     };
     vec![Finding {
         kind: FindingKind::RestorePointExpiry,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: if expirable { Severity::Warning } else { Severity::Info },
         title: if expirable {
             format!("Job {}'s last committed checkpoint is past the retention", Context::short(&job.job_id))

@@ -84,6 +84,7 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     };
     vec![Finding {
         kind: FindingKind::SchemaUnderRunningWriter,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },
         title: if dropped.is_empty() {
             format!("Running job does not write the new column(s) {}", names(&unwritten))
@@ -112,6 +113,7 @@ pub(super) fn name_reused(cx: &Context<'_>) -> Vec<Finding> {
                 Some(&(old, since)) if old != id => {
                     out.push(Finding {
                         kind: FindingKind::ColumnNameReused,
+                        facts: crate::analysis::findings::Facts::Worded,
                         severity: Severity::Warning,
                         title: format!("Column `{name}` re-added with a new field id ({old} → {id})"),
                         snapshot_ids: Vec::new(),

@@ -20,7 +20,7 @@ pub fn chart(c: &Chart) -> Result<(), Failure> {
     let (loader, _, _) = open::history_with_listing(t, t.all_snapshots, false, false)?;
     let history = &loader.history;
     let table = c.table.table_ref(history);
-    let report = icescope::analysis::inspect::inspect(history, &table);
+    let report = icescope::report::findings::inspect(history, &table);
     let analysed = Analysed::of(history, report);
     let stamp = Stamp {
         table: c.name.clone().unwrap_or_else(|| table.table.clone()),

@@ -3,12 +3,12 @@
 
 use futures::executor::block_on;
 use icescope::analysis::duplicates::{resolve_keys, KeyCounter, DEFAULT_KEY_BUDGET};
-use icescope::analysis::findings::findings;
 use icescope::analysis::footers::footer_report;
 use icescope::load::data_scan::{read_footers, read_puffin_footers, scan_keys};
 use icescope::load::decoder::Inline;
 use icescope::load::Loader;
 use icescope::report::duplicates::text as duplicates_text;
+use icescope::report::findings::findings;
 use icescope::report::footers::{markdown, text};
 
 use super::args::{self, ReportFormat};

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::executor::block_on;
-use icescope::analysis::live::{look, LiveOptions, LiveState};
+use icescope::analysis::live::{LiveOptions, LiveState};
 use icescope::load::decoder::Inline;
 use icescope::load::{pick_metadata, Loader};
+use icescope::report::live::look;
 use icescope::source::local::LocalFolder;
 use icescope::source::metadata_pick::{is_metadata_file, metadata_version};
 use icescope::source::remote::{self, RemoteFiles};

@@ -1,0 +1,44 @@
+//! What each finding found, as typed values: the numbers, ids and lists its words are made of
+//! (in `report::findings`), and what a `--fail-on` user reads from the JSON's `facts`.
+
+use serde::Serialize;
+
+/// One variant per finding kind, named as the kind prints (`small_files`), its fields in snake case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Facts {
+    /// A finding still worded where it is found (`title`, `evidence`, `action` already set): its
+    /// facts are not yet typed, so the JSON has none.
+    Worded,
+    SmallFiles(super::files::SmallFiles),
+    PropertyNotRead(super::properties::PropertyNotRead),
+    DeleteDebt(super::deletes::DeleteDebt),
+}
+
+impl Facts {
+    pub fn is_worded(&self) -> bool {
+        matches!(self, Facts::Worded)
+    }
+}
+
+/// A list kept bounded however large the table: the first `CAP` items and how many there were.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bounded<T> {
+    pub first: Vec<T>,
+    pub total: usize,
+}
+
+impl<T> Bounded<T> {
+    /// Keeps the first `CAP` of `items`, counting them all.
+    pub fn of(items: impl IntoIterator<Item = T>) -> Bounded<T> {
+        let mut first = Vec::new();
+        let mut total = 0usize;
+        for item in items {
+            if first.len() < super::CAP {
+                first.push(item);
+            }
+            total = total.saturating_add(1);
+        }
+        Bounded { first, total }
+    }
+}

@@ -1,0 +1,35 @@
+//! How numbers and lists read in every report: one formatter each, used by every surface.
+
+/// 12345 → "12,345": evidence is read by people.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `items` (the first `analysis::findings::CAP` of `total`) joined with `, `, then how many were
+/// left out (`… and 7 more jobs`): the one place a list in words is capped.
+pub fn capped_list(items: impl Iterator<Item = String>, total: usize, what: &str) -> String {
+    let shown: Vec<String> = items.take(crate::analysis::findings::CAP).collect();
+    let more = total.saturating_sub(shown.len());
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!("{} and {} more {what}", shown.join(", "), thousands(more as u64))
+    }
+}
+
+/// `s` when `n` is not one: `file{}`.
+pub fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
