@@ -33,3 +33,19 @@ pub fn plural(n: u64) -> &'static str {
         "s"
     }
 }
+
+/// `3d02fc1a…`: a Flink job id as findings name it, its first eight characters.
+pub fn short_job(job: &str) -> String {
+    format!("{}…", job.chars().take(8).collect::<String>())
+}
+
+/// `90 s`, `45 min`, `2.5 h`: how long, to the unit a finding needs (a lateness, a gap between
+/// commits); the live ticker's clock-like `duration` is `report::live::duration`.
+pub fn duration_coarse(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        s if s < 120 => format!("{s} s"),
+        s if s < 7200 => format!("{} min", s / 60),
+        s => format!("{:.1} h", s as f64 / 3600.0),
+    }
+}

@@ -13,6 +13,9 @@ pub enum Facts {
     SmallFiles(super::files::SmallFiles),
     PropertyNotRead(super::properties::PropertyNotRead),
     DeleteDebt(super::deletes::DeleteDebt),
+    Retention(super::retention::Retention),
+    LateOneRowFiles(super::late::LateOneRowFiles),
+    RestorePointExpiry(super::retention::RestorePointExpiry),
 }
 
 impl Facts {

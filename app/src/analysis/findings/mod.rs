@@ -12,6 +12,7 @@ mod files;
 pub use files::SmallFiles;
 mod late;
 pub(crate) use late::arrived_late;
+pub use late::{LateOneRowFiles, NoStatement};
 mod manifests;
 mod metadata;
 pub use metadata::newest_metadata_unreadable;
@@ -19,6 +20,7 @@ mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
 mod retention;
+pub use retention::{RestorePointExpiry, Retention};
 mod schema;
 
 use serde::Serialize;
@@ -141,18 +143,6 @@ impl Context<'_> {
     pub fn unread(&self, index: usize) -> usize {
         let id = self.id(index);
         self.history.gaps().iter().filter(|g| g.snapshot_ids.contains(&id)).count()
-    }
-
-    /// The sentence a finding built on an incomplete snapshot carries, or nothing.
-    pub fn partial_note(&self, index: usize) -> String {
-        match self.unread(index) {
-            0 => String::new(),
-            n => format!(
-                " These numbers count only the files read: {n} file{} of snapshot {} could not be read (see the files that could not be read).",
-                if n == 1 { "" } else { "s" },
-                self.id(index)
-            ),
-        }
     }
 
     /// Whether a Flink sink wrote any of the table: wording in checkpoints is for streaming

@@ -4,7 +4,9 @@
 
 mod deletes;
 mod files;
+mod late;
 mod properties;
+mod retention;
 
 use crate::analysis::findings::{Facts, Finding, TableRef};
 use crate::analysis::inspect::Inspect;
@@ -27,6 +29,9 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::SmallFiles(x) => files::small_files(x),
         Facts::PropertyNotRead(x) => properties::not_read(x),
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
+        Facts::Retention(x) => retention::retention(x),
+        Facts::LateOneRowFiles(x) => late::late_one_row_files(x),
+        Facts::RestorePointExpiry(x) => retention::restore_point_expiry(x),
     };
     f.title = words.title;
     f.evidence = words.evidence;
