@@ -15,6 +15,10 @@ pub enum Facts {
     DeleteDebt(super::deletes::DeleteDebt),
     Retention(super::retention::Retention),
     LateOneRowFiles(super::late::LateOneRowFiles),
+    EndOfInputCommit(super::checkpoints::EndOfInputCommit),
+    CheckpointGaps(super::checkpoints::CheckpointGaps),
+    SchemaUnderRunningWriter(super::schema::SchemaUnderRunningWriter),
+    ColumnNameReused(super::schema::ColumnNameReused),
     RestorePointExpiry(super::retention::RestorePointExpiry),
 }
 

@@ -2,6 +2,7 @@
 //! pure function of the history; the runbook wording follows the chapter the project grew from.
 
 mod checkpoints;
+pub use checkpoints::{CheckpointGaps, EndOfInput, EndOfInputCommit, IdRange, Pause};
 mod facts;
 pub use facts::{Bounded, Facts};
 mod kind;
@@ -22,6 +23,7 @@ mod replay;
 mod retention;
 pub use retention::{RestorePointExpiry, Retention};
 mod schema;
+pub use schema::{Column, ColumnNameReused, SchemaAt, SchemaUnderRunningWriter};
 
 use serde::Serialize;
 

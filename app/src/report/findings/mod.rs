@@ -2,11 +2,13 @@
 //! facts analysis found (`analysis::findings::Facts`), once for the JSON, the text, the Markdown,
 //! the app and the live events. Findings leave for a reader only through here (`word_all`).
 
+mod checkpoints;
 mod deletes;
 mod files;
 mod late;
 mod properties;
 mod retention;
+mod schema;
 
 use crate::analysis::findings::{Facts, Finding, TableRef};
 use crate::analysis::inspect::Inspect;
@@ -31,6 +33,10 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
         Facts::Retention(x) => retention::retention(x),
         Facts::LateOneRowFiles(x) => late::late_one_row_files(x),
+        Facts::EndOfInputCommit(x) => checkpoints::end_of_input(x),
+        Facts::CheckpointGaps(x) => checkpoints::gaps(x),
+        Facts::SchemaUnderRunningWriter(x) => schema::stale_writer_schema(x),
+        Facts::ColumnNameReused(x) => schema::name_reused(x),
         Facts::RestorePointExpiry(x) => retention::restore_point_expiry(x),
     };
     f.title = words.title;
