@@ -49,3 +49,13 @@ pub fn duration_coarse(ms: i64) -> String {
         s => format!("{:.1} h", s as f64 / 3600.0),
     }
 }
+
+/// `8 MB`, `512 KB`, `1000 bytes`: a size setting as it was most likely typed, in the largest
+/// unit it is a whole number of.
+pub fn bytes_setting(n: i64) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KB", n >> 10),
+        n => format!("{n} bytes"),
+    }
+}

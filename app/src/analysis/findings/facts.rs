@@ -15,6 +15,8 @@ pub enum Facts {
     DeleteDebt(super::deletes::DeleteDebt),
     Retention(super::retention::Retention),
     LateOneRowFiles(super::late::LateOneRowFiles),
+    ManifestsMergePending(super::manifests::ManifestsMergePending),
+    ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),
     CheckpointGaps(super::checkpoints::CheckpointGaps),
     SchemaUnderRunningWriter(super::schema::SchemaUnderRunningWriter),

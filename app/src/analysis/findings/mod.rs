@@ -15,6 +15,7 @@ mod late;
 pub(crate) use late::arrived_late;
 pub use late::{LateOneRowFiles, NoStatement};
 mod manifests;
+pub use manifests::{ManifestsMergePending, ManifestsNeverMerged, NotMerging};
 mod metadata;
 pub use metadata::newest_metadata_unreadable;
 mod properties;

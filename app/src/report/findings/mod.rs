@@ -6,6 +6,7 @@ mod checkpoints;
 mod deletes;
 mod files;
 mod late;
+mod manifests;
 mod properties;
 mod retention;
 mod schema;
@@ -33,6 +34,8 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
         Facts::Retention(x) => retention::retention(x),
         Facts::LateOneRowFiles(x) => late::late_one_row_files(x),
+        Facts::ManifestsMergePending(x) => manifests::merge_pending(x),
+        Facts::ManifestsNeverMerged(x) => manifests::never_merged(x),
         Facts::EndOfInputCommit(x) => checkpoints::end_of_input(x),
         Facts::CheckpointGaps(x) => checkpoints::gaps(x),
         Facts::SchemaUnderRunningWriter(x) => schema::stale_writer_schema(x),
