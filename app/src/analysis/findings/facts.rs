@@ -10,6 +10,9 @@ pub enum Facts {
     /// A finding still worded where it is found (`title`, `evidence`, `action` already set): its
     /// facts are not yet typed, so the JSON has none.
     Worded,
+    DuplicateSnapshotIds(super::metadata::DuplicateSnapshotIds),
+    CurrentSnapshotUnknown(super::metadata::CurrentSnapshotUnknown),
+    ManifestLengthMismatch(super::metadata::ManifestLengthMismatch),
     SmallFiles(super::files::SmallFiles),
     PropertyNotRead(super::properties::PropertyNotRead),
     DeleteDebt(super::deletes::DeleteDebt),

@@ -4,8 +4,40 @@
 
 use std::collections::HashMap;
 
-use super::{capped_list, thousands, Context, Finding, FindingKind, Severity};
-use crate::model::TableHistory;
+use serde::Serialize;
+
+use super::{capped_list, thousands, Bounded, Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+use crate::model::{LengthMismatch, TableHistory};
+
+/// Snapshot ids metadata.json lists more than once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DuplicateSnapshotIds {
+    pub ids: Bounded<ListedTwice>,
+}
+
+/// An id listed again: where, counting snapshots from 1 in commit order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedTwice {
+    pub snapshot_id: SnapshotId,
+    pub first_position: usize,
+    pub again_position: usize,
+}
+
+/// A current-snapshot-id that no listed snapshot has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurrentSnapshotUnknown {
+    pub current_snapshot_id: SnapshotId,
+    pub snapshots: u64,
+    /// The last committed snapshot, shown as current instead.
+    pub shown_instead: Option<SnapshotId>,
+}
+
+/// Manifests read although their length differs from what their lists state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestLengthMismatch {
+    pub manifests: Bounded<LengthMismatch>,
+}
 use crate::source::metadata_pick::{metadata_version, MetadataPick};
 use crate::source::resolve::last_component;
 
@@ -22,22 +54,17 @@ pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     if twice.is_empty() {
         return Vec::new();
     }
-    let each = twice.iter().map(|&(f, i)| format!("{} (snapshots #{} and #{} in commit order)", cx.id(i), f + 1, i + 1));
     vec![Finding {
         kind: FindingKind::DuplicateSnapshotIds,
-        facts: crate::analysis::findings::Facts::Worded,
+        facts: Facts::DuplicateSnapshotIds(DuplicateSnapshotIds {
+            ids: Bounded::of(twice.iter().map(|&(f, i)| ListedTwice { snapshot_id: cx.id(i), first_position: f + 1, again_position: i + 1 })),
+        }),
         severity: Severity::Warning,
-        title: format!("metadata.json lists {} snapshot id{} more than once", twice.len(), if twice.len() > 1 { "s" } else { "" }),
+        title: String::new(),
         snapshot_ids: twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "{}. Iceberg never gives two snapshots one id: the file was damaged or edited by hand. Each entry is shown \
-             and counted on its own; parents, rollbacks and findings that name the id cannot tell which one they mean.",
-            capped_list(each, twice.len(), "ids")
-        ),
-        action: "Restore metadata.json from the previous version in its metadata log (or the catalog's history) before any \
-                 maintenance or rollback runs against this table."
-            .into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -51,18 +78,17 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
     let shown = h.current_index();
     vec![Finding {
         kind: FindingKind::CurrentSnapshotUnknown,
-        facts: crate::analysis::findings::Facts::Worded,
+        facts: Facts::CurrentSnapshotUnknown(CurrentSnapshotUnknown {
+            current_snapshot_id: id,
+            snapshots: h.snapshots.len() as u64,
+            shown_instead: shown.map(|i| cx.id(i)),
+        }),
         severity: Severity::Warning,
-        title: format!("The current snapshot {id} is not in metadata.json"),
+        title: String::new(),
         snapshot_ids: shown.map(|i| cx.id(i)).into_iter().collect(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "current-snapshot-id is {id}, but none of the {} snapshots listed has that id{}. Readers of this metadata \
-             fail or read nothing.",
-            h.snapshots.len(),
-            shown.map(|i| format!("; the last committed one ({}) is shown as current here", cx.id(i))).unwrap_or_default()
-        ),
-        action: "Restore metadata.json from the previous version in its metadata log (or the catalog's history).".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -74,27 +100,15 @@ pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
     if all.is_empty() {
         return Vec::new();
     }
-    let each =
-        all.iter().map(|m| format!("{} ({} bytes, the list says {}; {} entries)", m.file, thousands(m.bytes), thousands(m.stated), thousands(m.entries)));
     vec![Finding {
         kind: FindingKind::ManifestLengthMismatch,
-        facts: crate::analysis::findings::Facts::Worded,
+        facts: Facts::ManifestLengthMismatch(ManifestLengthMismatch { manifests: Bounded::of(all.iter().cloned()) }),
         severity: Severity::Warning,
-        title: format!(
-            "{} manifest{} not the length {} manifest list states",
-            all.len(),
-            if all.len() == 1 { " is" } else { "s are" },
-            if all.len() == 1 { "its" } else { "their" }
-        ),
+        title: String::new(),
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "{}. Each holds every entry its list counts, so it was read and counted; but it is not the file the writer \
-             listed byte for byte: a copy that re-encoded it (another codec), or a writer or tool that rewrote it in place. \
-             Readers that check the length (or read by it) may refuse it.",
-            capped_list(each, all.len(), "manifests")
-        ),
-        action: "Compare these files with the table's original storage; restore the originals if this is a copy, and find what rewrote them if not.".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }

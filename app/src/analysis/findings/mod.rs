@@ -17,7 +17,7 @@ pub use late::{LateOneRowFiles, NoStatement};
 mod manifests;
 pub use manifests::{ManifestsMergePending, ManifestsNeverMerged, NotMerging};
 mod metadata;
-pub use metadata::newest_metadata_unreadable;
+pub use metadata::{newest_metadata_unreadable, CurrentSnapshotUnknown, DuplicateSnapshotIds, ListedTwice, ManifestLengthMismatch};
 mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;

@@ -7,6 +7,7 @@ mod deletes;
 mod files;
 mod late;
 mod manifests;
+mod metadata;
 mod properties;
 mod retention;
 mod schema;
@@ -29,6 +30,9 @@ pub(crate) struct Words {
 pub fn word(f: &mut Finding, table: &TableRef) {
     let words = match &f.facts {
         Facts::Worded => return,
+        Facts::DuplicateSnapshotIds(x) => metadata::duplicate_snapshot_ids(x),
+        Facts::CurrentSnapshotUnknown(x) => metadata::current_snapshot_unknown(x),
+        Facts::ManifestLengthMismatch(x) => metadata::manifest_length_mismatch(x),
         Facts::SmallFiles(x) => files::small_files(x),
         Facts::PropertyNotRead(x) => properties::not_read(x),
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
