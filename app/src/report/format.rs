@@ -39,8 +39,21 @@ pub fn short_job(job: &str) -> String {
     format!("{}…", job.chars().take(8).collect::<String>())
 }
 
+/// `12.3 s`, `4 min 10 s`, `2 h 5 min`: a duration as a person says it (the live ticker's
+/// clock; a finding's coarser one is `duration_coarse`).
+pub fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000)
+    } else {
+        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
+    }
+}
+
 /// `90 s`, `45 min`, `2.5 h`: how long, to the unit a finding needs (a lateness, a gap between
-/// commits); the live ticker's clock-like `duration` is `report::live::duration`.
+/// commits).
 pub fn duration_coarse(ms: i64) -> String {
     let s = ms / 1000;
     match s {
@@ -57,5 +70,24 @@ pub fn bytes_setting(n: i64) -> String {
         n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MB", n >> 20),
         n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KB", n >> 10),
         n => format!("{n} bytes"),
+    }
+}
+
+/// `3.2 MB`, `120 KB`: bytes read or written, to a tenth of a megabyte.
+pub fn bytes(b: u64) -> String {
+    if b >= 1 << 20 {
+        format!("{:.1} MB", b as f64 / 1_048_576.0)
+    } else {
+        format!("{} KB", b / 1024)
+    }
+}
+
+/// `1.5 MB`, `3.2 KB`, `512 bytes`, negative too: a size that may be small or a difference, to a
+/// tenth of its unit.
+pub fn bytes_precise(b: f64) -> String {
+    match b.abs() {
+        a if a >= 1_048_576.0 => format!("{:.1} MB", b / 1_048_576.0),
+        a if a >= 1024.0 => format!("{:.1} KB", b / 1024.0),
+        _ => format!("{} bytes", b.round()),
     }
 }

@@ -1,7 +1,8 @@
 //! A watched table's events as people read them: one line each for the CLI's ticker and the app's
 //! event list, and one JSON object per line for machines (`watch --format jsonl`).
 
-use crate::analysis::findings::thousands;
+pub use super::format::duration;
+use super::format::thousands;
 use crate::analysis::findings::TableRef;
 use crate::analysis::live::{look_with, paces, Commit, Event, LiveOptions, LiveState, Made, Observed, WriterPace};
 use crate::model::time::rfc3339_ms;
@@ -15,18 +16,6 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
     let spans = crate::analysis::jobs::job_spans(history);
     let holding = super::findings::findings_with(history, table, &spans);
     look_with(history, state, now_ms, options, Made { spans: &spans, findings: &holding, paces: &paces(history) })
-}
-
-/// `12.3 s`, `4 min 10 s`, `2 h 5 min`: a duration as a person says it.
-pub fn duration(ms: i64) -> String {
-    let ms = ms.max(0);
-    if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else if ms < 3_600_000 {
-        format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000)
-    } else {
-        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
-    }
 }
 
 /// `job 3d02fc…` for a Flink job's writer key, the rest as they are.
