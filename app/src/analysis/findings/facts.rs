@@ -18,6 +18,7 @@ pub enum Facts {
     DeleteDebt(super::deletes::DeleteDebt),
     Retention(super::retention::Retention),
     LateOneRowFiles(super::late::LateOneRowFiles),
+    RestoredWorkCommittedLate(super::replay::RestoredWorkCommittedLate),
     ManifestsMergePending(super::manifests::ManifestsMergePending),
     ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),

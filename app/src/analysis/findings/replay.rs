@@ -1,6 +1,8 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
-use super::{capped_list, thousands, Context, Finding, FindingKind, Severity, CAP};
+use serde::Serialize;
+
+use super::{capped_list, thousands, Context, Facts, Finding, FindingKind, Severity, CAP};
 use crate::analysis::jobs::JobSpan;
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
@@ -334,6 +336,17 @@ const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment 
 /// older checkpoints, not a second writer.
 const LATE_RESTORED: usize = 2;
 
+/// An old job's commits of older checkpoints after a new job began: restored work, not a second writer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestoredWorkCommittedLate {
+    pub old_job_id: String,
+    pub new_job_id: String,
+    pub new_first_checkpoint: i64,
+    pub late_commits: u64,
+    /// The checkpoints those commits carry (at most `LATE_RESTORED`).
+    pub late_checkpoints: Vec<i64>,
+}
+
 fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> Option<Finding> {
     let b_first = b.first_checkpoint()?;
     let late: Vec<usize> = a.snapshot_indexes.iter().copied().filter(|&i| i > b.first_index()).collect();
@@ -343,23 +356,19 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
     }
     Some(Finding {
         kind: FindingKind::RestoredWorkCommittedLate,
-        facts: crate::analysis::findings::Facts::Worded,
+        facts: Facts::RestoredWorkCommittedLate(RestoredWorkCommittedLate {
+            old_job_id: a.job_id.clone(),
+            new_job_id: b.job_id.clone(),
+            new_first_checkpoint: b_first,
+            late_commits: late.len() as u64,
+            late_checkpoints: late.iter().filter_map(|&i| checkpoint(cx, i)).collect(),
+        }),
         severity: Severity::Info,
-        title: format!("Job {} committed older checkpoints after job {} began", Context::short(&a.job_id), Context::short(&b.job_id)),
+        title: String::new(),
         snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
         job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-        evidence: format!(
-            "{} commit{} of job {} (checkpoint{} {}) came after job {}'s first commit (checkpoint {b_first}), with lower \
-             checkpoint ids: work restored from the old job, committed under its job id by the new one after a restart, as \
-             the dynamic sink does. Not two writers: the ids do not overlap.",
-            late.len(),
-            if late.len() == 1 { "" } else { "s" },
-            Context::short(&a.job_id),
-            if late.len() == 1 { "" } else { "s" },
-            late.iter().filter_map(|&i| checkpoint(cx, i)).map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
-            Context::short(&b.job_id),
-        ),
-        action: "Nothing: no rows were written twice.".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     })
 }

@@ -9,6 +9,7 @@ mod late;
 mod manifests;
 mod metadata;
 mod properties;
+mod replay;
 mod retention;
 mod schema;
 
@@ -38,6 +39,7 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
         Facts::Retention(x) => retention::retention(x),
         Facts::LateOneRowFiles(x) => late::late_one_row_files(x),
+        Facts::RestoredWorkCommittedLate(x) => replay::restored_work_committed_late(x),
         Facts::ManifestsMergePending(x) => manifests::merge_pending(x),
         Facts::ManifestsNeverMerged(x) => manifests::never_merged(x),
         Facts::EndOfInputCommit(x) => checkpoints::end_of_input(x),
