@@ -155,7 +155,7 @@ pub enum Event {
         since_ms: i64,
     },
     /// A finding newly holds.
-    Finding(Finding),
+    Finding(Box<Finding>),
     /// A finding that held no longer does: its title when it last held.
     FindingCleared {
         key: String,
@@ -488,7 +488,7 @@ pub fn look_with(history: &TableHistory, state: &LiveState, now_ms: i64, options
     for f in now_holding {
         let key = finding_key(f);
         if !state.findings.contains_key(&key) {
-            out.push(Event::Finding(f.clone()));
+            out.push(Event::Finding(Box::new(f.clone())));
         }
         next.findings.insert(key, (f.severity, f.title.clone()));
     }

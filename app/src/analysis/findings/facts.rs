@@ -19,6 +19,7 @@ pub enum Facts {
     Retention(super::retention::Retention),
     LateOneRowFiles(super::late::LateOneRowFiles),
     RestoredWorkCommittedLate(super::replay::RestoredWorkCommittedLate),
+    ConcurrentWriters(super::replay::ConcurrentWriters),
     ManifestsMergePending(super::manifests::ManifestsMergePending),
     ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),

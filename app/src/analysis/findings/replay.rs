@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{capped_list, thousands, Context, Facts, Finding, FindingKind, Severity, CAP};
+use super::{capped_list, thousands, Bounded, Context, Facts, Finding, FindingKind, Severity, CAP};
 use crate::analysis::jobs::JobSpan;
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
@@ -210,6 +210,40 @@ fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
     usual > 0 && b.first_commit_ms.saturating_sub(a.last_commit_ms) < usual.saturating_mul(2)
 }
 
+/// Two writers on one table, in the three shapes the finding takes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "case", rename_all = "snake_case")]
+pub enum ConcurrentWriters {
+    /// A job started without state right after a running one's last commit, not yet interleaved.
+    FreshBesideRunning { running_job_id: String, fresh_job_id: String, after_ms: i64, fresh_rows_added: Option<u64> },
+    /// Two jobs whose commits interleave.
+    Pair { first: JobWrites, second: JobWrites, interleaved_commits: u64, second_without_state: bool },
+    /// The pairs beyond the first `CAP`, and every job in any pair.
+    More { pairs: u64, jobs: Bounded<String> },
+}
+
+/// What one job committed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobWrites {
+    pub job_id: String,
+    pub first_commit_ms: i64,
+    pub last_commit_ms: i64,
+    pub rows_added: Option<u64>,
+    pub snapshots: u64,
+}
+
+impl JobWrites {
+    fn of(j: &JobSpan) -> JobWrites {
+        JobWrites {
+            job_id: j.job_id.clone(),
+            first_commit_ms: j.first_commit_ms,
+            last_commit_ms: j.last_commit_ms,
+            rows_added: j.rows_added,
+            snapshots: j.snapshot_indexes.len() as u64,
+        }
+    }
+}
+
 /// Two job ids whose commits interleave in time: two writers on one table.
 pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
     // Jobs come in order of first commit: the jobs that started before `a`'s last commit follow it.
@@ -222,28 +256,18 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
         if fresh_beside_running(a, b) {
             out.push(Finding {
                 kind: FindingKind::ConcurrentWriters,
-                facts: crate::analysis::findings::Facts::Worded,
+                facts: Facts::ConcurrentWriters(ConcurrentWriters::FreshBesideRunning {
+                    running_job_id: a.job_id.clone(),
+                    fresh_job_id: b.job_id.clone(),
+                    after_ms: b.first_commit_ms.saturating_sub(a.last_commit_ms),
+                    fresh_rows_added: b.rows_added,
+                }),
                 severity: Severity::Critical,
-                title: format!(
-                    "Job {} started without state while job {} was still committing: two writers at once, or a restart from scratch",
-                    Context::short(&b.job_id),
-                    Context::short(&a.job_id)
-                ),
+                title: String::new(),
                 snapshot_ids: vec![cx.id(a.last_index()), cx.id(b.first_index())],
                 job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-                evidence: format!(
-                    "job {} started at checkpoint 1, without state, {} after job {}'s last commit, while that job was still \
-                 committing on its schedule and shows no end of input: a second deployment of the job beside the running \
-                 one (or a restart that re-read its source from the beginning). Job {} added {} rows so far; every row it \
-                 reads, job {} wrote or will write too.",
-                    Context::short(&b.job_id),
-                    duration(b.first_commit_ms.saturating_sub(a.last_commit_ms)),
-                    Context::short(&a.job_id),
-                    Context::short(&b.job_id),
-                    rows(b.rows_added),
-                    Context::short(&a.job_id),
-                ),
-                action: ONE_WRITER.into(),
+                evidence: String::new(),
+                action: String::new(),
                 statement: None,
             });
         }
@@ -255,37 +279,20 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             continue;
         }
         let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
-        let fresh = if b.first_checkpoint() == Some(1) {
-            format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
-        } else {
-            String::new()
-        };
         out.push(Finding {
             kind: FindingKind::ConcurrentWriters,
-            facts: crate::analysis::findings::Facts::Worded,
+            facts: Facts::ConcurrentWriters(ConcurrentWriters::Pair {
+                first: JobWrites::of(a),
+                second: JobWrites::of(b),
+                interleaved_commits: interleaved as u64,
+                second_without_state: b.first_checkpoint() == Some(1),
+            }),
             severity: Severity::Critical,
-            title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
+            title: String::new(),
             snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
             job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-            evidence: format!(
-                "job {} committed from {} to {}; job {} started committing at {}, {} of its commits before job {}'s last. \
-                 Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {} added {} rows \
-                 ({} snapshots), job {} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
-                Context::short(&a.job_id),
-                crate::model::time::rfc3339_ms(a.first_commit_ms),
-                crate::model::time::rfc3339_ms(a.last_commit_ms),
-                Context::short(&b.job_id),
-                crate::model::time::rfc3339_ms(b.first_commit_ms),
-                interleaved,
-                Context::short(&a.job_id),
-                Context::short(&a.job_id),
-                rows(a.rows_added),
-                a.snapshot_indexes.len(),
-                Context::short(&b.job_id),
-                rows(b.rows_added),
-                b.snapshot_indexes.len(),
-            ),
-            action: ONE_WRITER.into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         });
     }
@@ -307,28 +314,21 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             .collect();
         out.push(Finding {
             kind: FindingKind::ConcurrentWriters,
-            facts: crate::analysis::findings::Facts::Worded,
+            facts: Facts::ConcurrentWriters(ConcurrentWriters::More {
+                pairs: rest as u64,
+                jobs: Bounded::of(involved.iter().map(|&k| cx.jobs[k].job_id.clone())),
+            }),
             severity: Severity::Critical,
-            title: format!("{} more pairs of Flink jobs writing at once", thousands(rest as u64)),
+            title: String::new(),
             snapshot_ids: Vec::new(),
             job_ids: involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} pairs above, {} more pairs of jobs have commits that interleave; {} jobs in all write \
-                 at the same time as another: {}. Every one writes every row it reads.",
-                thousands(rest as u64),
-                thousands(involved.len() as u64),
-                capped_list(involved.iter().map(|&k| Context::short(&cx.jobs[k].job_id)), involved.len(), "jobs")
-            ),
-            action: ONE_WRITER.into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         });
     }
     out
 }
-
-const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
-                          snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
-                          range, or restore from a snapshot before the second job's first commit and replay the owner.";
 
 /// Rows a job added, or `?` where its summaries do not say.
 /// After a restart the dynamic sink can commit work restored from the old job under the old job

@@ -1,8 +1,9 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
 use super::Words;
-use crate::analysis::findings::RestoredWorkCommittedLate;
-use crate::report::format::{plural, short_job};
+use crate::analysis::findings::{ConcurrentWriters, RestoredWorkCommittedLate, CAP};
+use crate::model::time::rfc3339_ms;
+use crate::report::format::{capped_list, duration_coarse, plural, short_job, thousands};
 
 pub(super) fn restored_work_committed_late(f: &RestoredWorkCommittedLate) -> Words {
     let (old, new) = (short_job(&f.old_job_id), short_job(&f.new_job_id));
@@ -19,4 +20,66 @@ pub(super) fn restored_work_committed_late(f: &RestoredWorkCommittedLate) -> Wor
         ),
         action: "Nothing: no rows were written twice.".into(),
     }
+}
+
+const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
+                          snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
+                          range, or restore from a snapshot before the second job's first commit and replay the owner.";
+
+/// Rows a job added, or `?` where its summaries do not say.
+fn rows(n: Option<u64>) -> String {
+    n.map(thousands).unwrap_or_else(|| "?".into())
+}
+
+pub(super) fn concurrent_writers(f: &ConcurrentWriters) -> Words {
+    let (title, evidence) = match f {
+        ConcurrentWriters::FreshBesideRunning { running_job_id, fresh_job_id, after_ms, fresh_rows_added } => {
+            let (a, b) = (short_job(running_job_id), short_job(fresh_job_id));
+            (
+                format!("Job {b} started without state while job {a} was still committing: two writers at once, or a restart from scratch"),
+                format!(
+                    "job {b} started at checkpoint 1, without state, {} after job {a}'s last commit, while that job was still \
+                 committing on its schedule and shows no end of input: a second deployment of the job beside the running \
+                 one (or a restart that re-read its source from the beginning). Job {b} added {} rows so far; every row it \
+                 reads, job {a} wrote or will write too.",
+                    duration_coarse(*after_ms),
+                    rows(*fresh_rows_added),
+                ),
+            )
+        }
+        ConcurrentWriters::Pair { first, second, interleaved_commits, second_without_state } => {
+            let (a, b) = (short_job(&first.job_id), short_job(&second.job_id));
+            let fresh = if *second_without_state {
+                format!(" Job {b} started at checkpoint 1: it restored no state and re-read its source from the beginning.")
+            } else {
+                String::new()
+            };
+            (
+                format!("Two Flink jobs writing at once: {a} and {b}"),
+                format!(
+                    "job {a} committed from {} to {}; job {b} started committing at {}, {interleaved_commits} of its commits before job {a}'s last. \
+                 Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {a} added {} rows \
+                 ({} snapshots), job {b} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
+                    rfc3339_ms(first.first_commit_ms),
+                    rfc3339_ms(first.last_commit_ms),
+                    rfc3339_ms(second.first_commit_ms),
+                    rows(first.rows_added),
+                    first.snapshots,
+                    rows(second.rows_added),
+                    second.snapshots,
+                ),
+            )
+        }
+        ConcurrentWriters::More { pairs, jobs } => (
+            format!("{} more pairs of Flink jobs writing at once", thousands(*pairs)),
+            format!(
+                "Beyond the {CAP} pairs above, {} more pairs of jobs have commits that interleave; {} jobs in all write \
+                 at the same time as another: {}. Every one writes every row it reads.",
+                thousands(*pairs),
+                thousands(jobs.total as u64),
+                capped_list(jobs.first.iter().map(|j| short_job(j)), jobs.total, "jobs")
+            ),
+        ),
+    };
+    Words { title, evidence, action: ONE_WRITER.into() }
 }
