@@ -20,6 +20,7 @@ pub enum Facts {
     LateOneRowFiles(super::late::LateOneRowFiles),
     RestoredWorkCommittedLate(super::replay::RestoredWorkCommittedLate),
     ConcurrentWriters(super::replay::ConcurrentWriters),
+    JobResumed(super::replay::JobResumed),
     ManifestsMergePending(super::manifests::ManifestsMergePending),
     ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),

@@ -21,7 +21,7 @@ pub use metadata::{newest_metadata_unreadable, CurrentSnapshotUnknown, Duplicate
 mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
-pub use replay::{ConcurrentWriters, JobWrites, RestoredWorkCommittedLate};
+pub use replay::{ConcurrentWriters, JobResumed, JobWrites, RestoredWorkCommittedLate, Resume};
 mod retention;
 pub use retention::{RestorePointExpiry, Retention};
 mod schema;

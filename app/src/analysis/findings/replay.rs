@@ -450,6 +450,30 @@ fn rows(n: Option<u64>) -> String {
     n.map(thousands).unwrap_or_else(|| "?".into())
 }
 
+/// A new job id continuing the checkpoints of the job before it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "case", rename_all = "snake_case")]
+pub enum JobResumed {
+    /// Its first commit of a usual size: no overlap.
+    Continued { resume: Resume },
+    /// Its first commit holds several checkpoints' rows: restored from older state (FlinkSink's
+    /// committer folds what the restored job id committed into it) or a backlog.
+    FromOlderState { resume: Resume, first_commit_rows: u64, usual_rows: u64, folded_checkpoints: i64, restored_from: i64, repeated_rows_estimate: u64 },
+    /// The resumes beyond the first `CAP`.
+    More { resumes: u64, jobs: Bounded<String> },
+}
+
+/// One job continuing another's checkpoints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resume {
+    pub previous_job_id: String,
+    pub job_id: String,
+    pub previous_last_checkpoint: i64,
+    pub first_checkpoint: i64,
+    /// From the previous job's last commit to this one's first.
+    pub after_ms: i64,
+}
+
 /// A new job id whose checkpoints continue above the previous job's: an ordinary resume.
 pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
     // Each job is paired with the job it most plausibly continues: among the jobs that committed
@@ -480,17 +504,13 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
         let rest = &pairs[CAP..];
         out.push(Finding {
             kind: FindingKind::JobResumed,
-            facts: crate::analysis::findings::Facts::Worded,
+            facts: Facts::JobResumed(JobResumed::More { resumes: rest.len() as u64, jobs: Bounded::of(rest.iter().map(|(_, next, ..)| next.job_id.clone())) }),
             severity: Severity::Info,
-            title: format!("{} more resumes", thousands(rest.len() as u64)),
+            title: String::new(),
             snapshot_ids: Vec::new(),
             job_ids: rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} above, {} more jobs each continued the checkpoints of the job before it: {}.",
-                thousands(rest.len() as u64),
-                capped_list(rest.iter().map(|(_, next, ..)| Context::short(&next.job_id)), rest.len(), "jobs")
-            ),
-            action: "Expected, one by one; so many restarts deserve a look at why the job keeps being redeployed.".into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         });
     }
@@ -503,68 +523,37 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
 /// rows written twice": a first commit of several checkpoints' rows says it went back, or that its
 /// source caught up on a backlog. The table cannot tell which: said as a warning, with "about".
 fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -> Finding {
-    let gap = duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms));
     let restore = restore_point(cx, next, prev);
-    let ids = vec![cx.id(prev.last_index()), cx.id(next.first_index())];
-    let jobs = vec![prev.job_id.clone(), next.job_id.clone()];
-    match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
-        (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => Finding {
-            kind: FindingKind::JobResumed,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Warning,
-            title: format!(
-                "Job {} resumed after {}, its first commit {} checkpoints' rows: restored from older state, or a backlog",
-                Context::short(&next.job_id),
-                Context::short(&prev.job_id),
-                n
-            ),
-            snapshot_ids: ids,
-            job_ids: jobs,
-            evidence: format!(
-                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} later), but its first commit \
-                 holds {} rows, at its usual {} rows per commit those of about {n} checkpoints. Either it was restored from about \
-                 checkpoint {} — older than job {}'s last commit, so FlinkSink's committer skipped the checkpoints the restored \
-                 job id had committed and folded their rows into this commit, and about {} rows of checkpoints {}–{pl} are in \
-                 the table twice — or its source caught up on a backlog. The table cannot tell which: the JobManager's \
-                 restore record (/jobs/:id/checkpoints, latest.restored) or the rows' key ranges decide it.",
-                Context::short(&prev.job_id),
-                Context::short(&next.job_id),
-                thousands(k),
-                thousands(u),
-                restore.checkpoint,
-                Context::short(&prev.job_id),
-                thousands(u.saturating_mul(u64::try_from(pl.saturating_sub(restore.checkpoint)).unwrap_or(0))),
-                restore.checkpoint.saturating_add(1),
-            ),
-            action: "Check which savepoint or checkpoint the job was restored from; if older than the previous job's last \
-                 commit, count the duplicate keys (Duplicates, or icescope duplicates) before deciding to remove them."
-                .into(),
-            statement: None,
-        },
-        _ => Finding {
-            kind: FindingKind::JobResumed,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Info,
-            title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
-            snapshot_ids: ids,
-            job_ids: jobs,
-            evidence: format!(
-                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} after the last commit), its \
-                 first commit of a usual size: restored from a savepoint or checkpoint, with no overlap. A single resume is normal.",
-                Context::short(&prev.job_id),
-                Context::short(&next.job_id),
-            ),
-            action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
-            statement: None,
-        },
-    }
-}
-
-pub(super) fn duration(ms: i64) -> String {
-    let s = ms / 1000;
-    match s {
-        s if s < 120 => format!("{s} s"),
-        s if s < 7200 => format!("{} min", s / 60),
-        s => format!("{:.1} h", s as f64 / 3600.0),
+    let pair = Resume {
+        previous_job_id: prev.job_id.clone(),
+        job_id: next.job_id.clone(),
+        previous_last_checkpoint: pl,
+        first_checkpoint: nf,
+        after_ms: next.first_commit_ms.saturating_sub(prev.last_commit_ms),
+    };
+    let (facts, severity) = match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
+        (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => (
+            JobResumed::FromOlderState {
+                resume: pair,
+                first_commit_rows: k,
+                usual_rows: u,
+                folded_checkpoints: n,
+                restored_from: restore.checkpoint,
+                repeated_rows_estimate: u.saturating_mul(u64::try_from(pl.saturating_sub(restore.checkpoint)).unwrap_or(0)),
+            },
+            Severity::Warning,
+        ),
+        _ => (JobResumed::Continued { resume: pair }, Severity::Info),
+    };
+    Finding {
+        kind: FindingKind::JobResumed,
+        facts: Facts::JobResumed(facts),
+        severity,
+        title: String::new(),
+        snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
+        job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
+        evidence: String::new(),
+        action: String::new(),
+        statement: None,
     }
 }

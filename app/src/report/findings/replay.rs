@@ -1,7 +1,7 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
 use super::Words;
-use crate::analysis::findings::{ConcurrentWriters, RestoredWorkCommittedLate, CAP};
+use crate::analysis::findings::{ConcurrentWriters, JobResumed, RestoredWorkCommittedLate, CAP};
 use crate::model::time::rfc3339_ms;
 use crate::report::format::{capped_list, duration_coarse, plural, short_job, thousands};
 
@@ -82,4 +82,54 @@ pub(super) fn concurrent_writers(f: &ConcurrentWriters) -> Words {
         ),
     };
     Words { title, evidence, action: ONE_WRITER.into() }
+}
+
+pub(super) fn job_resumed(f: &JobResumed) -> Words {
+    match f {
+        JobResumed::FromOlderState { resume: r, first_commit_rows, usual_rows, folded_checkpoints: n, restored_from, repeated_rows_estimate } => {
+            let (prev, next, pl, nf, gap) =
+                (short_job(&r.previous_job_id), short_job(&r.job_id), r.previous_last_checkpoint, r.first_checkpoint, duration_coarse(r.after_ms));
+            Words {
+                title: format!("Job {next} resumed after {prev}, its first commit {n} checkpoints' rows: restored from older state, or a backlog"),
+                evidence: format!(
+                    "job {prev} committed checkpoints up to {pl}; job {next} began at checkpoint {nf} ({gap} later), but its first commit \
+                 holds {} rows, at its usual {} rows per commit those of about {n} checkpoints. Either it was restored from about \
+                 checkpoint {restored_from} — older than job {prev}'s last commit, so FlinkSink's committer skipped the checkpoints the restored \
+                 job id had committed and folded their rows into this commit, and about {} rows of checkpoints {}–{pl} are in \
+                 the table twice — or its source caught up on a backlog. The table cannot tell which: the JobManager's \
+                 restore record (/jobs/:id/checkpoints, latest.restored) or the rows' key ranges decide it.",
+                    thousands(*first_commit_rows),
+                    thousands(*usual_rows),
+                    thousands(*repeated_rows_estimate),
+                    restored_from.saturating_add(1),
+                ),
+                action: "Check which savepoint or checkpoint the job was restored from; if older than the previous job's last \
+                 commit, count the duplicate keys (Duplicates, or icescope duplicates) before deciding to remove them."
+                    .into(),
+            }
+        }
+        JobResumed::Continued { resume: r } => {
+            let (prev, next) = (short_job(&r.previous_job_id), short_job(&r.job_id));
+            Words {
+                title: format!("Job resumed: {next} continued after {prev}"),
+                evidence: format!(
+                    "job {prev} committed checkpoints up to {}; job {next} began at checkpoint {} ({} after the last commit), its \
+                 first commit of a usual size: restored from a savepoint or checkpoint, with no overlap. A single resume is normal.",
+                    r.previous_last_checkpoint,
+                    r.first_checkpoint,
+                    duration_coarse(r.after_ms),
+                ),
+                action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
+            }
+        }
+        JobResumed::More { resumes, jobs } => Words {
+            title: format!("{} more resumes", thousands(*resumes)),
+            evidence: format!(
+                "Beyond the {CAP} above, {} more jobs each continued the checkpoints of the job before it: {}.",
+                thousands(*resumes),
+                capped_list(jobs.first.iter().map(|j| short_job(j)), jobs.total, "jobs")
+            ),
+            action: "Expected, one by one; so many restarts deserve a look at why the job keeps being redeployed.".into(),
+        },
+    }
 }
