@@ -21,6 +21,8 @@ pub enum Facts {
     RestoredWorkCommittedLate(super::replay::RestoredWorkCommittedLate),
     ConcurrentWriters(super::replay::ConcurrentWriters),
     JobResumed(super::replay::JobResumed),
+    /// Boxed: the largest by far, and findings are moved around often.
+    SavepointReplayed(Box<super::replay::SavepointReplayed>),
     ManifestsMergePending(super::manifests::ManifestsMergePending),
     ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),

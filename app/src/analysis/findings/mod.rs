@@ -21,7 +21,10 @@ pub use metadata::{newest_metadata_unreadable, CurrentSnapshotUnknown, Duplicate
 mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
-pub use replay::{ConcurrentWriters, JobResumed, JobWrites, RestoredWorkCommittedLate, Resume};
+pub use replay::{
+    Before, ConcurrentWriters, JobResumed, JobWrites, Repeat, Replay, ReplayedJob, ReplayingJob, RestorePoint, RestoredWorkCommittedLate, Resume,
+    SavepointReplayed,
+};
 mod retention;
 pub use retention::{RestorePointExpiry, Retention};
 mod schema;

@@ -2,8 +2,77 @@
 
 use serde::Serialize;
 
-use super::{capped_list, thousands, Bounded, Context, Facts, Finding, FindingKind, Severity, CAP};
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity, CAP};
 use crate::analysis::jobs::JobSpan;
+use crate::decode::SnapshotId;
+
+/// A savepoint (or checkpoint) used twice.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "case", rename_all = "snake_case")]
+pub enum SavepointReplayed {
+    Replay(Replay),
+    /// The replaying jobs beyond the first `CAP`.
+    More {
+        jobs: Bounded<String>,
+    },
+}
+
+/// One job that replayed checkpoints an earlier job had committed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replay {
+    pub job: ReplayingJob,
+    pub replayed: ReplayedJob,
+    /// Where the job was restored from, as its commits show it.
+    pub restore: RestorePoint,
+    /// Earlier jobs whose commits after the restore point the replay repeats.
+    pub repeats: Bounded<Repeat>,
+    /// Rows repeated, at most what the job wrote; None where a summary does not say.
+    pub repeated_rows: Option<u64>,
+    /// Whether `repeated_rows` is exact, not an upper bound.
+    pub exact: bool,
+    /// The last snapshot before the job's first commit.
+    pub before: Before,
+    /// Whether rolling back to `before` removes the job's rows (no commits interleave).
+    pub rollback: bool,
+    /// Commits by other writers after `before`, which a rollback removes too.
+    pub later_commits_of_others: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayingJob {
+    pub job_id: String,
+    pub first_checkpoint: i64,
+    pub last_checkpoint: i64,
+    pub end_of_input: bool,
+    pub first_commit_ms: i64,
+    pub rows_added: Option<u64>,
+    pub snapshots: u64,
+    pub first_snapshot_id: SnapshotId,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayedJob {
+    pub job_id: String,
+    pub first_checkpoint: i64,
+    pub last_checkpoint: i64,
+    pub end_of_input: bool,
+}
+
+/// Rows of an earlier job the replay writes again: all of them, or at most its commits after the
+/// restore point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repeat {
+    pub job_id: String,
+    pub rows: Option<u64>,
+    pub all_of_it: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Before {
+    pub snapshot_id: SnapshotId,
+    pub job_id: Option<String>,
+    pub live_records: Option<u64>,
+}
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
 /// state that earlier job had already committed past: a savepoint (or checkpoint) used twice.
@@ -48,17 +117,6 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
                 })
             })
             .collect();
-        let overlap_text = capped_list(
-            overlaps.iter().map(|(e, rows, all)| {
-                if *all {
-                    format!("all {} rows of job {}", self::rows(*rows), Context::short(&e.job_id))
-                } else {
-                    format!("at most {} rows of job {} (its commits after checkpoint {})", self::rows(*rows), Context::short(&e.job_id), restore.checkpoint)
-                }
-            }),
-            overlaps.len(),
-            "jobs",
-        );
         let overlap_sum = overlaps.iter().map(|o| o.1).try_fold(0u64, |a, r| a.checked_add(r?));
         // A job that has not yet written as much as it repeats (watched while it catches up)
         // repeats at most what it wrote.
@@ -66,89 +124,54 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             (Some(o), Some(r)) => Some(o.min(r)),
             (o, _) => o,
         };
-        let exact = overlaps.iter().all(|o| o.2) && repeated == overlap_sum;
-        let cause =
-            if first == 1 { "it started without state, so it re-read the source from the beginning".to_string() } else { restore.explain(replayed, first) };
-        let evidence = format!(
-            "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
-             What it wrote again repeats {overlap_text}: {} {} of the {} rows job {} added (in {} snapshots, first {}) repeat \
-             rows already in the table. The last snapshot before it is {}{}{}.",
-            Context::short(&job.job_id),
-            first,
-            job.last_checkpoint().unwrap_or(first),
-            if job.end_of_input { " and an end-of-input commit" } else { "" },
-            crate::model::time::rfc3339_ms(job.first_commit_ms),
-            Context::short(&replayed.job_id),
-            replayed.first_checkpoint().unwrap_or(0),
-            replayed.last_checkpoint().unwrap_or(0),
-            if replayed.end_of_input { " and an end-of-input commit" } else { "" },
-            if exact { "so" } else { "so at most" },
-            rows(repeated),
-            rows(job.rows_added),
-            Context::short(&job.job_id),
-            job.snapshot_indexes.len(),
-            cx.id(job.first_index()),
-            cx.id(target),
-            target_job.map(|j| format!(" of job {}", Context::short(&j.job_id))).unwrap_or_default(),
-            target_records.map(|r| format!(", with {} live records", thousands(r))).unwrap_or_default(),
-        );
-        let action = if after_target {
-            format!(
-                "Roll back to snapshot {}, the last before job {}'s first commit (removes its {} rows{}), then take a new \
-                 savepoint from a running job; never resume from the old savepoint again.",
-                cx.id(target),
-                Context::short(&job.job_id),
-                rows(job.rows_added),
-                match others_after {
-                    0 => String::new(),
-                    1 => " and one later commit of another writer".to_string(),
-                    n => format!(" and {} later commits of other writers", thousands(n as u64)),
-                }
-            )
-        } else {
-            "The two jobs' commits interleave, so no single snapshot holds one job's rows without the other's: stop the \
-             replaying job and remove its rows by its flink.job-id ranges, then take a new savepoint."
-                .to_string()
-        };
+        let facts = SavepointReplayed::Replay(Replay {
+            job: ReplayingJob {
+                job_id: job.job_id.clone(),
+                first_checkpoint: first,
+                last_checkpoint: job.last_checkpoint().unwrap_or(first),
+                end_of_input: job.end_of_input,
+                first_commit_ms: job.first_commit_ms,
+                rows_added: job.rows_added,
+                snapshots: job.snapshot_indexes.len() as u64,
+                first_snapshot_id: cx.id(job.first_index()),
+            },
+            replayed: ReplayedJob {
+                job_id: replayed.job_id.clone(),
+                first_checkpoint: replayed.first_checkpoint().unwrap_or(0),
+                last_checkpoint: replayed.last_checkpoint().unwrap_or(0),
+                end_of_input: replayed.end_of_input,
+            },
+            restore,
+            repeats: Bounded::of(overlaps.iter().map(|(e, rows, all)| Repeat { job_id: e.job_id.clone(), rows: *rows, all_of_it: *all })),
+            repeated_rows: repeated,
+            exact: overlaps.iter().all(|o| o.2) && repeated == overlap_sum,
+            before: Before { snapshot_id: cx.id(target), job_id: target_job.map(|j| j.job_id.clone()), live_records: target_records },
+            rollback: after_target,
+            later_commits_of_others: others_after as u64,
+        });
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
-            facts: crate::analysis::findings::Facts::Worded,
+            facts: Facts::SavepointReplayed(Box::new(facts)),
             severity: Severity::Critical,
-            title: if first == 1 {
-                format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
-            } else {
-                format!(
-                    "Savepoint replayed: job {} restored from {}checkpoint {} and wrote again what followed it",
-                    Context::short(&job.job_id),
-                    if restore.estimated { "about " } else { "" },
-                    restore.checkpoint
-                )
-            },
+            title: String::new(),
             snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
             job_ids: vec![job.job_id.clone(), replayed.job_id.clone()],
-            evidence,
-            action,
+            evidence: String::new(),
+            action: String::new(),
             statement,
         });
     }
     if replays.len() > CAP {
         let rest = &replays[CAP..];
-        let jobs = rest.iter().map(|&(k, _)| Context::short(&cx.jobs[k].job_id));
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
-            facts: crate::analysis::findings::Facts::Worded,
+            facts: Facts::SavepointReplayed(Box::new(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) })),
             severity: Severity::Critical,
-            title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(rest.len() as u64)),
+            title: String::new(),
             snapshot_ids: Vec::new(),
             job_ids: rest.iter().take(CAP).map(|&(k, _)| cx.jobs[k].job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} above, {} jobs each began at a checkpoint an earlier job had already committed: {}.",
-                thousands(rest.len() as u64),
-                capped_list(jobs, rest.len(), "jobs")
-            ),
-            action: "Each is a savepoint (or a source) read twice: go through the jobs in commit order, roll back or remove \
-                     each replay's rows, and never resume from a used savepoint again."
-                .into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         });
     }
@@ -381,30 +404,16 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
 /// checkpoints' usual rows and often fewer (the lab's older-savepoint runs: 5.0 and 5.8 commits'
 /// worth for the 6 checkpoints folded). A source catching up on a backlog writes more per
 /// checkpoint, and the estimate then reaches back too far: it says "about".
-struct Restore {
-    checkpoint: i64,
-    estimated: bool,
-    first_rows: Option<u64>,
-    usual: Option<u64>,
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestorePoint {
+    pub checkpoint: i64,
+    /// Whether `checkpoint` is estimated from the first commit's rows.
+    pub estimated: bool,
+    pub first_commit_rows: Option<u64>,
+    /// The job's usual rows per commit.
+    pub usual_rows: Option<u64>,
     /// Checkpoints the first commit holds, by that estimate.
-    folded: Option<i64>,
-}
-
-impl Restore {
-    fn explain(&self, replayed: &JobSpan, first: i64) -> String {
-        match (self.estimated, self.first_rows, self.usual, self.folded) {
-            (true, Some(k), Some(u), Some(n)) => format!(
-                "its first commit, checkpoint {first}, holds {} rows, at its usual {} rows per commit those of at least {n} checkpoints: \
-                 it was restored from about checkpoint {} (Iceberg's committer skips the checkpoints the restored job id had \
-                 already committed and folds them into its first new commit), older state than job {}'s",
-                thousands(k),
-                thousands(u),
-                self.checkpoint,
-                Context::short(&replayed.job_id),
-            ),
-            _ => format!("it was restored from checkpoint {}, state that earlier commits had already gone past", self.checkpoint),
-        }
-    }
+    pub folded: Option<i64>,
 }
 
 fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
@@ -418,7 +427,7 @@ fn added_records(cx: &Context<'_>, i: usize) -> Option<u64> {
     }
 }
 
-fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore {
+fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> RestorePoint {
     let first = job.first_checkpoint().unwrap_or(1);
     let first_rows = added_records(cx, job.first_index());
     // The usual rows per commit: the median of the job's later commits (end of input and its
@@ -441,13 +450,11 @@ fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore
         _ => None,
     };
     match back {
-        Some(n) => Restore { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_rows, usual, folded: Some(n) },
-        None => Restore { checkpoint: first.saturating_sub(1), estimated: false, first_rows, usual, folded: None },
+        Some(n) => {
+            RestorePoint { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_commit_rows: first_rows, usual_rows: usual, folded: Some(n) }
+        }
+        None => RestorePoint { checkpoint: first.saturating_sub(1), estimated: false, first_commit_rows: first_rows, usual_rows: usual, folded: None },
     }
-}
-
-fn rows(n: Option<u64>) -> String {
-    n.map(thousands).unwrap_or_else(|| "?".into())
 }
 
 /// A new job id continuing the checkpoints of the job before it.
@@ -531,7 +538,7 @@ fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -
         first_checkpoint: nf,
         after_ms: next.first_commit_ms.saturating_sub(prev.last_commit_ms),
     };
-    let (facts, severity) = match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
+    let (facts, severity) = match (restore.estimated, restore.first_commit_rows, restore.usual_rows, restore.folded) {
         (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => (
             JobResumed::FromOlderState {
                 resume: pair,

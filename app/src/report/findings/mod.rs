@@ -42,6 +42,7 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::RestoredWorkCommittedLate(x) => replay::restored_work_committed_late(x),
         Facts::ConcurrentWriters(x) => replay::concurrent_writers(x),
         Facts::JobResumed(x) => replay::job_resumed(x),
+        Facts::SavepointReplayed(x) => replay::savepoint_replayed(x),
         Facts::ManifestsMergePending(x) => manifests::merge_pending(x),
         Facts::ManifestsNeverMerged(x) => manifests::never_merged(x),
         Facts::EndOfInputCommit(x) => checkpoints::end_of_input(x),

@@ -1,7 +1,7 @@
 //! Jobs restored from the same state, and jobs writing at the same time.
 
 use super::Words;
-use crate::analysis::findings::{ConcurrentWriters, JobResumed, RestoredWorkCommittedLate, CAP};
+use crate::analysis::findings::{ConcurrentWriters, JobResumed, Replay, RestorePoint, RestoredWorkCommittedLate, SavepointReplayed, CAP};
 use crate::model::time::rfc3339_ms;
 use crate::report::format::{capped_list, duration_coarse, plural, short_job, thousands};
 
@@ -131,5 +131,115 @@ pub(super) fn job_resumed(f: &JobResumed) -> Words {
             ),
             action: "Expected, one by one; so many restarts deserve a look at why the job keeps being redeployed.".into(),
         },
+    }
+}
+
+/// Why the replaying job wrote again what it did.
+fn cause(restore: &RestorePoint, replayed: &str, first: i64) -> String {
+    if first == 1 {
+        return "it started without state, so it re-read the source from the beginning".to_string();
+    }
+    match (restore.estimated, restore.first_commit_rows, restore.usual_rows, restore.folded) {
+        (true, Some(k), Some(u), Some(n)) => format!(
+            "its first commit, checkpoint {first}, holds {} rows, at its usual {} rows per commit those of at least {n} checkpoints: \
+             it was restored from about checkpoint {} (Iceberg's committer skips the checkpoints the restored job id had \
+             already committed and folds them into its first new commit), older state than job {replayed}'s",
+            thousands(k),
+            thousands(u),
+            restore.checkpoint,
+        ),
+        _ => format!("it was restored from checkpoint {}, state that earlier commits had already gone past", restore.checkpoint),
+    }
+}
+
+fn end_of_input(yes: bool) -> &'static str {
+    if yes {
+        " and an end-of-input commit"
+    } else {
+        ""
+    }
+}
+
+pub(super) fn savepoint_replayed(f: &SavepointReplayed) -> Words {
+    match f {
+        SavepointReplayed::Replay(replay) => one_replay(replay),
+        SavepointReplayed::More { jobs } => Words {
+            title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(jobs.total as u64)),
+            evidence: format!(
+                "Beyond the {CAP} above, {} jobs each began at a checkpoint an earlier job had already committed: {}.",
+                thousands(jobs.total as u64),
+                capped_list(jobs.first.iter().map(|j| short_job(j)), jobs.total, "jobs")
+            ),
+            action: "Each is a savepoint (or a source) read twice: go through the jobs in commit order, roll back or remove \
+                     each replay's rows, and never resume from a used savepoint again."
+                .into(),
+        },
+    }
+}
+
+fn one_replay(f: &Replay) -> Words {
+    let Replay { job: j, replayed: r, restore, repeats, repeated_rows, exact, before, rollback, later_commits_of_others } = f;
+    let (job, old) = (short_job(&j.job_id), short_job(&r.job_id));
+    let overlap_text = capped_list(
+        repeats.first.iter().map(|e| {
+            if e.all_of_it {
+                format!("all {} rows of job {}", rows(e.rows), short_job(&e.job_id))
+            } else {
+                format!("at most {} rows of job {} (its commits after checkpoint {})", rows(e.rows), short_job(&e.job_id), restore.checkpoint)
+            }
+        }),
+        repeats.total,
+        "jobs",
+    );
+    let evidence = format!(
+        "job {job} committed checkpoints {}–{}{} from {} after job {old} had already committed checkpoints {}–{}{}: {}. \
+         What it wrote again repeats {overlap_text}: {} {} of the {} rows job {job} added (in {} snapshots, first {}) repeat \
+         rows already in the table. The last snapshot before it is {}{}{}.",
+        j.first_checkpoint,
+        j.last_checkpoint,
+        end_of_input(j.end_of_input),
+        rfc3339_ms(j.first_commit_ms),
+        r.first_checkpoint,
+        r.last_checkpoint,
+        end_of_input(r.end_of_input),
+        cause(restore, &old, j.first_checkpoint),
+        if *exact { "so" } else { "so at most" },
+        rows(*repeated_rows),
+        rows(j.rows_added),
+        j.snapshots,
+        j.first_snapshot_id,
+        before.snapshot_id,
+        before.job_id.as_ref().map(|b| format!(" of job {}", short_job(b))).unwrap_or_default(),
+        before.live_records.map(|r| format!(", with {} live records", thousands(r))).unwrap_or_default(),
+    );
+    let action = if *rollback {
+        format!(
+            "Roll back to snapshot {}, the last before job {job}'s first commit (removes its {} rows{}), then take a new \
+             savepoint from a running job; never resume from the old savepoint again.",
+            before.snapshot_id,
+            rows(j.rows_added),
+            match later_commits_of_others {
+                0 => String::new(),
+                1 => " and one later commit of another writer".to_string(),
+                n => format!(" and {} later commits of other writers", thousands(*n)),
+            }
+        )
+    } else {
+        "The two jobs' commits interleave, so no single snapshot holds one job's rows without the other's: stop the \
+         replaying job and remove its rows by its flink.job-id ranges, then take a new savepoint."
+            .to_string()
+    };
+    Words {
+        title: if j.first_checkpoint == 1 {
+            format!("Savepoint replayed: job {job} re-read the source from the start")
+        } else {
+            format!(
+                "Savepoint replayed: job {job} restored from {}checkpoint {} and wrote again what followed it",
+                if restore.estimated { "about " } else { "" },
+                restore.checkpoint
+            )
+        },
+        evidence,
+        action,
     }
 }
