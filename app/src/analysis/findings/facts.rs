@@ -18,9 +18,9 @@ pub enum Facts {
     DeleteDebt(super::deletes::DeleteDebt),
     Retention(super::retention::Retention),
     LateOneRowFiles(super::late::LateOneRowFiles),
-    RestoredWorkCommittedLate(super::replay::RestoredWorkCommittedLate),
-    ConcurrentWriters(super::replay::ConcurrentWriters),
-    JobResumed(super::replay::JobResumed),
+    RestoredWorkCommittedLate(super::writers::RestoredWorkCommittedLate),
+    ConcurrentWriters(super::writers::ConcurrentWriters),
+    JobResumed(super::resumes::JobResumed),
     /// Boxed: the largest by far, and findings are moved around often.
     SavepointReplayed(Box<super::replay::SavepointReplayed>),
     ManifestsMergePending(super::manifests::ManifestsMergePending),

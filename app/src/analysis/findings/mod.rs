@@ -21,10 +21,11 @@ pub use metadata::{newest_metadata_unreadable, CurrentSnapshotUnknown, Duplicate
 mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
-pub use replay::{
-    Before, ConcurrentWriters, JobResumed, JobWrites, Repeat, Replay, ReplayedJob, ReplayingJob, RestorePoint, RestoredWorkCommittedLate, Resume,
-    SavepointReplayed,
-};
+pub use replay::{Before, Repeat, Replay, ReplayedJob, ReplayingJob, RestorePoint, SavepointReplayed};
+mod resumes;
+pub use resumes::{JobResumed, Resume};
+mod writers;
+pub use writers::{ConcurrentWriters, JobWrites, RestoredWorkCommittedLate};
 mod retention;
 pub use retention::{RestorePointExpiry, Retention};
 mod schema;
@@ -176,8 +177,8 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     out.extend(metadata::current_snapshot_unknown(&cx));
     out.extend(metadata::manifest_length_mismatch(&cx));
     out.extend(replay::savepoint_replays(&cx));
-    out.extend(replay::concurrent_writers(&cx));
-    out.extend(replay::resumes(&cx));
+    out.extend(writers::concurrent_writers(&cx));
+    out.extend(resumes::resumes(&cx));
     out.extend(checkpoints::end_of_input(&cx));
     out.extend(checkpoints::gaps(&cx));
     out.extend(retention::restore_point_expiry(&cx));

@@ -1,4 +1,5 @@
-//! Jobs restored from the same state, and jobs writing at the same time.
+//! Jobs restored from state an earlier job had already committed past (a savepoint used twice),
+//! and where a job was restored from, as its first commit shows it.
 
 use serde::Serialize;
 
@@ -224,176 +225,13 @@ fn latest_covering(jobs: &[JobSpan]) -> Vec<Option<usize>> {
 /// running one (the next commits interleave) from a restart that re-read the source (none come):
 /// said as two writers or a restart, so that a watch does not call it a replay for one look and
 /// two writers the next. Once later jobs follow, the sequence decides it.
-fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
+pub(super) fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
     if b.first_checkpoint() != Some(1) || a.end_of_input || a.commit_ms.len() < 2 || b.first_index() < a.last_index() {
         return false;
     }
     let n = i64::try_from(a.commit_ms.len() - 1).unwrap_or(i64::MAX);
     let usual = a.last_commit_ms.saturating_sub(a.first_commit_ms) / n.max(1);
     usual > 0 && b.first_commit_ms.saturating_sub(a.last_commit_ms) < usual.saturating_mul(2)
-}
-
-/// Two writers on one table, in the three shapes the finding takes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "case", rename_all = "snake_case")]
-pub enum ConcurrentWriters {
-    /// A job started without state right after a running one's last commit, not yet interleaved.
-    FreshBesideRunning { running_job_id: String, fresh_job_id: String, after_ms: i64, fresh_rows_added: Option<u64> },
-    /// Two jobs whose commits interleave.
-    Pair { first: JobWrites, second: JobWrites, interleaved_commits: u64, second_without_state: bool },
-    /// The pairs beyond the first `CAP`, and every job in any pair.
-    More { pairs: u64, jobs: Bounded<String> },
-}
-
-/// What one job committed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct JobWrites {
-    pub job_id: String,
-    pub first_commit_ms: i64,
-    pub last_commit_ms: i64,
-    pub rows_added: Option<u64>,
-    pub snapshots: u64,
-}
-
-impl JobWrites {
-    fn of(j: &JobSpan) -> JobWrites {
-        JobWrites {
-            job_id: j.job_id.clone(),
-            first_commit_ms: j.first_commit_ms,
-            last_commit_ms: j.last_commit_ms,
-            rows_added: j.rows_added,
-            snapshots: j.snapshot_indexes.len() as u64,
-        }
-    }
-}
-
-/// Two job ids whose commits interleave in time: two writers on one table.
-pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
-    // Jobs come in order of first commit: the jobs that started before `a`'s last commit follow it.
-    let starts: Vec<usize> = cx.jobs.iter().map(|j| j.first_index()).collect();
-    let overlapping = |k: usize| k + 1..starts.partition_point(|&s| s < cx.jobs[k].last_index()).max(k + 1);
-    let total: usize = (0..cx.jobs.len()).map(|k| overlapping(k).len()).sum();
-    let mut out = Vec::new();
-    // Not yet interleaved: a fresh job right after a running one's last commit.
-    if let [.., a, b] = cx.jobs {
-        if fresh_beside_running(a, b) {
-            out.push(Finding {
-                kind: FindingKind::ConcurrentWriters,
-                facts: Facts::ConcurrentWriters(ConcurrentWriters::FreshBesideRunning {
-                    running_job_id: a.job_id.clone(),
-                    fresh_job_id: b.job_id.clone(),
-                    after_ms: b.first_commit_ms.saturating_sub(a.last_commit_ms),
-                    fresh_rows_added: b.rows_added,
-                }),
-                severity: Severity::Critical,
-                title: String::new(),
-                snapshot_ids: vec![cx.id(a.last_index()), cx.id(b.first_index())],
-                job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-                evidence: String::new(),
-                action: String::new(),
-                statement: None,
-            });
-        }
-    }
-    for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
-        let (a, b) = (&cx.jobs[k], &cx.jobs[b]);
-        if let Some(f) = restored_work_committed_late(cx, a, b) {
-            out.push(f);
-            continue;
-        }
-        let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            facts: Facts::ConcurrentWriters(ConcurrentWriters::Pair {
-                first: JobWrites::of(a),
-                second: JobWrites::of(b),
-                interleaved_commits: interleaved as u64,
-                second_without_state: b.first_checkpoint() == Some(1),
-            }),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
-            job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
-    }
-    if total > CAP {
-        let rest = total - CAP;
-        // A job is involved when it overlaps a later job or an earlier one overlaps it (a sweep).
-        let mut later_of_some = vec![0i64; cx.jobs.len() + 1];
-        for k in 0..cx.jobs.len() {
-            let r = overlapping(k);
-            later_of_some[r.start] += 1;
-            later_of_some[r.end] -= 1;
-        }
-        let mut open = 0;
-        let involved: Vec<usize> = (0..cx.jobs.len())
-            .filter(|&k| {
-                open += later_of_some[k];
-                open > 0 || !overlapping(k).is_empty()
-            })
-            .collect();
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            facts: Facts::ConcurrentWriters(ConcurrentWriters::More {
-                pairs: rest as u64,
-                jobs: Bounded::of(involved.iter().map(|&k| cx.jobs[k].job_id.clone())),
-            }),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: Vec::new(),
-            job_ids: involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
-    }
-    out
-}
-
-/// Rows a job added, or `?` where its summaries do not say.
-/// After a restart the dynamic sink can commit work restored from the old job under the old job
-/// id once the new job has begun committing (apache/iceberg#16011): one or two late commits of
-/// older checkpoints, not a second writer.
-const LATE_RESTORED: usize = 2;
-
-/// An old job's commits of older checkpoints after a new job began: restored work, not a second writer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RestoredWorkCommittedLate {
-    pub old_job_id: String,
-    pub new_job_id: String,
-    pub new_first_checkpoint: i64,
-    pub late_commits: u64,
-    /// The checkpoints those commits carry (at most `LATE_RESTORED`).
-    pub late_checkpoints: Vec<i64>,
-}
-
-fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> Option<Finding> {
-    let b_first = b.first_checkpoint()?;
-    let late: Vec<usize> = a.snapshot_indexes.iter().copied().filter(|&i| i > b.first_index()).collect();
-    let older = late.iter().all(|&i| checkpoint(cx, i).is_some_and(|c| c < b_first));
-    if late.is_empty() || late.len() > LATE_RESTORED || !older {
-        return None;
-    }
-    Some(Finding {
-        kind: FindingKind::RestoredWorkCommittedLate,
-        facts: Facts::RestoredWorkCommittedLate(RestoredWorkCommittedLate {
-            old_job_id: a.job_id.clone(),
-            new_job_id: b.job_id.clone(),
-            new_first_checkpoint: b_first,
-            late_commits: late.len() as u64,
-            late_checkpoints: late.iter().filter_map(|&i| checkpoint(cx, i)).collect(),
-        }),
-        severity: Severity::Info,
-        title: String::new(),
-        snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    })
 }
 
 /// Where a replaying job was restored from, as its commits show it. Iceberg's committer skips the
@@ -416,7 +254,7 @@ pub struct RestorePoint {
     pub folded: Option<i64>,
 }
 
-fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
+pub(super) fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
     cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id)
 }
 
@@ -427,7 +265,7 @@ fn added_records(cx: &Context<'_>, i: usize) -> Option<u64> {
     }
 }
 
-fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> RestorePoint {
+pub(super) fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> RestorePoint {
     let first = job.first_checkpoint().unwrap_or(1);
     let first_rows = added_records(cx, job.first_index());
     // The usual rows per commit: the median of the job's later commits (end of input and its
@@ -454,113 +292,5 @@ fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore
             RestorePoint { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_commit_rows: first_rows, usual_rows: usual, folded: Some(n) }
         }
         None => RestorePoint { checkpoint: first.saturating_sub(1), estimated: false, first_commit_rows: first_rows, usual_rows: usual, folded: None },
-    }
-}
-
-/// A new job id continuing the checkpoints of the job before it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "case", rename_all = "snake_case")]
-pub enum JobResumed {
-    /// Its first commit of a usual size: no overlap.
-    Continued { resume: Resume },
-    /// Its first commit holds several checkpoints' rows: restored from older state (FlinkSink's
-    /// committer folds what the restored job id committed into it) or a backlog.
-    FromOlderState { resume: Resume, first_commit_rows: u64, usual_rows: u64, folded_checkpoints: i64, restored_from: i64, repeated_rows_estimate: u64 },
-    /// The resumes beyond the first `CAP`.
-    More { resumes: u64, jobs: Bounded<String> },
-}
-
-/// One job continuing another's checkpoints.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Resume {
-    pub previous_job_id: String,
-    pub job_id: String,
-    pub previous_last_checkpoint: i64,
-    pub first_checkpoint: i64,
-    /// From the previous job's last commit to this one's first.
-    pub after_ms: i64,
-}
-
-/// A new job id whose checkpoints continue above the previous job's: an ordinary resume.
-pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
-    // Each job is paired with the job it most plausibly continues: among the jobs that committed
-    // before it began, the one whose last checkpoint is nearest below its first — not merely the
-    // one before it in commit order, which may be another deployment's. A job some earlier job had
-    // already committed past is a replay (`savepoint_replays`), one started at checkpoint 1 no resume.
-    let pairs: Vec<(&JobSpan, &JobSpan, i64, i64)> = cx
-        .jobs
-        .iter()
-        .enumerate()
-        .filter_map(|(k, next)| {
-            let nf = next.first_checkpoint()?;
-            let before = &cx.jobs[..k];
-            if nf <= 1 || before.iter().any(|p| p.last_checkpoint().is_some_and(|pl| pl >= nf)) {
-                return None;
-            }
-            let prev = before
-                .iter()
-                .filter(|p| p.last_index() < next.first_index())
-                .filter_map(|p| Some((p, p.last_checkpoint()?)))
-                .filter(|&(_, pl)| pl < nf)
-                .max_by_key(|&(p, pl)| (pl, p.last_index()))?;
-            Some((prev.0, next, prev.1, nf))
-        })
-        .collect();
-    let mut out: Vec<Finding> = pairs.iter().take(CAP).map(|&(prev, next, pl, nf)| resumed(cx, prev, next, pl, nf)).collect();
-    if pairs.len() > CAP {
-        let rest = &pairs[CAP..];
-        out.push(Finding {
-            kind: FindingKind::JobResumed,
-            facts: Facts::JobResumed(JobResumed::More { resumes: rest.len() as u64, jobs: Bounded::of(rest.iter().map(|(_, next, ..)| next.job_id.clone())) }),
-            severity: Severity::Info,
-            title: String::new(),
-            snapshot_ids: Vec::new(),
-            job_ids: rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
-    }
-    out
-}
-
-/// One resume. Through FlinkSink a job restored from state older than the previous job's last
-/// commit still begins right after it (the committer skips what the restored job id committed and
-/// folds those checkpoints into its first commit), so "no overlap in checkpoint ids" is not "no
-/// rows written twice": a first commit of several checkpoints' rows says it went back, or that its
-/// source caught up on a backlog. The table cannot tell which: said as a warning, with "about".
-fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -> Finding {
-    let restore = restore_point(cx, next, prev);
-    let pair = Resume {
-        previous_job_id: prev.job_id.clone(),
-        job_id: next.job_id.clone(),
-        previous_last_checkpoint: pl,
-        first_checkpoint: nf,
-        after_ms: next.first_commit_ms.saturating_sub(prev.last_commit_ms),
-    };
-    let (facts, severity) = match (restore.estimated, restore.first_commit_rows, restore.usual_rows, restore.folded) {
-        (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => (
-            JobResumed::FromOlderState {
-                resume: pair,
-                first_commit_rows: k,
-                usual_rows: u,
-                folded_checkpoints: n,
-                restored_from: restore.checkpoint,
-                repeated_rows_estimate: u.saturating_mul(u64::try_from(pl.saturating_sub(restore.checkpoint)).unwrap_or(0)),
-            },
-            Severity::Warning,
-        ),
-        _ => (JobResumed::Continued { resume: pair }, Severity::Info),
-    };
-    Finding {
-        kind: FindingKind::JobResumed,
-        facts: Facts::JobResumed(facts),
-        severity,
-        title: String::new(),
-        snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
-        job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
     }
 }
