@@ -13,6 +13,8 @@ pub enum Facts {
     DuplicateSnapshotIds(super::metadata::DuplicateSnapshotIds),
     CurrentSnapshotUnknown(super::metadata::CurrentSnapshotUnknown),
     ManifestLengthMismatch(super::metadata::ManifestLengthMismatch),
+    /// Boxed: large, and found once at most.
+    NewestMetadataUnreadable(Box<super::metadata::NewestMetadataUnreadable>),
     SmallFiles(super::files::SmallFiles),
     PropertyNotRead(super::properties::PropertyNotRead),
     DeleteDebt(super::deletes::DeleteDebt),
@@ -21,8 +23,7 @@ pub enum Facts {
     RestoredWorkCommittedLate(super::writers::RestoredWorkCommittedLate),
     ConcurrentWriters(super::writers::ConcurrentWriters),
     JobResumed(super::resumes::JobResumed),
-    /// Boxed: the largest by far, and findings are moved around often.
-    SavepointReplayed(Box<super::replay::SavepointReplayed>),
+    SavepointReplayed(super::replay::SavepointReplayed),
     ManifestsMergePending(super::manifests::ManifestsMergePending),
     ManifestsNeverMerged(super::manifests::ManifestsNeverMerged),
     EndOfInputCommit(super::checkpoints::EndOfInputCommit),

@@ -17,7 +17,9 @@ pub use late::{LateOneRowFiles, NoStatement};
 mod manifests;
 pub use manifests::{ManifestsMergePending, ManifestsNeverMerged, NotMerging};
 mod metadata;
-pub use metadata::{newest_metadata_unreadable, CurrentSnapshotUnknown, DuplicateSnapshotIds, ListedTwice, ManifestLengthMismatch};
+pub use metadata::{
+    newest_metadata_unreadable, CurrentSnapshotUnknown, DuplicateSnapshotIds, ListedTwice, ManifestLengthMismatch, NewestMetadataUnreadable, Standing,
+};
 mod properties;
 pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;

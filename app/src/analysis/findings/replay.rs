@@ -11,11 +11,10 @@ use crate::decode::SnapshotId;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "case", rename_all = "snake_case")]
 pub enum SavepointReplayed {
-    Replay(Replay),
+    /// Boxed: by far the largest facts, and findings are moved around often.
+    Replay(Box<Replay>),
     /// The replaying jobs beyond the first `CAP`.
-    More {
-        jobs: Bounded<String>,
-    },
+    More { jobs: Bounded<String> },
 }
 
 /// One job that replayed checkpoints an earlier job had committed.
@@ -125,7 +124,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             (Some(o), Some(r)) => Some(o.min(r)),
             (o, _) => o,
         };
-        let facts = SavepointReplayed::Replay(Replay {
+        let facts = SavepointReplayed::Replay(Box::new(Replay {
             job: ReplayingJob {
                 job_id: job.job_id.clone(),
                 first_checkpoint: first,
@@ -149,10 +148,10 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             before: Before { snapshot_id: cx.id(target), job_id: target_job.map(|j| j.job_id.clone()), live_records: target_records },
             rollback: after_target,
             later_commits_of_others: others_after as u64,
-        });
+        }));
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
-            facts: Facts::SavepointReplayed(Box::new(facts)),
+            facts: Facts::SavepointReplayed(facts),
             severity: Severity::Critical,
             title: String::new(),
             snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
@@ -166,7 +165,7 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
         let rest = &replays[CAP..];
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
-            facts: Facts::SavepointReplayed(Box::new(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) })),
+            facts: Facts::SavepointReplayed(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) }),
             severity: Severity::Critical,
             title: String::new(),
             snapshot_ids: Vec::new(),

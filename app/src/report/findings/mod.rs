@@ -34,6 +34,7 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::DuplicateSnapshotIds(x) => metadata::duplicate_snapshot_ids(x),
         Facts::CurrentSnapshotUnknown(x) => metadata::current_snapshot_unknown(x),
         Facts::ManifestLengthMismatch(x) => metadata::manifest_length_mismatch(x),
+        Facts::NewestMetadataUnreadable(x) => metadata::newest_metadata_unreadable(x),
         Facts::SmallFiles(x) => files::small_files(x),
         Facts::PropertyNotRead(x) => properties::not_read(x),
         Facts::DeleteDebt(x) => deletes::delete_debt(x),
