@@ -189,8 +189,8 @@ fn corrupted_bytes_never_panic() {
 #[test]
 fn extreme_values_in_metadata_make_reports_not_panics() {
     use icescope::analysis::findings::TableRef;
-    use icescope::analysis::inspect::inspect;
     use icescope::analysis::GrowthSeries;
+    use icescope::report::findings::inspect;
     use icescope::report::inspect_text::text;
     use icescope::report::markdown::markdown;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");

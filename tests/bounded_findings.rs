@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use icescope::analysis::findings::{findings, Finding, TableRef, CAP};
-use icescope::analysis::inspect::inspect;
+use icescope::analysis::findings::{Finding, TableRef, CAP};
 use icescope::decode::TableMetadata;
 use icescope::model::TableHistory;
+use icescope::report::findings::{findings, inspect};
 use icescope::report::markdown::markdown;
 use serde_json::{json, Value};
 
@@ -106,7 +106,8 @@ fn ten_thousand_checkpoint_holes_are_ranges_not_ids() {
 /// keeps the newest 256 pairs, a later look says nothing new, and a new job's pairs are said once.
 #[test]
 fn a_watch_remembers_a_bounded_number_of_jobs_writing_at_once() {
-    use icescope::analysis::live::{look, LiveOptions, LiveState, MAX_OVERLAPPING};
+    use icescope::analysis::live::{LiveOptions, LiveState, MAX_OVERLAPPING};
+    use icescope::report::live::look;
     let n = 600;
     // Round-robin commits: every job commits twice, all before any job's last.
     let commits = |jobs: usize| (0..2).flat_map(move |round| (0..jobs).map(move |k| (format!("{k:032x}"), 10 + round as i64)));

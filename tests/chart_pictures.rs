@@ -42,7 +42,7 @@ fn history(dir: &Path) -> TableHistory {
 }
 
 fn analysed(h: &TableHistory) -> Analysed {
-    Analysed::of(h, icescope::analysis::inspect::inspect(h, &TableRef::guess(h, None)))
+    Analysed::of(h, icescope::report::findings::inspect(h, &TableRef::guess(h, None)))
 }
 
 fn stamp(name: &str, h: &TableHistory) -> Stamp {

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use icescope::analysis::findings::{findings, Finding, Severity, TableRef};
+use icescope::analysis::findings::{Finding, Severity, TableRef};
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::findings::findings;
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use serde_json::Value;
@@ -390,7 +391,7 @@ fn deletion_vectors_count_as_their_puffin_files_and_live_rows_are_spark_count() 
     let dv = &fx.facts["deletion_vectors"];
     let u = |k: &str| dv[k].as_u64().unwrap_or_else(|| panic!("facts: {k}"));
     let cur = fx.history.current_index().unwrap();
-    let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+    let report = icescope::report::findings::inspect(&fx.history, &TableRef::guess(&fx.history, None));
     let row = &report.snapshots[cur];
     let (live_rows, live_rows_are) = row.live_rows();
     let row = row.totals();
@@ -494,7 +495,7 @@ fn the_merge_append_merges_at_its_threshold_and_the_finding_counts_down_to_it() 
 #[test]
 fn each_snapshot_names_its_writer_and_in_job_maintenance_is_not_another_writer() {
     let fx = fixture("flink-maintenance");
-    let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+    let report = icescope::report::findings::inspect(&fx.history, &TableRef::guess(&fx.history, None));
     let maintenance: std::collections::HashSet<i128> =
         fx.facts["maintenance_commits"].as_array().unwrap().iter().map(|c| i128::from(c["snapshot_id"].as_i64().unwrap())).collect();
     let mut seen = 0;
@@ -511,7 +512,7 @@ fn each_snapshot_names_its_writer_and_in_job_maintenance_is_not_another_writer()
     fx.none_of("savepoint_replayed");
     // Spark wrote every snapshot of the v3 table; the dynamic sink's first commit (its branch) names no engine.
     let v3 = fixture("v3-deletion-vectors");
-    assert!(icescope::analysis::inspect::inspect(&v3.history, &TableRef::guess(&v3.history, None))
+    assert!(icescope::report::findings::inspect(&v3.history, &TableRef::guess(&v3.history, None))
         .snapshots
         .iter()
         .all(|r| r.writer == icescope::model::Writer::Spark));
@@ -552,7 +553,7 @@ fn icebergsink_and_the_dynamic_sink_end_without_a_long_max_commit_and_raise_noth
         for kind in ["end_of_input_commit", "checkpoint_gaps", "savepoint_replayed", "concurrent_writers", "job_resumed", "manifests_never_merged"] {
             fx.none_of(kind);
         }
-        let report = icescope::analysis::inspect::inspect(&fx.history, &TableRef::guess(&fx.history, None));
+        let report = icescope::report::findings::inspect(&fx.history, &TableRef::guess(&fx.history, None));
         for r in &report.snapshots {
             let want = if r.flink_job_id.is_some() { icescope::model::Writer::FlinkSink } else { icescope::model::Writer::Unknown };
             assert_eq!(r.writer, want, "{name} {}", r.snapshot_id);

@@ -7,9 +7,10 @@
 use std::path::Path;
 
 use icescope::analysis::findings::TableRef;
-use icescope::analysis::live::{look, Event, LiveOptions, LiveState, Observed};
+use icescope::analysis::live::{Event, LiveOptions, LiveState, Observed};
 use icescope::load::{load_with_stats, Loader};
 use icescope::model::ReadMode;
+use icescope::report::live::look;
 use icescope::source::local::LocalFolder;
 use icescope::source::metadata_pick::{is_metadata_file, metadata_version};
 use icescope::source::FileSet;

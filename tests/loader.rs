@@ -530,8 +530,9 @@ fn metadata_first_reads_every_list_and_delete_manifest_before_the_current_snapsh
 
 #[test]
 fn what_the_current_files_decide_waits_for_all_of_them_and_says_how_far_it_is() {
-    use icescope::analysis::findings::{findings, FindingKind, TableRef};
+    use icescope::analysis::findings::{FindingKind, TableRef};
     use icescope::analysis::partitions::partition_stats;
+    use icescope::report::findings::findings;
     let (f, m) = folder("late-data");
     let mut l = futures::executor::block_on(Loader::open(&f, &m, false)).unwrap();
     l.history.plan(ReadMode::MetadataFirst);
@@ -571,7 +572,7 @@ fn metadata_files(f: &LocalFolder) -> Vec<String> {
 
 fn report(h: &TableHistory) -> serde_json::Value {
     let table = icescope::analysis::findings::TableRef::guess(h, None);
-    serde_json::to_value(icescope::analysis::inspect::inspect(h, &table)).unwrap()
+    serde_json::to_value(icescope::report::findings::inspect(h, &table)).unwrap()
 }
 
 /// Every fixture walked commit by commit as a watch sees it: each metadata file read into the

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use icescope::analysis::export::{tables_of, Table, Values, What};
 use icescope::analysis::findings::TableRef;
-use icescope::analysis::inspect::{inspect, Inspect, LoadInfo};
+use icescope::analysis::inspect::{Inspect, LoadInfo};
 use icescope::load::load_with_stats;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::findings::inspect;
 use icescope::report::markdown::{markdown, markdown_in};
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;

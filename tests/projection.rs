@@ -58,7 +58,7 @@ fn merging(p: &Projection) -> &icescope::analysis::projection::Merging {
 /// The merge-pending finding names the commit the projection's first merge comes at.
 fn finding_agrees(history: &TableHistory, p: &Projection) {
     let table = icescope::analysis::findings::TableRef { catalog: "lab".into(), table: "t".into() };
-    let found = icescope::analysis::findings::findings(history, &table);
+    let found = icescope::report::findings::findings(history, &table);
     let pending = found.iter().find(|f| f.kind == "manifests_merge_pending").expect("a merge pending");
     let first = merging(p).run.first_merge.expect("a merge within the day");
     assert!(pending.title.ends_with(&format!("merged in {first} commits")), "{} vs {first}", pending.title);

@@ -87,6 +87,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
         let delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();
         findings.push(Finding {
             kind: FindingKind::RecordCountMismatch,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("{} file(s) hold a different number of rows than their manifest entries say", bad_records.len()),
             snapshot_ids: vec![snapshot_id],
@@ -102,6 +103,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     if !bad_size.is_empty() {
         findings.push(Finding {
             kind: FindingKind::FileSizeMismatch,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("{} file(s) differ in size from their manifest's file_size_in_bytes", bad_size.len()),
             snapshot_ids: vec![snapshot_id],
@@ -117,6 +119,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     if !unreadable.is_empty() {
         findings.push(Finding {
             kind: FindingKind::FooterUnreadable,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Warning,
             title: format!("{} live file(s) have no readable Parquet footer", unreadable.len()),
             snapshot_ids: vec![snapshot_id],

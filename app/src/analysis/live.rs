@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 use crate::model::{TableHistory, Writer};
 
-use super::findings::{findings_with, Finding, Severity, TableRef};
-use super::jobs::{job_spans, JobSpan};
+use super::findings::{Finding, Severity};
+use super::jobs::JobSpan;
 
 /// How a look judges silence.
 #[derive(Debug, Clone, Copy)]
@@ -155,7 +155,7 @@ pub enum Event {
         since_ms: i64,
     },
     /// A finding newly holds.
-    Finding(Finding),
+    Finding(Box<Finding>),
     /// A finding that held no longer does: its title when it last held.
     FindingCleared {
         key: String,
@@ -335,14 +335,6 @@ pub fn with_read(events: &mut [Observed], files: usize, bytes: u64) {
     }
 }
 
-/// One look at the table: the events since `state` (every finding, on the first look), and the
-/// state to keep for the next.
-pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms: i64, options: LiveOptions) -> (Vec<Observed>, LiveState) {
-    let spans = job_spans(history);
-    let holding = findings_with(history, table, &spans);
-    look_with(history, state, now_ms, options, Made { spans: &spans, findings: &holding, paces: &paces(history) })
-}
-
 /// What a look reads of the history that a report made of it next shows too: made once.
 #[derive(Clone, Copy)]
 pub struct Made<'a> {
@@ -496,7 +488,7 @@ pub fn look_with(history: &TableHistory, state: &LiveState, now_ms: i64, options
     for f in now_holding {
         let key = finding_key(f);
         if !state.findings.contains_key(&key) {
-            out.push(Event::Finding(f.clone()));
+            out.push(Event::Finding(Box::new(f.clone())));
         }
         next.findings.insert(key, (f.severity, f.title.clone()));
     }

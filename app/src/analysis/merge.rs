@@ -42,7 +42,7 @@ pub struct Setting<T> {
 }
 
 /// The merge settings a merging producer reads, as it reads them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MergePolicy {
     pub enabled: Setting<bool>,
     pub min_count: Setting<i64>,
@@ -73,7 +73,8 @@ impl MergePolicy {
 }
 
 /// Why the forecast merge happens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MergeCause {
     /// The newest bin reaches `min-count-to-merge` manifests.
     Count,
@@ -85,7 +86,7 @@ pub enum MergeCause {
 }
 
 /// The next merge of one content's manifests, if it comes within `HORIZON` commits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Forecast {
     pub content: ManifestContent,
     /// Commits from now (1 = the next commit merges).

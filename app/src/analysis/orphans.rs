@@ -332,6 +332,7 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
     );
     Some(Finding {
         kind: FindingKind::OrphanFiles,
+        facts: crate::analysis::findings::Facts::Worded,
         severity: if files.is_empty() { Severity::Info } else { Severity::Warning },
         title,
         snapshot_ids: Vec::new(),

@@ -182,6 +182,7 @@ pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) 
             .sum();
         out.push(Finding {
             kind: FindingKind::VectorFooterMismatch,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Critical,
             title: format!("{} deletion vector(s) disagree with their Puffin file's footer", thousands(check.mismatches as u64)),
             snapshot_ids: vec![snapshot_id],
@@ -197,6 +198,7 @@ pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) 
     if check.unchecked > 0 {
         out.push(Finding {
             kind: FindingKind::PuffinFooterUnreadable,
+            facts: crate::analysis::findings::Facts::Worded,
             severity: Severity::Warning,
             title: format!(
                 "{} of {} Puffin file(s) have no readable footer ({} live deletion vector(s) unchecked)",

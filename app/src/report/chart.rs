@@ -1,7 +1,8 @@
 //! The words on the charts: each picture's title (the finding it shows), its caption, the notes on
 //! job lanes, and what a legend says of series that coincide. The view draws these; it words none.
 
-use crate::analysis::findings::{thousands, Finding, FindingKind};
+use super::format::thousands;
+use crate::analysis::findings::{Finding, FindingKind};
 use crate::analysis::job_overlaps::JobOverlap;
 use crate::analysis::jobs::JobSpan;
 

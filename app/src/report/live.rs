@@ -1,22 +1,21 @@
 //! A watched table's events as people read them: one line each for the CLI's ticker and the app's
 //! event list, and one JSON object per line for machines (`watch --format jsonl`).
 
-use crate::analysis::findings::thousands;
-use crate::analysis::live::{Commit, Event, Observed, WriterPace};
+pub use super::format::duration;
+use super::format::thousands;
+use crate::analysis::findings::TableRef;
+use crate::analysis::live::{look_with, paces, Commit, Event, LiveOptions, LiveState, Made, Observed, WriterPace};
 use crate::model::time::rfc3339_ms;
+use crate::model::TableHistory;
 
 use super::text::visible;
 
-/// `12.3 s`, `4 min 10 s`, `2 h 5 min`: a duration as a person says it.
-pub fn duration(ms: i64) -> String {
-    let ms = ms.max(0);
-    if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else if ms < 3_600_000 {
-        format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000)
-    } else {
-        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
-    }
+/// One look at the table: the events since `state` (every finding, worded, on the first look),
+/// and the state to keep for the next.
+pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms: i64, options: LiveOptions) -> (Vec<Observed>, LiveState) {
+    let spans = crate::analysis::jobs::job_spans(history);
+    let holding = super::findings::findings_with(history, table, &spans);
+    look_with(history, state, now_ms, options, Made { spans: &spans, findings: &holding, paces: &paces(history) })
 }
 
 /// `job 3d02fc…` for a Flink job's writer key, the rest as they are.

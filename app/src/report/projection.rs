@@ -3,7 +3,7 @@
 //! writer's merging leaves them. The chart's labels are the sentence's own phrases, so the two
 //! cannot disagree.
 
-use super::text::thousands;
+use super::format::{bytes_precise as bytes, thousands};
 use crate::analysis::merge::{Setting, Stated, MERGE_ENABLED, MIN_COUNT_TO_MERGE, TARGET_SIZE_BYTES};
 use crate::analysis::merge_simulation::{Ended, Held, MergedSize};
 use crate::analysis::projection::{DaySeries, ManifestModel, Merging, Projection, Start, Unmerged};
@@ -34,14 +34,6 @@ fn signed(v: f64, f: impl Fn(f64) -> String) -> String {
         format!("−{}", f(-v))
     } else {
         format!("+{}", f(v))
-    }
-}
-
-fn bytes(b: f64) -> String {
-    match b.abs() {
-        a if a >= 1_048_576.0 => format!("{:.1} MB", b / 1_048_576.0),
-        a if a >= 1024.0 => format!("{:.1} KB", b / 1024.0),
-        _ => format!("{} bytes", b.round()),
     }
 }
 

@@ -2,7 +2,7 @@
 //! Markdown text that cannot become HTML, a link or table syntax; a terminal line that cannot
 //! carry control characters; SQL inside a fence it cannot close. Numbers as people read them.
 
-pub use crate::analysis::findings::thousands;
+pub use super::format::{bytes, thousands};
 
 /// Text from a table (names, paths, job ids, messages) as Markdown text: no HTML, no links, no
 /// emphasis or table syntax, and no invisible characters. GitHub also links bare `https://…`,
@@ -57,14 +57,6 @@ pub fn sql_block(s: &str) -> String {
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0).max(2);
     let fence = "`".repeat(longest + 1);
     format!("{fence}sql\n{s}\n{fence}\n")
-}
-
-pub fn bytes(b: u64) -> String {
-    if b >= 1 << 20 {
-        format!("{:.1} MB", b as f64 / 1_048_576.0)
-    } else {
-        format!("{} KB", b / 1024)
-    }
 }
 
 /// A count that may be unknown: `?` where no file or summary gave it.

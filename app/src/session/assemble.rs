@@ -31,6 +31,7 @@ pub fn finish(
     report.findings.extend(extra);
     // A stable sort: within a severity, the order `findings` gives.
     report.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    crate::report::findings::word_all(&mut report.findings, table);
     let mut load = LoadInfo::of(history, stats.files, stats.bytes);
     load.metadata_pick = pick;
     // A Spark export is read as its tables, not in these phases.

@@ -6,10 +6,10 @@ use std::rc::Rc;
 
 use std::sync::Arc;
 
-use crate::analysis::findings::findings_with;
 use crate::analysis::jobs::job_spans;
 use crate::analysis::live::{look_with, paces, LiveOptions, LiveState, Made, Observed, WriterPace};
 use crate::load::decoder::Decoder;
+use crate::report::findings::findings_with;
 use crate::source::Fetch;
 
 use super::TableSession;

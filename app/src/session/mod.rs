@@ -229,7 +229,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             Some(a) => (a.jobs, a.findings),
             None => {
                 let jobs = Arc::new(job_spans(history));
-                let findings = crate::analysis::findings::findings_with(history, table, &jobs);
+                let findings = crate::report::findings::findings_with(history, table, &jobs);
                 (jobs, findings)
             }
         }

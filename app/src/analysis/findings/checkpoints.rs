@@ -2,8 +2,54 @@
 
 use crate::model::flink::END_OF_INPUT_CHECKPOINT;
 
-use super::{thousands, Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity};
 use crate::analysis::jobs::JobSpan;
+use crate::decode::SnapshotId;
+
+/// Jobs whose final flush committed the end-of-input checkpoint id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndOfInputCommit {
+    pub jobs: Bounded<EndOfInput>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndOfInput {
+    pub job_id: String,
+    /// Its first end-of-input commit.
+    pub snapshot_id: Option<SnapshotId>,
+    /// The last checkpoint it committed before.
+    pub last_checkpoint: Option<i64>,
+}
+
+/// Checkpoint ids one job skipped between two it committed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckpointGaps {
+    pub job_id: String,
+    pub first_checkpoint: Option<i64>,
+    pub last_checkpoint: Option<i64>,
+    /// Ids skipped in all.
+    pub missing_ids: u64,
+    pub holes: Bounded<IdRange>,
+    /// The holes around which the commits paused longer than the job's spacing predicts.
+    pub paused: Bounded<Pause>,
+}
+
+/// Checkpoint ids `from` to `to`, both included.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IdRange {
+    pub from: i64,
+    pub to: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Pause {
+    pub ids: IdRange,
+    /// Between the commits either side, and what the job's usual spacing predicts.
+    pub gap_ms: i64,
+    pub expected_ms: Option<i64>,
+}
 
 pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
     let is_end = |i: &usize| cx.history.snapshots[*i].flink.as_ref().and_then(|f| f.checkpoint_id) == Some(END_OF_INPUT_CHECKPOINT);
@@ -12,27 +58,22 @@ pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
     if jobs.is_empty() {
         return Vec::new();
     }
-    let each = jobs.iter().map(|(j, ends)| {
-        format!(
-            "snapshot {} of job {} (after checkpoint {})",
-            ends.first().map(|&i| cx.id(i).to_string()).unwrap_or_default(),
-            Context::short(&j.job_id),
-            j.last_checkpoint().map(|c| c.to_string()).unwrap_or_else(|| "none".into())
-        )
-    });
+    let facts = EndOfInputCommit {
+        jobs: Bounded::of(jobs.iter().map(|(j, ends)| EndOfInput {
+            job_id: j.job_id.clone(),
+            snapshot_id: ends.first().map(|&i| cx.id(i)),
+            last_checkpoint: j.last_checkpoint(),
+        })),
+    };
     vec![Finding {
         kind: FindingKind::EndOfInputCommit,
+        facts: Facts::EndOfInputCommit(facts),
         severity: Severity::Info,
-        title: format!("End-of-input commit{}: checkpoint id {END_OF_INPUT_CHECKPOINT}", if jobs.len() > 1 { "s" } else { "" }),
+        title: String::new(),
         snapshot_ids: jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
         job_ids: jobs.iter().map(|(j, _)| j.job_id.clone()).collect(),
-        evidence: format!(
-            "{} carr{} flink.max-committed-checkpoint-id {END_OF_INPUT_CHECKPOINT} (Long.MAX_VALUE): the final flush of a \
-             bounded job, committed after its last checkpoint, not a checkpoint id.",
-            super::capped_list(each, jobs.len(), "jobs' final commits"),
-            if jobs.len() > 1 { "y" } else { "ies" }
-        ),
-        action: "Nothing: the job finished. Exclude this value from monitoring that expects small checkpoint ids.".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -89,58 +130,25 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
             if holes.is_empty() {
                 return None;
             }
-            let label = |h: &Hole| if h.from == h.to { h.from.to_string() } else { format!("{}–{}", h.from, h.to) };
-            let ranges = super::capped_list(holes.iter().map(|(h, _)| label(h)), holes.len(), "holes");
             let paused: Vec<&Hole> = holes.iter().map(|(h, _)| h).filter(|h| !h.on_schedule()).collect();
-            let secs = |ms: i64| format!("{:.1} s", ms as f64 / 1000.0);
-            let schedule = if paused.is_empty() {
-                format!(
-                    "The commits either side of {} came on the job's usual schedule (no pause for a restart): what a savepoint \
-                     taken without stopping the job leaves (Flink 2.x commits nothing for it; its files go in with the next \
-                     checkpoint), a checkpoint that was declined or had nothing to commit, or, with IcebergSink, checkpoints whose \
-                     commit was still pending folded into the next snapshot. No files are lost or orphaned by that.",
-                    if holes.len() == 1 { "the hole" } else { "every hole" }
-                )
-            } else {
-                format!(
-                    "Around {} the commits paused ({}) longer than the job's spacing predicts: what a failed checkpoint \
-                     followed by a restore looks like (IcebergSink folding checkpoints behind a slow commit pauses them too, and \
-                     orphans nothing). Files written for a failed checkpoint are never committed (orphans).{}",
-                    super::capped_list(paused.iter().map(|h| label(h)), paused.len(), "holes"),
-                    super::capped_list(
-                        paused.iter().map(|h| format!("{} instead of about {}", secs(h.gap_ms), h.expected_ms.map(secs).unwrap_or_else(|| "?".into()))),
-                        paused.len(),
-                        "pauses"
-                    ),
-                    if paused.len() < holes.len() { " The other holes came on schedule (a savepoint without stop, or a declined checkpoint)." } else { "" }
-                )
-            };
             let around: Vec<usize> = holes.iter().flat_map(|(_, w)| *w).collect();
+            let facts = CheckpointGaps {
+                job_id: j.job_id.clone(),
+                first_checkpoint: j.first_checkpoint(),
+                last_checkpoint: j.last_checkpoint(),
+                missing_ids: j.missing_count(),
+                holes: Bounded::of(holes.iter().map(|(h, _)| IdRange { from: h.from, to: h.to })),
+                paused: Bounded::of(paused.iter().map(|h| Pause { ids: IdRange { from: h.from, to: h.to }, gap_ms: h.gap_ms, expected_ms: h.expected_ms })),
+            };
             Some(Finding {
                 kind: FindingKind::CheckpointGaps,
+                facts: Facts::CheckpointGaps(facts),
                 severity: Severity::Info,
-                title: format!("Checkpoint{} {} of job {} committed nothing", if j.missing_count() == 1 { "" } else { "s" }, ranges, Context::short(&j.job_id)),
+                title: String::new(),
                 snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),
                 job_ids: vec![j.job_id.clone()],
-                evidence: format!(
-                    "job {} committed checkpoints {}–{} but not {} ({} id{}). {} The Flink job's checkpoint history \
-                     (/jobs/:id/checkpoints) says which it was.",
-                    Context::short(&j.job_id),
-                    j.first_checkpoint().unwrap_or(0),
-                    j.last_checkpoint().unwrap_or(0),
-                    ranges,
-                    thousands(j.missing_count()),
-                    if j.missing_count() == 1 { "" } else { "s" },
-                    schedule,
-                ),
-                action: if paused.is_empty() {
-                    "Nothing, unless the checkpoint history shows failures: a savepoint or a declined checkpoint loses no rows and leaves no files behind."
-                        .into()
-                } else {
-                    "Nothing is lost (the rows re-commit after the restore), but the files written before the failure are \
-                     orphans: schedule remove_orphan_files past the longest recovery."
-                        .into()
-                },
+                evidence: String::new(),
+                action: String::new(),
                 statement: if paused.is_empty() {
                     None
                 } else {

@@ -1,6 +1,28 @@
 //! Delete files piling up with checkpoints: every one is a file each reader opens and applies.
 
-use super::{thousands, Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Context, Facts, Finding, FindingKind, Severity};
+
+/// The current snapshot's delete files, and the commits since there were none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeleteDebt {
+    pub delete_files: u64,
+    pub position_delete_files: u64,
+    pub equality_delete_files: u64,
+    pub deletion_vectors: u64,
+    /// The Puffin files holding the deletion vectors.
+    pub deletion_vector_files: u64,
+    pub data_files: u64,
+    /// The files a full scan opens (as the delete-debt chart's top line counts them), if known.
+    pub scan_files: Option<u64>,
+    /// Of the last `commits` (since the delete count was last zero), how many added delete files.
+    pub grew_in_commits: u64,
+    pub commits: u64,
+    /// Delete files that apply to no live data file (0 until the current files are read).
+    pub dangling_deletes: u64,
+    pub streaming: bool,
+}
 
 pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     let h = cx.history;
@@ -20,51 +42,30 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
     }
     let grew = (since + 1..=cur).filter(|&i| matches!((h.totals(i - 1).deletes(), h.totals(i).deletes()), (Some(a), Some(b)) if b > a)).count();
     let commits = cur - since + 1;
-    // The delete-debt chart's top line, counted the same way: Puffin files, not vectors.
-    let opened = now.totals().scan_files().map(|s| s.files).unwrap_or(u64::MAX);
-    let vectors = match (now.deletion_vectors, now.deletion_vector_files) {
-        (0, _) => String::new(),
-        (v, p) => format!(" (the {} deletion vectors sit in {} Puffin file{})", thousands(v), thousands(p), if p == 1 { "" } else { "s" }),
-    };
-    let mut evidence = format!(
-        "{} delete files are live ({} position, {} equality, {} deletion vectors) over {} data file{}: a full scan opens {} \
-         files{vectors}. Delete files grew in {grew} of the last {commits} commits.",
-        thousands(deletes),
-        thousands(now.position_delete_files),
-        thousands(now.equality_delete_files),
-        thousands(now.deletion_vectors),
-        thousands(now.data_files),
-        if now.data_files == 1 { "" } else { "s" },
-        thousands(opened)
-    );
     let dangling = if h.current_files_wait().is_none() { dangling_deletes(cx, cur) } else { 0 };
-    if now.equality_delete_files > 0 {
-        evidence.push_str(" rewrite_position_delete_files cannot touch equality deletes; only a data-file rewrite applies them.");
-    }
-    if dangling > 0 {
-        evidence += &format!(
-            " {} of them apply to no live data file (every data file is newer than the delete): a data-file rewrite \
-             left them behind, and readers still open them.",
-            thousands(dangling)
-        );
-    }
+    let facts = DeleteDebt {
+        delete_files: deletes,
+        position_delete_files: now.position_delete_files,
+        equality_delete_files: now.equality_delete_files,
+        deletion_vectors: now.deletion_vectors,
+        deletion_vector_files: now.deletion_vector_files,
+        data_files: now.data_files,
+        // The delete-debt chart's top line, counted the same way: Puffin files, not vectors.
+        scan_files: now.totals().scan_files().map(|s| s.files),
+        grew_in_commits: grew as u64,
+        commits: commits as u64,
+        dangling_deletes: dangling,
+        streaming: cx.streaming(),
+    };
     vec![Finding {
         kind: FindingKind::DeleteDebt,
+        facts: Facts::DeleteDebt(facts),
         severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
-        title: format!(
-            "Delete debt: {} delete files on {} data file{}",
-            thousands(deletes),
-            thousands(now.data_files),
-            if now.data_files == 1 { "" } else { "s" }
-        ),
+        title: String::new(),
         snapshot_ids: vec![cx.id(since), cx.id(cur)],
         job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.to_string()).collect(),
-        evidence,
-        action: format!(
-            "Rewrite the data files with a delete threshold of one, {}, and remove dangling deletes in the same call: the \
-             rewrite applies deletes of every kind, but without remove-dangling-deletes the deletes it applied stay in the table.",
-            if cx.streaming() { "every N checkpoints" } else { "after the batches that delete" }
-        ),
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into())),
     }]
 }

@@ -4,7 +4,25 @@ use std::collections::BTreeSet;
 
 use crate::decode::DataContent;
 
-use super::{thousands, Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+
+/// The current snapshot's data files against its partitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmallFiles {
+    pub snapshot_id: SnapshotId,
+    /// Live data files beyond one per partition.
+    pub score: u64,
+    pub live_data_files: u64,
+    pub partitions: u64,
+    pub average_bytes: u64,
+    /// Whether a Flink sink wrote any of the table.
+    pub streaming: bool,
+    /// Files of the snapshot that could not be read: the counts are of the rest.
+    pub unread_files: usize,
+}
 
 pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     let Some(cur) = cx.history.current_index() else { return Vec::new() };
@@ -16,30 +34,24 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
     }
     let bytes: u64 = files.iter().map(|f| u64::try_from(f.file.file_size_in_bytes).unwrap_or(0)).fold(0, u64::saturating_add);
     let avg = bytes / files.len() as u64;
-    let partial = cx.partial_note(cur);
+    let facts = SmallFiles {
+        snapshot_id: cx.id(cur),
+        score: score as u64,
+        live_data_files: files.len() as u64,
+        partitions: partitions.len() as u64,
+        average_bytes: avg,
+        streaming: cx.streaming(),
+        unread_files: cx.unread(cur),
+    };
     vec![Finding {
         kind: FindingKind::SmallFiles,
+        facts: Facts::SmallFiles(facts),
         severity: if score >= 1000 { Severity::Warning } else { Severity::Info },
-        title: format!("{}{} data files beyond one per partition", if partial.is_empty() { "" } else { "At least " }, thousands(score as u64)),
+        title: String::new(),
         snapshot_ids: vec![cx.id(cur)],
         job_ids: Vec::new(),
-        evidence: format!(
-            "{} live data files in {} partitions (fleet score {}), {} bytes each on average: {}{partial}",
-            thousands(files.len() as u64),
-            partitions.len(),
-            thousands(score as u64),
-            thousands(avg),
-            if cx.streaming() {
-                "a streaming writer leaves a file per partition touched per checkpoint."
-            } else {
-                "each write leaves at least a file per partition it touches, and small writes leave small files."
-            }
-        ),
-        action: if cx.streaming() {
-            "Compact hourly with partial progress, scoped to the partitions the writer fills (and a wider pass for late data).".into()
-        } else {
-            "Compact with partial progress after the writes, scoped to the partitions they touched.".into()
-        },
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement("rewrite_data_files", Some("options => map('partial-progress.enabled', 'true')".into())),
     }]
 }

@@ -3,7 +3,36 @@
 use crate::decode::{DataContent, PartitionValue, Transform};
 use crate::model::time::{date_of_days, days_of_month_start, rfc3339_ms};
 
-use super::{thousands, Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+
+/// One-row files that arrived in time partitions older than the window their commit filled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LateOneRowFiles {
+    /// The current snapshot, whose live files these are.
+    pub snapshot_id: SnapshotId,
+    pub files: u64,
+    /// The late partitions as `column=value`, sorted.
+    pub partitions: Bounded<String>,
+    /// How long after its partition began the latest one arrived.
+    pub max_lateness_ms: i64,
+    /// Live data files in time partitions, late or not.
+    pub time_partition_files: u64,
+    pub unread_files: usize,
+    pub no_statement: Option<NoStatement>,
+}
+
+/// Why the compaction statement is not printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoStatement {
+    /// The event time column's name cannot be quoted safely, for this reason.
+    ColumnUnquotable { why: String },
+    /// The oldest late partition lies outside the years Spark accepts.
+    OutsideSparkYears,
+}
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -93,10 +122,25 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
     snapshot_idx.dedup();
     let column = column.unwrap_or_else(|| "<event time column>".into());
     let since = crate::analysis::sql::timestamp(oldest);
+    let no_statement = match (&since, crate::analysis::sql::refusal(&column)) {
+        (_, Some(why)) => Some(NoStatement::ColumnUnquotable { why }),
+        (None, _) => Some(NoStatement::OutsideSparkYears),
+        _ => None,
+    };
+    let facts = LateOneRowFiles {
+        snapshot_id: cx.id(cur),
+        files: late.len() as u64,
+        partitions: Bounded::of(partitions.iter().cloned()),
+        max_lateness_ms: max_lateness,
+        time_partition_files: in_time_partitions as u64,
+        unread_files: cx.unread(cur),
+        no_statement,
+    };
     vec![Finding {
         kind: FindingKind::LateOneRowFiles,
+        facts: Facts::LateOneRowFiles(facts),
         severity: Severity::Warning,
-        title: format!("{} one-row files in {} old partitions (late data)", late.len(), partitions.len()),
+        title: String::new(),
         snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),
         job_ids: snapshot_idx
             .iter()
@@ -104,25 +148,8 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect(),
-        evidence: format!(
-            "{} live one-row files sit in partitions older than the window their commit was filling: {}. The latest \
-             arrived {} after its partition began (the lateness window the source has produced). A compaction scoped to the \
-             current partitions never reaches them; {} files in all.{}",
-            late.len(),
-            super::capped_list(partitions.iter().cloned(), partitions.len(), "partitions"),
-            super::replay::duration(max_lateness),
-            thousands(in_time_partitions as u64),
-            cx.partial_note(cur),
-        ),
-        action: format!(
-            "Widen the compaction where to cover the lateness window (at least {}), or add a slower unscoped pass.{}",
-            super::replay::duration(max_lateness),
-            match (&since, crate::analysis::sql::refusal(&column)) {
-                (_, Some(why)) => format!(" (No statement is printed: the column name cannot be quoted safely — {why}.)"),
-                (None, _) => " (No statement is printed: the oldest late partition lies outside the years 1–9999 Spark accepts.)".into(),
-                _ => String::new(),
-            }
-        ),
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement(
             "rewrite_data_files",
             since

@@ -3,60 +3,52 @@
 //! (`commit.manifest.min-count-to-merge`) or by size (`commit.manifest.target-size-bytes`), unless
 //! the table turns merging off. Only a fast append never merges.
 
-use super::{Context, Finding, FindingKind, Severity};
-use crate::analysis::merge::{read_list, Forecast, MergeCause, MergePolicy, Setting, Stated, MERGE_ENABLED, MIN_COUNT_TO_MERGE, TARGET_SIZE_BYTES};
+use serde::Serialize;
+
+use super::{Context, Facts, Finding, FindingKind, Severity};
+use crate::analysis::merge::{read_list, Forecast, MergeCause, MergePolicy};
 use crate::decode::ManifestContent;
+
+/// Manifests that grew one per streaming commit, with a merge due.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestsMergePending {
+    pub manifests: u64,
+    /// The streaming commits in a row that each added a manifest.
+    pub run: u64,
+    /// Whether the counts are the snapshot summaries' (the manifest list was not read).
+    pub from_summaries: bool,
+    pub policy: MergePolicy,
+    /// The earliest merge.
+    pub forecast: Forecast,
+    /// The size of a manifest a commit adds, as the forecast assumes it (0 without the list).
+    pub new_manifest_bytes: u64,
+}
+
+/// Manifests that grew one per streaming commit and that no commit will merge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestsNeverMerged {
+    pub manifests: u64,
+    pub run: u64,
+    pub from_summaries: bool,
+    pub manifest_bytes: Option<u64>,
+    pub policy: MergePolicy,
+    pub why: NotMerging,
+}
+
+/// Why no commit merges them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotMerging {
+    /// The table turns merging off.
+    Off,
+    /// The newest manifests are past the merge count, yet none merged: the writer fast-appends.
+    FastAppend,
+    /// No two of them fit one bin of the target size.
+    NoTwoFit,
+}
 
 /// Job ids a finding names, at most: a hostile table may interleave thousands.
 const MAX_JOBS: usize = 100;
-
-fn source(stated: Stated) -> &'static str {
-    match stated {
-        Stated::Default => "Iceberg's default",
-        Stated::Table => "table property",
-        Stated::Unparsable => "Iceberg's default; the table's value is not a number, and a merging commit fails on it",
-    }
-}
-
-/// `commit.manifest-merge.enabled true (Iceberg's default), commit.manifest.min-count-to-merge 100 (…), …`
-fn describe(p: &MergePolicy) -> String {
-    let Setting { value: on, stated } = p.enabled;
-    if !on {
-        return format!("{MERGE_ENABLED} false ({})", source(stated));
-    }
-    format!(
-        "{MERGE_ENABLED} true ({}), {MIN_COUNT_TO_MERGE} {} ({}), {TARGET_SIZE_BYTES} {} ({})",
-        source(stated),
-        p.min_count.value,
-        source(p.min_count.stated),
-        bytes(p.target_bytes.value),
-        source(p.target_bytes.stated)
-    )
-}
-
-fn bytes(n: i64) -> String {
-    match n {
-        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MB", n >> 20),
-        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KB", n >> 10),
-        n => format!("{n} bytes"),
-    }
-}
-
-/// "about 65 commits from now, by count: …" for the earliest merge forecast.
-fn when(f: &Forecast, p: &MergePolicy, new_bytes: u64) -> String {
-    let what = if f.content == ManifestContent::Deletes { "delete manifests" } else { "manifests" };
-    let commits = if f.commits == 1 { "the next commit".to_string() } else { format!("{} commits from now", super::thousands(f.commits)) };
-    match f.cause {
-        MergeCause::Count => format!("{commits} the newest bin reaches {} {what} and that commit merges them into one", p.min_count.value),
-        MergeCause::Size => format!(
-            "about {commits} the newest bin of {what} fills the {} target (at about {} KB a manifest) and the commit after it merges its {} {what}",
-            bytes(p.target_bytes.value),
-            new_bytes.div_ceil(1024),
-            f.merged
-        ),
-        MergeCause::Older => format!("{commits} merges {} older {what} that already fill a bin", f.merged),
-    }
-}
 
 /// Fires when the current snapshot's manifests grew by one per streaming commit over a run of at
 /// least five commits and merging will not bring them down: merging is off, or the count is past
@@ -108,59 +100,48 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         }
     };
     if let (false, Some(f)) = (past, next.filter(|_| on)) {
-        let title = match f.commits {
-            1 => format!("{manifests} manifests, one per commit: the next commit merges them"),
-            k => format!("{manifests} manifests, one per commit: merged in {}{} commits", if f.assumed_size { "about " } else { "" }, super::thousands(k)),
-        };
         return vec![Finding {
             kind: FindingKind::ManifestsMergePending,
+            facts: Facts::ManifestsMergePending(ManifestsMergePending {
+                manifests,
+                run: run as u64,
+                from_summaries: !exact,
+                policy,
+                forecast: f,
+                new_manifest_bytes: new_bytes,
+            }),
             severity: Severity::Info,
-            title,
+            title: String::new(),
             snapshot_ids: vec![cx.id(i), cx.id(cur)],
             job_ids: jobs,
-            evidence: format!(
-                "the last {run} streaming commits each added a manifest (now {manifests}{}). The writer commits with a \
-                 merging append ({}): {}.",
-                if exact { "" } else { ", as the snapshot summaries state" },
-                describe(&policy),
-                when(&f, &policy, new_bytes)
-            ),
-            action: "Nothing: the merge is due. Rewrite manifests only if planning is slow before then.".into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         }];
     }
     let why = if !on {
-        format!("merging is off ({}): no commit will ever merge them.", describe(&policy))
+        NotMerging::Off
     } else if past {
-        format!(
-            "merging is on ({}) and the newest manifests are past that count, yet none merged: the writer appends with a \
-             fast append, which never merges (every Flink sink merges; a fast-appending writer or a tool does not).",
-            describe(&policy)
-        )
+        NotMerging::FastAppend
     } else {
-        format!(
-            "merging is on ({}), but no two of these manifests fit one {} bin, so no commit merges them.",
-            describe(&policy),
-            bytes(policy.target_bytes.value)
-        )
+        NotMerging::NoTwoFit
     };
     vec![Finding {
         kind: FindingKind::ManifestsNeverMerged,
+        facts: Facts::ManifestsNeverMerged(ManifestsNeverMerged {
+            manifests,
+            run: run as u64,
+            from_summaries: !exact,
+            manifest_bytes: now.manifest_bytes,
+            policy,
+            why,
+        }),
         severity: if manifests >= 100 { Severity::Warning } else { Severity::Info },
-        title: format!("{} manifests, one per commit, never merged", manifests),
+        title: String::new(),
         snapshot_ids: vec![cx.id(i), cx.id(cur)],
         job_ids: jobs,
-        evidence: format!(
-            "the last {run} streaming commits each added a manifest (now {} manifests{}{}); {why} Every query plans over all of them.",
-            manifests,
-            now.manifest_bytes.map(|b| format!(", {} KB", b / 1024)).unwrap_or_default(),
-            if exact { "" } else { ", as the snapshot summaries state" }
-        ),
-        action: if on {
-            "Rewrite manifests hourly, after compaction.".into()
-        } else {
-            "Turn merging back on (or rewrite manifests hourly, after compaction).".into()
-        },
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement("rewrite_manifests", Some(String::new())),
     }]
 }

@@ -4,8 +4,40 @@
 
 use std::collections::HashMap;
 
-use super::{capped_list, thousands, Context, Finding, FindingKind, Severity};
-use crate::model::TableHistory;
+use serde::Serialize;
+
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+use crate::model::{LengthMismatch, TableHistory};
+
+/// Snapshot ids metadata.json lists more than once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DuplicateSnapshotIds {
+    pub ids: Bounded<ListedTwice>,
+}
+
+/// An id listed again: where, counting snapshots from 1 in commit order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedTwice {
+    pub snapshot_id: SnapshotId,
+    pub first_position: usize,
+    pub again_position: usize,
+}
+
+/// A current-snapshot-id that no listed snapshot has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurrentSnapshotUnknown {
+    pub current_snapshot_id: SnapshotId,
+    pub snapshots: u64,
+    /// The last committed snapshot, shown as current instead.
+    pub shown_instead: Option<SnapshotId>,
+}
+
+/// Manifests read although their length differs from what their lists state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestLengthMismatch {
+    pub manifests: Bounded<LengthMismatch>,
+}
 use crate::source::metadata_pick::{metadata_version, MetadataPick};
 use crate::source::resolve::last_component;
 
@@ -22,21 +54,17 @@ pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     if twice.is_empty() {
         return Vec::new();
     }
-    let each = twice.iter().map(|&(f, i)| format!("{} (snapshots #{} and #{} in commit order)", cx.id(i), f + 1, i + 1));
     vec![Finding {
         kind: FindingKind::DuplicateSnapshotIds,
+        facts: Facts::DuplicateSnapshotIds(DuplicateSnapshotIds {
+            ids: Bounded::of(twice.iter().map(|&(f, i)| ListedTwice { snapshot_id: cx.id(i), first_position: f + 1, again_position: i + 1 })),
+        }),
         severity: Severity::Warning,
-        title: format!("metadata.json lists {} snapshot id{} more than once", twice.len(), if twice.len() > 1 { "s" } else { "" }),
+        title: String::new(),
         snapshot_ids: twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "{}. Iceberg never gives two snapshots one id: the file was damaged or edited by hand. Each entry is shown \
-             and counted on its own; parents, rollbacks and findings that name the id cannot tell which one they mean.",
-            capped_list(each, twice.len(), "ids")
-        ),
-        action: "Restore metadata.json from the previous version in its metadata log (or the catalog's history) before any \
-                 maintenance or rollback runs against this table."
-            .into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -50,17 +78,17 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
     let shown = h.current_index();
     vec![Finding {
         kind: FindingKind::CurrentSnapshotUnknown,
+        facts: Facts::CurrentSnapshotUnknown(CurrentSnapshotUnknown {
+            current_snapshot_id: id,
+            snapshots: h.snapshots.len() as u64,
+            shown_instead: shown.map(|i| cx.id(i)),
+        }),
         severity: Severity::Warning,
-        title: format!("The current snapshot {id} is not in metadata.json"),
+        title: String::new(),
         snapshot_ids: shown.map(|i| cx.id(i)).into_iter().collect(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "current-snapshot-id is {id}, but none of the {} snapshots listed has that id{}. Readers of this metadata \
-             fail or read nothing.",
-            h.snapshots.len(),
-            shown.map(|i| format!("; the last committed one ({}) is shown as current here", cx.id(i))).unwrap_or_default()
-        ),
-        action: "Restore metadata.json from the previous version in its metadata log (or the catalog's history).".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -72,28 +100,58 @@ pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
     if all.is_empty() {
         return Vec::new();
     }
-    let each =
-        all.iter().map(|m| format!("{} ({} bytes, the list says {}; {} entries)", m.file, thousands(m.bytes), thousands(m.stated), thousands(m.entries)));
     vec![Finding {
         kind: FindingKind::ManifestLengthMismatch,
+        facts: Facts::ManifestLengthMismatch(ManifestLengthMismatch { manifests: Bounded::of(all.iter().cloned()) }),
         severity: Severity::Warning,
-        title: format!(
-            "{} manifest{} not the length {} manifest list states",
-            all.len(),
-            if all.len() == 1 { " is" } else { "s are" },
-            if all.len() == 1 { "its" } else { "their" }
-        ),
+        title: String::new(),
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "{}. Each holds every entry its list counts, so it was read and counted; but it is not the file the writer \
-             listed byte for byte: a copy that re-encoded it (another codec), or a writer or tool that rewrote it in place. \
-             Readers that check the length (or read by it) may refuse it.",
-            capped_list(each, all.len(), "manifests")
-        ),
-        action: "Compare these files with the table's original storage; restore the originals if this is a copy, and find what rewrote them if not.".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
+}
+
+/// The newest metadata file that does not read, and the older one shown in its place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NewestMetadataUnreadable {
+    /// The damaged file's name, and why it did not read.
+    pub damaged: String,
+    pub error: String,
+    /// The file shown.
+    pub opened: String,
+    pub standing: Standing,
+    /// Whether version-hint.text names the damaged file.
+    pub hinted: bool,
+    /// Whether a catalog's pointer names the damaged file after the last commit.
+    pub pointer: bool,
+    /// Snapshots the damaged file holds that the one shown does not, where its first bytes say.
+    pub missing_snapshots: Option<i64>,
+    /// The damaged file's last-sequence-number (format v2 on), and the shown one's.
+    pub damaged_sequence_number: Option<i64>,
+    pub opened_sequence_number: i64,
+    pub format_version: u8,
+    /// How many versions after the shown one the damaged file is by name.
+    pub versions_after: Option<u64>,
+    /// The newest file that reads, where another was chosen to be shown.
+    pub newest_that_reads: Option<String>,
+    /// Why older files did not read either.
+    pub older_unreadable: Bounded<String>,
+}
+
+/// Why the damaged file counts as newer than the one shown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Standing {
+    /// The newest by content, by the age its first bytes state.
+    NewestByContent { last_sequence_number: Option<i64>, last_updated_ms: Option<i64> },
+    /// The highest version by name; its first bytes state no age.
+    HighestByName,
+    /// The file version-hint.text names.
+    Hinted,
+    /// Only newer than the file opened.
+    Newer,
 }
 
 /// The folder's newest metadata file did not read and an older one was opened instead
@@ -119,87 +177,47 @@ pub fn newest_metadata_unreadable(history: &TableHistory, pick: &MetadataPick) -
     // Format v1 numbers no sequence: its files state 0 or nothing.
     let theirs = version.and_then(|v| v.last_sequence_number).filter(|_| m.format_version >= 2);
     let missing = theirs.and_then(|s| s.checked_sub(m.last_sequence_number)).filter(|n| *n >= 0);
-    let plural = |n: i64, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(n.unsigned_abs())) };
-    let hint = if is_hinted { ", and the one version-hint.text names" } else { "" };
     let standing = if by_content {
-        let age = match version.map(|v| (v.last_sequence_number, v.last_updated_ms)) {
-            Some((Some(s), _)) => format!("last-sequence-number {s}"),
-            Some((None, Some(t))) => format!("last-updated-ms {t}"),
-            _ => String::new(),
-        };
-        format!("the newest metadata file by content ({age} in its first bytes){hint}")
+        Standing::NewestByContent {
+            last_sequence_number: version.and_then(|v| v.last_sequence_number),
+            last_updated_ms: version.and_then(|v| v.last_updated_ms),
+        }
     } else if by_name {
-        format!("the highest version by name (its first bytes state no age to place it by){hint}")
+        Standing::HighestByName
     } else if is_hinted {
-        "the file version-hint.text names".to_string()
+        Standing::Hinted
     } else {
-        "newer than the file opened".to_string()
+        Standing::Newer
     };
     let pointer = by_content || by_name || is_hinted;
-    let severity = if pointer { Severity::Critical } else { Severity::Warning };
-    let short = match missing {
-        Some(0) => "no snapshot short".to_string(),
-        Some(n) => format!("{} short", plural(n, "snapshot", "snapshots")),
-        None => "snapshots it adds unknown".to_string(),
+    let facts = NewestMetadataUnreadable {
+        damaged: bad,
+        error: error.clone(),
+        opened,
+        standing,
+        hinted: is_hinted,
+        pointer,
+        missing_snapshots: missing,
+        damaged_sequence_number: theirs,
+        opened_sequence_number: m.last_sequence_number,
+        format_version: m.format_version,
+        versions_after: match (version.and_then(|v| v.name_version), metadata_version(&history.metadata_file)) {
+            (Some(b), Some(o)) if b > o => Some(b - o),
+            _ => None,
+        },
+        // A version chosen in the app's picker afterwards keeps the pick and its damaged file.
+        newest_that_reads: (pick.path != history.metadata_file).then(|| name(&pick.path)),
+        older_unreadable: Bounded::of(older.iter().map(|(_, e)| e.clone())),
     };
-    let title =
-        format!("{} metadata file {bad} does not read: the table is shown as {opened} left it, {short}", if pointer { "The newest" } else { "A newer" });
-    let lost = match (missing, theirs) {
-        (Some(0), Some(s)) => format!(
-            "no snapshot is missing (both state last-sequence-number {s}): the newer file changed only the table's metadata (properties, schema, expired snapshots)"
-        ),
-        (Some(n), Some(s)) => format!(
-            "{} committed after it {} missing from every chart, count and finding here (last-sequence-number {s} in {bad}'s first bytes, {} in {opened})",
-            plural(n, "snapshot", "snapshots"),
-            if n == 1 { "is" } else { "are" },
-            m.last_sequence_number
-        ),
-        _ if m.format_version < 2 => "how many snapshots it adds is unknown (format v1 numbers no sequence)".to_string(),
-        _ => format!("how many snapshots it adds is unknown ({bad}'s first bytes state no last-sequence-number)"),
-    };
-    let versions = match (version.and_then(|v| v.name_version), metadata_version(&history.metadata_file)) {
-        (Some(b), Some(o)) if b > o => format!(" By name it is {} after {opened}.", plural((b - o).try_into().unwrap_or(i64::MAX), "version", "versions")),
-        _ => String::new(),
-    };
-    // A version chosen in the app's picker afterwards keeps the pick and its damaged file.
-    let shown = if pick.path == history.metadata_file {
-        format!("icescope opened {opened} instead, the newest that reads")
-    } else {
-        format!("{opened} is shown, as chosen (the newest that reads is {})", name(&pick.path))
-    };
-    let mut evidence = format!(
-        "{error}. It is {standing}{}. {shown}: {lost}.{versions}",
-        if pointer {
-            ": after the last commit a catalog's pointer names this file, so every engine that loads the table through that \
-             pointer (Spark, Trino, a Flink job restarting its committer) fails on it"
-        } else {
-            ""
-        }
-    );
-    if !older.is_empty() {
-        let each = older.iter().map(|(_, e)| e.clone());
-        evidence += &format!(" Older ones did not read either: {}.", capped_list(each, older.len(), "files"));
-    }
-    let drops = match missing {
-        Some(n) if n > 0 => format!(", which drops the {} only {bad} holds", plural(n, "snapshot", "snapshots")),
-        _ => format!(", which drops whatever only {bad} holds"),
-    };
-    let action = format!(
-        "If this folder is a copy, the original may be whole: copy {bad} again. Otherwise restore it (object-store \
-         versioning, a backup), or point the table back at a file that reads before anything else commits: the catalog's \
-         metadata location{} at {opened}{drops}. Run no maintenance (expire_snapshots, remove_orphan_files, \
-         rewrite_data_files, rewrite_manifests) until the table loads again: remove_orphan_files against {opened} \
-         would delete the data files the newer snapshots added.",
-        if is_hinted { " (here version-hint.text)" } else { "" }
-    );
     Some(Finding {
         kind: FindingKind::NewestMetadataUnreadable,
-        severity,
-        title,
+        facts: Facts::NewestMetadataUnreadable(Box::new(facts)),
+        severity: if pointer { Severity::Critical } else { Severity::Warning },
+        title: String::new(),
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),
-        evidence,
-        action,
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     })
 }

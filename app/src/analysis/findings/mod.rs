@@ -2,19 +2,36 @@
 //! pure function of the history; the runbook wording follows the chapter the project grew from.
 
 mod checkpoints;
+pub use checkpoints::{CheckpointGaps, EndOfInput, EndOfInputCommit, IdRange, Pause};
+mod facts;
+pub use facts::{Bounded, Facts};
 mod kind;
 pub use kind::FindingKind;
 mod deletes;
+pub use deletes::DeleteDebt;
 mod files;
+pub use files::SmallFiles;
 mod late;
 pub(crate) use late::arrived_late;
+pub use late::{LateOneRowFiles, NoStatement};
 mod manifests;
+pub use manifests::{ManifestsMergePending, ManifestsNeverMerged, NotMerging};
 mod metadata;
-pub use metadata::newest_metadata_unreadable;
+pub use metadata::{
+    newest_metadata_unreadable, CurrentSnapshotUnknown, DuplicateSnapshotIds, ListedTwice, ManifestLengthMismatch, NewestMetadataUnreadable, Standing,
+};
 mod properties;
+pub use properties::{PropertyNotRead, UnreadProperty};
 mod replay;
+pub use replay::{Before, Repeat, Replay, ReplayedJob, ReplayingJob, RestorePoint, SavepointReplayed};
+mod resumes;
+pub use resumes::{JobResumed, Resume};
+mod writers;
+pub use writers::{ConcurrentWriters, JobWrites, RestoredWorkCommittedLate};
 mod retention;
+pub use retention::{RestorePointExpiry, Retention};
 mod schema;
+pub use schema::{Column, ColumnNameReused, SchemaAt, SchemaUnderRunningWriter};
 
 use serde::Serialize;
 
@@ -57,6 +74,9 @@ pub struct Finding {
     pub action: String,
     /// The exact statement to run, when there is one.
     pub statement: Option<Statement>,
+    /// What was found, typed: `report::findings::word` makes `title`, `evidence` and `action` of it.
+    #[serde(skip_serializing_if = "Facts::is_worded")]
+    pub facts: Facts,
 }
 
 /// How statements name the table: Spark's catalog name and the table identifier.
@@ -135,18 +155,6 @@ impl Context<'_> {
         self.history.gaps().iter().filter(|g| g.snapshot_ids.contains(&id)).count()
     }
 
-    /// The sentence a finding built on an incomplete snapshot carries, or nothing.
-    pub fn partial_note(&self, index: usize) -> String {
-        match self.unread(index) {
-            0 => String::new(),
-            n => format!(
-                " These numbers count only the files read: {n} file{} of snapshot {} could not be read (see the files that could not be read).",
-                if n == 1 { "" } else { "s" },
-                self.id(index)
-            ),
-        }
-    }
-
     /// Whether a Flink sink wrote any of the table: wording in checkpoints is for streaming
     /// tables only (a table only Spark batches wrote has no checkpoints).
     pub fn streaming(&self) -> bool {
@@ -171,8 +179,8 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     out.extend(metadata::current_snapshot_unknown(&cx));
     out.extend(metadata::manifest_length_mismatch(&cx));
     out.extend(replay::savepoint_replays(&cx));
-    out.extend(replay::concurrent_writers(&cx));
-    out.extend(replay::resumes(&cx));
+    out.extend(writers::concurrent_writers(&cx));
+    out.extend(resumes::resumes(&cx));
     out.extend(checkpoints::end_of_input(&cx));
     out.extend(checkpoints::gaps(&cx));
     out.extend(retention::restore_point_expiry(&cx));
@@ -195,10 +203,11 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     out
 }
 
-/// Where the table's name cannot be quoted, each finding says why it has no statement.
+/// Where the table's name cannot be quoted, each finding still worded here says why it has no
+/// statement (a finding with typed facts says so where it is worded, `report::findings::word`).
 pub fn note_refusal(findings: &mut [Finding], table: &TableRef) {
     if let Some(why) = table.refusal() {
-        for f in findings {
+        for f in findings.iter_mut().filter(|f| f.facts.is_worded()) {
             f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
         }
     }

@@ -1,7 +1,78 @@
-//! Jobs restored from the same state, and jobs writing at the same time.
+//! Jobs restored from state an earlier job had already committed past (a savepoint used twice),
+//! and where a job was restored from, as its first commit shows it.
 
-use super::{capped_list, thousands, Context, Finding, FindingKind, Severity, CAP};
+use serde::Serialize;
+
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity, CAP};
 use crate::analysis::jobs::JobSpan;
+use crate::decode::SnapshotId;
+
+/// A savepoint (or checkpoint) used twice.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "case", rename_all = "snake_case")]
+pub enum SavepointReplayed {
+    /// Boxed: by far the largest facts, and findings are moved around often.
+    Replay(Box<Replay>),
+    /// The replaying jobs beyond the first `CAP`.
+    More { jobs: Bounded<String> },
+}
+
+/// One job that replayed checkpoints an earlier job had committed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replay {
+    pub job: ReplayingJob,
+    pub replayed: ReplayedJob,
+    /// Where the job was restored from, as its commits show it.
+    pub restore: RestorePoint,
+    /// Earlier jobs whose commits after the restore point the replay repeats.
+    pub repeats: Bounded<Repeat>,
+    /// Rows repeated, at most what the job wrote; None where a summary does not say.
+    pub repeated_rows: Option<u64>,
+    /// Whether `repeated_rows` is exact, not an upper bound.
+    pub exact: bool,
+    /// The last snapshot before the job's first commit.
+    pub before: Before,
+    /// Whether rolling back to `before` removes the job's rows (no commits interleave).
+    pub rollback: bool,
+    /// Commits by other writers after `before`, which a rollback removes too.
+    pub later_commits_of_others: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayingJob {
+    pub job_id: String,
+    pub first_checkpoint: i64,
+    pub last_checkpoint: i64,
+    pub end_of_input: bool,
+    pub first_commit_ms: i64,
+    pub rows_added: Option<u64>,
+    pub snapshots: u64,
+    pub first_snapshot_id: SnapshotId,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayedJob {
+    pub job_id: String,
+    pub first_checkpoint: i64,
+    pub last_checkpoint: i64,
+    pub end_of_input: bool,
+}
+
+/// Rows of an earlier job the replay writes again: all of them, or at most its commits after the
+/// restore point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repeat {
+    pub job_id: String,
+    pub rows: Option<u64>,
+    pub all_of_it: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Before {
+    pub snapshot_id: SnapshotId,
+    pub job_id: Option<String>,
+    pub live_records: Option<u64>,
+}
 
 /// A job whose first committed checkpoint is not above an earlier job's last one was restored from
 /// state that earlier job had already committed past: a savepoint (or checkpoint) used twice.
@@ -46,17 +117,6 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
                 })
             })
             .collect();
-        let overlap_text = capped_list(
-            overlaps.iter().map(|(e, rows, all)| {
-                if *all {
-                    format!("all {} rows of job {}", self::rows(*rows), Context::short(&e.job_id))
-                } else {
-                    format!("at most {} rows of job {} (its commits after checkpoint {})", self::rows(*rows), Context::short(&e.job_id), restore.checkpoint)
-                }
-            }),
-            overlaps.len(),
-            "jobs",
-        );
         let overlap_sum = overlaps.iter().map(|o| o.1).try_fold(0u64, |a, r| a.checked_add(r?));
         // A job that has not yet written as much as it repeats (watched while it catches up)
         // repeats at most what it wrote.
@@ -64,87 +124,54 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             (Some(o), Some(r)) => Some(o.min(r)),
             (o, _) => o,
         };
-        let exact = overlaps.iter().all(|o| o.2) && repeated == overlap_sum;
-        let cause =
-            if first == 1 { "it started without state, so it re-read the source from the beginning".to_string() } else { restore.explain(replayed, first) };
-        let evidence = format!(
-            "job {} committed checkpoints {}–{}{} from {} after job {} had already committed checkpoints {}–{}{}: {cause}. \
-             What it wrote again repeats {overlap_text}: {} {} of the {} rows job {} added (in {} snapshots, first {}) repeat \
-             rows already in the table. The last snapshot before it is {}{}{}.",
-            Context::short(&job.job_id),
-            first,
-            job.last_checkpoint().unwrap_or(first),
-            if job.end_of_input { " and an end-of-input commit" } else { "" },
-            crate::model::time::rfc3339_ms(job.first_commit_ms),
-            Context::short(&replayed.job_id),
-            replayed.first_checkpoint().unwrap_or(0),
-            replayed.last_checkpoint().unwrap_or(0),
-            if replayed.end_of_input { " and an end-of-input commit" } else { "" },
-            if exact { "so" } else { "so at most" },
-            rows(repeated),
-            rows(job.rows_added),
-            Context::short(&job.job_id),
-            job.snapshot_indexes.len(),
-            cx.id(job.first_index()),
-            cx.id(target),
-            target_job.map(|j| format!(" of job {}", Context::short(&j.job_id))).unwrap_or_default(),
-            target_records.map(|r| format!(", with {} live records", thousands(r))).unwrap_or_default(),
-        );
-        let action = if after_target {
-            format!(
-                "Roll back to snapshot {}, the last before job {}'s first commit (removes its {} rows{}), then take a new \
-                 savepoint from a running job; never resume from the old savepoint again.",
-                cx.id(target),
-                Context::short(&job.job_id),
-                rows(job.rows_added),
-                match others_after {
-                    0 => String::new(),
-                    1 => " and one later commit of another writer".to_string(),
-                    n => format!(" and {} later commits of other writers", thousands(n as u64)),
-                }
-            )
-        } else {
-            "The two jobs' commits interleave, so no single snapshot holds one job's rows without the other's: stop the \
-             replaying job and remove its rows by its flink.job-id ranges, then take a new savepoint."
-                .to_string()
-        };
+        let facts = SavepointReplayed::Replay(Box::new(Replay {
+            job: ReplayingJob {
+                job_id: job.job_id.clone(),
+                first_checkpoint: first,
+                last_checkpoint: job.last_checkpoint().unwrap_or(first),
+                end_of_input: job.end_of_input,
+                first_commit_ms: job.first_commit_ms,
+                rows_added: job.rows_added,
+                snapshots: job.snapshot_indexes.len() as u64,
+                first_snapshot_id: cx.id(job.first_index()),
+            },
+            replayed: ReplayedJob {
+                job_id: replayed.job_id.clone(),
+                first_checkpoint: replayed.first_checkpoint().unwrap_or(0),
+                last_checkpoint: replayed.last_checkpoint().unwrap_or(0),
+                end_of_input: replayed.end_of_input,
+            },
+            restore,
+            repeats: Bounded::of(overlaps.iter().map(|(e, rows, all)| Repeat { job_id: e.job_id.clone(), rows: *rows, all_of_it: *all })),
+            repeated_rows: repeated,
+            exact: overlaps.iter().all(|o| o.2) && repeated == overlap_sum,
+            before: Before { snapshot_id: cx.id(target), job_id: target_job.map(|j| j.job_id.clone()), live_records: target_records },
+            rollback: after_target,
+            later_commits_of_others: others_after as u64,
+        }));
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
+            facts: Facts::SavepointReplayed(facts),
             severity: Severity::Critical,
-            title: if first == 1 {
-                format!("Savepoint replayed: job {} re-read the source from the start", Context::short(&job.job_id))
-            } else {
-                format!(
-                    "Savepoint replayed: job {} restored from {}checkpoint {} and wrote again what followed it",
-                    Context::short(&job.job_id),
-                    if restore.estimated { "about " } else { "" },
-                    restore.checkpoint
-                )
-            },
+            title: String::new(),
             snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
             job_ids: vec![job.job_id.clone(), replayed.job_id.clone()],
-            evidence,
-            action,
+            evidence: String::new(),
+            action: String::new(),
             statement,
         });
     }
     if replays.len() > CAP {
         let rest = &replays[CAP..];
-        let jobs = rest.iter().map(|&(k, _)| Context::short(&cx.jobs[k].job_id));
         out.push(Finding {
             kind: FindingKind::SavepointReplayed,
+            facts: Facts::SavepointReplayed(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) }),
             severity: Severity::Critical,
-            title: format!("{} more jobs replayed checkpoints an earlier job had committed", thousands(rest.len() as u64)),
+            title: String::new(),
             snapshot_ids: Vec::new(),
             job_ids: rest.iter().take(CAP).map(|&(k, _)| cx.jobs[k].job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} above, {} jobs each began at a checkpoint an earlier job had already committed: {}.",
-                thousands(rest.len() as u64),
-                capped_list(jobs, rest.len(), "jobs")
-            ),
-            action: "Each is a savepoint (or a source) read twice: go through the jobs in commit order, roll back or remove \
-                     each replay's rows, and never resume from a used savepoint again."
-                .into(),
+            evidence: String::new(),
+            action: String::new(),
             statement: None,
         });
     }
@@ -197,165 +224,13 @@ fn latest_covering(jobs: &[JobSpan]) -> Vec<Option<usize>> {
 /// running one (the next commits interleave) from a restart that re-read the source (none come):
 /// said as two writers or a restart, so that a watch does not call it a replay for one look and
 /// two writers the next. Once later jobs follow, the sequence decides it.
-fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
+pub(super) fn fresh_beside_running(a: &JobSpan, b: &JobSpan) -> bool {
     if b.first_checkpoint() != Some(1) || a.end_of_input || a.commit_ms.len() < 2 || b.first_index() < a.last_index() {
         return false;
     }
     let n = i64::try_from(a.commit_ms.len() - 1).unwrap_or(i64::MAX);
     let usual = a.last_commit_ms.saturating_sub(a.first_commit_ms) / n.max(1);
     usual > 0 && b.first_commit_ms.saturating_sub(a.last_commit_ms) < usual.saturating_mul(2)
-}
-
-/// Two job ids whose commits interleave in time: two writers on one table.
-pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
-    // Jobs come in order of first commit: the jobs that started before `a`'s last commit follow it.
-    let starts: Vec<usize> = cx.jobs.iter().map(|j| j.first_index()).collect();
-    let overlapping = |k: usize| k + 1..starts.partition_point(|&s| s < cx.jobs[k].last_index()).max(k + 1);
-    let total: usize = (0..cx.jobs.len()).map(|k| overlapping(k).len()).sum();
-    let mut out = Vec::new();
-    // Not yet interleaved: a fresh job right after a running one's last commit.
-    if let [.., a, b] = cx.jobs {
-        if fresh_beside_running(a, b) {
-            out.push(Finding {
-                kind: FindingKind::ConcurrentWriters,
-                severity: Severity::Critical,
-                title: format!(
-                    "Job {} started without state while job {} was still committing: two writers at once, or a restart from scratch",
-                    Context::short(&b.job_id),
-                    Context::short(&a.job_id)
-                ),
-                snapshot_ids: vec![cx.id(a.last_index()), cx.id(b.first_index())],
-                job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-                evidence: format!(
-                    "job {} started at checkpoint 1, without state, {} after job {}'s last commit, while that job was still \
-                 committing on its schedule and shows no end of input: a second deployment of the job beside the running \
-                 one (or a restart that re-read its source from the beginning). Job {} added {} rows so far; every row it \
-                 reads, job {} wrote or will write too.",
-                    Context::short(&b.job_id),
-                    duration(b.first_commit_ms.saturating_sub(a.last_commit_ms)),
-                    Context::short(&a.job_id),
-                    Context::short(&b.job_id),
-                    rows(b.rows_added),
-                    Context::short(&a.job_id),
-                ),
-                action: ONE_WRITER.into(),
-                statement: None,
-            });
-        }
-    }
-    for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
-        let (a, b) = (&cx.jobs[k], &cx.jobs[b]);
-        if let Some(f) = restored_work_committed_late(cx, a, b) {
-            out.push(f);
-            continue;
-        }
-        let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
-        let fresh = if b.first_checkpoint() == Some(1) {
-            format!(" Job {} started at checkpoint 1: it restored no state and re-read its source from the beginning.", Context::short(&b.job_id))
-        } else {
-            String::new()
-        };
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            severity: Severity::Critical,
-            title: format!("Two Flink jobs writing at once: {} and {}", Context::short(&a.job_id), Context::short(&b.job_id)),
-            snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
-            job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-            evidence: format!(
-                "job {} committed from {} to {}; job {} started committing at {}, {} of its commits before job {}'s last. \
-                 Both write every row they read: a duplicated deployment or a second resume.{fresh} Job {} added {} rows \
-                 ({} snapshots), job {} {} rows ({} snapshots): whichever the deployment does not own are duplicates.",
-                Context::short(&a.job_id),
-                crate::model::time::rfc3339_ms(a.first_commit_ms),
-                crate::model::time::rfc3339_ms(a.last_commit_ms),
-                Context::short(&b.job_id),
-                crate::model::time::rfc3339_ms(b.first_commit_ms),
-                interleaved,
-                Context::short(&a.job_id),
-                Context::short(&a.job_id),
-                rows(a.rows_added),
-                a.snapshot_indexes.len(),
-                Context::short(&b.job_id),
-                rows(b.rows_added),
-                b.snapshot_indexes.len(),
-            ),
-            action: ONE_WRITER.into(),
-            statement: None,
-        });
-    }
-    if total > CAP {
-        let rest = total - CAP;
-        // A job is involved when it overlaps a later job or an earlier one overlaps it (a sweep).
-        let mut later_of_some = vec![0i64; cx.jobs.len() + 1];
-        for k in 0..cx.jobs.len() {
-            let r = overlapping(k);
-            later_of_some[r.start] += 1;
-            later_of_some[r.end] -= 1;
-        }
-        let mut open = 0;
-        let involved: Vec<usize> = (0..cx.jobs.len())
-            .filter(|&k| {
-                open += later_of_some[k];
-                open > 0 || !overlapping(k).is_empty()
-            })
-            .collect();
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            severity: Severity::Critical,
-            title: format!("{} more pairs of Flink jobs writing at once", thousands(rest as u64)),
-            snapshot_ids: Vec::new(),
-            job_ids: involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} pairs above, {} more pairs of jobs have commits that interleave; {} jobs in all write \
-                 at the same time as another: {}. Every one writes every row it reads.",
-                thousands(rest as u64),
-                thousands(involved.len() as u64),
-                capped_list(involved.iter().map(|&k| Context::short(&cx.jobs[k].job_id)), involved.len(), "jobs")
-            ),
-            action: ONE_WRITER.into(),
-            statement: None,
-        });
-    }
-    out
-}
-
-const ONE_WRITER: &str = "Stop one of the jobs now (keep the one the deployment owns). Their commits interleave, so no \
-                          snapshot holds one job's rows without the other's: remove the other job's rows by key and time \
-                          range, or restore from a snapshot before the second job's first commit and replay the owner.";
-
-/// Rows a job added, or `?` where its summaries do not say.
-/// After a restart the dynamic sink can commit work restored from the old job under the old job
-/// id once the new job has begun committing (apache/iceberg#16011): one or two late commits of
-/// older checkpoints, not a second writer.
-const LATE_RESTORED: usize = 2;
-
-fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> Option<Finding> {
-    let b_first = b.first_checkpoint()?;
-    let late: Vec<usize> = a.snapshot_indexes.iter().copied().filter(|&i| i > b.first_index()).collect();
-    let older = late.iter().all(|&i| checkpoint(cx, i).is_some_and(|c| c < b_first));
-    if late.is_empty() || late.len() > LATE_RESTORED || !older {
-        return None;
-    }
-    Some(Finding {
-        kind: FindingKind::RestoredWorkCommittedLate,
-        severity: Severity::Info,
-        title: format!("Job {} committed older checkpoints after job {} began", Context::short(&a.job_id), Context::short(&b.job_id)),
-        snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-        evidence: format!(
-            "{} commit{} of job {} (checkpoint{} {}) came after job {}'s first commit (checkpoint {b_first}), with lower \
-             checkpoint ids: work restored from the old job, committed under its job id by the new one after a restart, as \
-             the dynamic sink does. Not two writers: the ids do not overlap.",
-            late.len(),
-            if late.len() == 1 { "" } else { "s" },
-            Context::short(&a.job_id),
-            if late.len() == 1 { "" } else { "s" },
-            late.iter().filter_map(|&i| checkpoint(cx, i)).map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
-            Context::short(&b.job_id),
-        ),
-        action: "Nothing: no rows were written twice.".into(),
-        statement: None,
-    })
 }
 
 /// Where a replaying job was restored from, as its commits show it. Iceberg's committer skips the
@@ -366,33 +241,19 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
 /// checkpoints' usual rows and often fewer (the lab's older-savepoint runs: 5.0 and 5.8 commits'
 /// worth for the 6 checkpoints folded). A source catching up on a backlog writes more per
 /// checkpoint, and the estimate then reaches back too far: it says "about".
-struct Restore {
-    checkpoint: i64,
-    estimated: bool,
-    first_rows: Option<u64>,
-    usual: Option<u64>,
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestorePoint {
+    pub checkpoint: i64,
+    /// Whether `checkpoint` is estimated from the first commit's rows.
+    pub estimated: bool,
+    pub first_commit_rows: Option<u64>,
+    /// The job's usual rows per commit.
+    pub usual_rows: Option<u64>,
     /// Checkpoints the first commit holds, by that estimate.
-    folded: Option<i64>,
+    pub folded: Option<i64>,
 }
 
-impl Restore {
-    fn explain(&self, replayed: &JobSpan, first: i64) -> String {
-        match (self.estimated, self.first_rows, self.usual, self.folded) {
-            (true, Some(k), Some(u), Some(n)) => format!(
-                "its first commit, checkpoint {first}, holds {} rows, at its usual {} rows per commit those of at least {n} checkpoints: \
-                 it was restored from about checkpoint {} (Iceberg's committer skips the checkpoints the restored job id had \
-                 already committed and folds them into its first new commit), older state than job {}'s",
-                thousands(k),
-                thousands(u),
-                self.checkpoint,
-                Context::short(&replayed.job_id),
-            ),
-            _ => format!("it was restored from checkpoint {}, state that earlier commits had already gone past", self.checkpoint),
-        }
-    }
-}
-
-fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
+pub(super) fn checkpoint(cx: &Context<'_>, i: usize) -> Option<i64> {
     cx.history.snapshots[i].flink.as_ref().and_then(|f| f.checkpoint_id)
 }
 
@@ -403,7 +264,7 @@ fn added_records(cx: &Context<'_>, i: usize) -> Option<u64> {
     }
 }
 
-fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore {
+pub(super) fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> RestorePoint {
     let first = job.first_checkpoint().unwrap_or(1);
     let first_rows = added_records(cx, job.first_index());
     // The usual rows per commit: the median of the job's later commits (end of input and its
@@ -426,127 +287,9 @@ fn restore_point(cx: &Context<'_>, job: &JobSpan, replayed: &JobSpan) -> Restore
         _ => None,
     };
     match back {
-        Some(n) => Restore { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_rows, usual, folded: Some(n) },
-        None => Restore { checkpoint: first.saturating_sub(1), estimated: false, first_rows, usual, folded: None },
-    }
-}
-
-fn rows(n: Option<u64>) -> String {
-    n.map(thousands).unwrap_or_else(|| "?".into())
-}
-
-/// A new job id whose checkpoints continue above the previous job's: an ordinary resume.
-pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
-    // Each job is paired with the job it most plausibly continues: among the jobs that committed
-    // before it began, the one whose last checkpoint is nearest below its first — not merely the
-    // one before it in commit order, which may be another deployment's. A job some earlier job had
-    // already committed past is a replay (`savepoint_replays`), one started at checkpoint 1 no resume.
-    let pairs: Vec<(&JobSpan, &JobSpan, i64, i64)> = cx
-        .jobs
-        .iter()
-        .enumerate()
-        .filter_map(|(k, next)| {
-            let nf = next.first_checkpoint()?;
-            let before = &cx.jobs[..k];
-            if nf <= 1 || before.iter().any(|p| p.last_checkpoint().is_some_and(|pl| pl >= nf)) {
-                return None;
-            }
-            let prev = before
-                .iter()
-                .filter(|p| p.last_index() < next.first_index())
-                .filter_map(|p| Some((p, p.last_checkpoint()?)))
-                .filter(|&(_, pl)| pl < nf)
-                .max_by_key(|&(p, pl)| (pl, p.last_index()))?;
-            Some((prev.0, next, prev.1, nf))
-        })
-        .collect();
-    let mut out: Vec<Finding> = pairs.iter().take(CAP).map(|&(prev, next, pl, nf)| resumed(cx, prev, next, pl, nf)).collect();
-    if pairs.len() > CAP {
-        let rest = &pairs[CAP..];
-        out.push(Finding {
-            kind: FindingKind::JobResumed,
-            severity: Severity::Info,
-            title: format!("{} more resumes", thousands(rest.len() as u64)),
-            snapshot_ids: Vec::new(),
-            job_ids: rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
-            evidence: format!(
-                "Beyond the {CAP} above, {} more jobs each continued the checkpoints of the job before it: {}.",
-                thousands(rest.len() as u64),
-                capped_list(rest.iter().map(|(_, next, ..)| Context::short(&next.job_id)), rest.len(), "jobs")
-            ),
-            action: "Expected, one by one; so many restarts deserve a look at why the job keeps being redeployed.".into(),
-            statement: None,
-        });
-    }
-    out
-}
-
-/// One resume. Through FlinkSink a job restored from state older than the previous job's last
-/// commit still begins right after it (the committer skips what the restored job id committed and
-/// folds those checkpoints into its first commit), so "no overlap in checkpoint ids" is not "no
-/// rows written twice": a first commit of several checkpoints' rows says it went back, or that its
-/// source caught up on a backlog. The table cannot tell which: said as a warning, with "about".
-fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -> Finding {
-    let gap = duration(next.first_commit_ms.saturating_sub(prev.last_commit_ms));
-    let restore = restore_point(cx, next, prev);
-    let ids = vec![cx.id(prev.last_index()), cx.id(next.first_index())];
-    let jobs = vec![prev.job_id.clone(), next.job_id.clone()];
-    match (restore.estimated, restore.first_rows, restore.usual, restore.folded) {
-        (true, Some(k), Some(u), Some(n)) if restore.checkpoint < pl => Finding {
-            kind: FindingKind::JobResumed,
-            severity: Severity::Warning,
-            title: format!(
-                "Job {} resumed after {}, its first commit {} checkpoints' rows: restored from older state, or a backlog",
-                Context::short(&next.job_id),
-                Context::short(&prev.job_id),
-                n
-            ),
-            snapshot_ids: ids,
-            job_ids: jobs,
-            evidence: format!(
-                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} later), but its first commit \
-                 holds {} rows, at its usual {} rows per commit those of about {n} checkpoints. Either it was restored from about \
-                 checkpoint {} — older than job {}'s last commit, so FlinkSink's committer skipped the checkpoints the restored \
-                 job id had committed and folded their rows into this commit, and about {} rows of checkpoints {}–{pl} are in \
-                 the table twice — or its source caught up on a backlog. The table cannot tell which: the JobManager's \
-                 restore record (/jobs/:id/checkpoints, latest.restored) or the rows' key ranges decide it.",
-                Context::short(&prev.job_id),
-                Context::short(&next.job_id),
-                thousands(k),
-                thousands(u),
-                restore.checkpoint,
-                Context::short(&prev.job_id),
-                thousands(u.saturating_mul(u64::try_from(pl.saturating_sub(restore.checkpoint)).unwrap_or(0))),
-                restore.checkpoint.saturating_add(1),
-            ),
-            action: "Check which savepoint or checkpoint the job was restored from; if older than the previous job's last \
-                 commit, count the duplicate keys (Duplicates, or icescope duplicates) before deciding to remove them."
-                .into(),
-            statement: None,
-        },
-        _ => Finding {
-            kind: FindingKind::JobResumed,
-            severity: Severity::Info,
-            title: format!("Job resumed: {} continued after {}", Context::short(&next.job_id), Context::short(&prev.job_id)),
-            snapshot_ids: ids,
-            job_ids: jobs,
-            evidence: format!(
-                "job {} committed checkpoints up to {pl}; job {} began at checkpoint {nf} ({gap} after the last commit), its \
-                 first commit of a usual size: restored from a savepoint or checkpoint, with no overlap. A single resume is normal.",
-                Context::short(&prev.job_id),
-                Context::short(&next.job_id),
-            ),
-            action: "Expected. Delete the savepoint it was resumed from, so that it cannot be used a second time.".into(),
-            statement: None,
-        },
-    }
-}
-
-pub(super) fn duration(ms: i64) -> String {
-    let s = ms / 1000;
-    match s {
-        s if s < 120 => format!("{s} s"),
-        s if s < 7200 => format!("{} min", s / 60),
-        s => format!("{:.1} h", s as f64 / 3600.0),
+        Some(n) => {
+            RestorePoint { checkpoint: first.saturating_sub(n).max(0), estimated: true, first_commit_rows: first_rows, usual_rows: usual, folded: Some(n) }
+        }
+        None => RestorePoint { checkpoint: first.saturating_sub(1), estimated: false, first_commit_rows: first_rows, usual_rows: usual, folded: None },
     }
 }

@@ -1,6 +1,38 @@
 //! Snapshot count and metadata.json size against the table's own retention properties.
 
-use super::{thousands, Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+
+/// The snapshots kept and the metadata file against the table's retention properties.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Retention {
+    pub snapshots: u64,
+    /// Snapshots older than the maximum age at the newest commit, beyond those always kept.
+    pub expirable: u64,
+    pub max_snapshot_age_ms: i64,
+    /// The newest metadata.json's size.
+    pub metadata_bytes: u64,
+}
+
+/// The most recent job's restore point (the snapshot with its last committed checkpoint) against
+/// the retention.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestorePointExpiry {
+    pub job_id: String,
+    pub snapshot_id: SnapshotId,
+    /// The checkpoint the snapshot commits (`END_OF_INPUT_CHECKPOINT` for end of input), if any.
+    pub checkpoint_id: Option<i64>,
+    /// Commits by others after it.
+    pub commits_after: u64,
+    pub max_snapshot_age_ms: i64,
+    pub min_snapshots_to_keep: u64,
+    /// Whether expire_snapshots removes it now.
+    pub expirable: bool,
+    /// When it becomes old enough to expire.
+    pub expires_at_ms: i64,
+}
 
 const DEFAULT_MAX_AGE_MS: i64 = 5 * 86_400_000;
 
@@ -18,21 +50,16 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
     if expirable == 0 && metadata_bytes < 1 << 20 {
         return Vec::new();
     }
+    let facts = Retention { snapshots: n as u64, expirable: expirable as u64, max_snapshot_age_ms: max_age, metadata_bytes };
     vec![Finding {
         kind: FindingKind::Retention,
+        facts: Facts::Retention(facts),
         severity: if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
-        title: format!("{} snapshots, {} past the table's retention", thousands(n as u64), thousands(expirable as u64)),
+        title: String::new(),
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),
-        evidence: format!(
-            "{} snapshots are kept; {} are older than history.expire.max-snapshot-age-ms ({} h) at the newest commit. The \
-             metadata.json is {} KB and is read on every load and rewritten on every commit.",
-            thousands(n as u64),
-            thousands(expirable as u64),
-            max_age / 3_600_000,
-            metadata_bytes / 1024
-        ),
-        action: "Expire snapshots on a schedule with the table's own properties (no arguments), and remove the files they free.".into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement(
             "expire_snapshots",
             newest.checked_sub(max_age).and_then(crate::analysis::sql::timestamp).map(|t| format!("older_than => {t}, retain_last => {}", min_keep.max(1))),
@@ -59,36 +86,25 @@ pub(super) fn restore_point_expiry(cx: &Context<'_>) -> Vec<Finding> {
     let newer = h.snapshots.len() - 1 - last;
     let expirable = newest >= at && newer >= min_keep;
     let checkpoint = h.snapshots[last].flink.as_ref().and_then(|f| f.checkpoint_id);
-    let cp = match checkpoint {
-        Some(crate::model::flink::END_OF_INPUT_CHECKPOINT) => "its end-of-input commit".to_string(),
-        Some(c) => format!("checkpoint {c}"),
-        None => "its last commit".to_string(),
+    let facts = RestorePointExpiry {
+        job_id: job.job_id.clone(),
+        snapshot_id: cx.id(last),
+        checkpoint_id: checkpoint,
+        commits_after: newer as u64,
+        max_snapshot_age_ms: max_age,
+        min_snapshots_to_keep: min_keep as u64,
+        expirable,
+        expires_at_ms: at,
     };
     vec![Finding {
         kind: FindingKind::RestorePointExpiry,
+        facts: Facts::RestorePointExpiry(facts),
         severity: if expirable { Severity::Warning } else { Severity::Info },
-        title: if expirable {
-            format!("Job {}'s last committed checkpoint is past the retention", Context::short(&job.job_id))
-        } else {
-            format!("Job {}'s last committed checkpoint passes the retention at {}", Context::short(&job.job_id), crate::model::time::rfc3339_ms(at))
-        },
+        title: String::new(),
         snapshot_ids: vec![cx.id(last), cx.id(cur)],
         job_ids: vec![job.job_id.clone()],
-        evidence: format!(
-            "snapshot {} carries {cp} of job {}; {} commit{} by others followed it. With history.expire.max-snapshot-age-ms {} h \
-             and min-snapshots-to-keep {min_keep}, expire_snapshots {}. A restore of this job from a savepoint or checkpoint \
-             walks back from the current snapshot for its flink.max-committed-checkpoint-id: without this snapshot it finds \
-             none and commits the restored checkpoints again (apache/iceberg#5846), duplicating their rows.",
-            cx.id(last),
-            Context::short(&job.job_id),
-            thousands(newer as u64),
-            if newer == 1 { "" } else { "s" },
-            max_age / 3_600_000,
-            if expirable { "now removes it".to_string() } else { format!("removes it from {}", crate::model::time::rfc3339_ms(at)) },
-        ),
-        action: "Resume or finish the job before its restore point expires (its next commit carries the id forward), or keep \
-                 more snapshots: retain_last past the commits made since."
-            .into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: cx.table.statement("expire_snapshots", Some(format!("retain_last => {}", newer.saturating_add(1).max(min_keep)))),
     }]
 }

@@ -4,7 +4,51 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::decode::{Schema, Type};
 
-use super::{Context, Finding, FindingKind, Severity};
+use serde::Serialize;
+
+use super::{Bounded, Context, Facts, Finding, FindingKind, Severity};
+use crate::decode::SnapshotId;
+
+/// Streaming commits whose data files' columns do not match the table's schema at the commit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaUnderRunningWriter {
+    pub commits: u64,
+    /// The first such commit.
+    pub first: SchemaAt,
+    /// The first commit still writing a column the table dropped, if any.
+    pub first_still_writing_dropped: Option<SchemaAt>,
+    /// Columns written that the table's schema at the commit no longer has.
+    pub dropped_columns: Bounded<Column>,
+    /// Columns of the table's schema the writer does not write.
+    pub unwritten_columns: Bounded<Column>,
+    /// Of `commits`, those whose columns come from the files' Parquet footers (the rest from
+    /// the manifests' column metrics).
+    pub commits_from_footers: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SchemaAt {
+    pub snapshot_id: SnapshotId,
+    pub schema_id: i32,
+}
+
+/// A column by field id, with its newest name if any schema has it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    pub field_id: i32,
+    pub name: Option<String>,
+}
+
+/// A column name a later schema gives a new field id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ColumnNameReused {
+    pub name: String,
+    pub old_field_id: i32,
+    /// The first schema with the old field id.
+    pub old_schema_id: i32,
+    pub new_field_id: i32,
+    pub new_schema_id: i32,
+}
 
 fn ids(s: &Schema) -> BTreeMap<i32, String> {
     s.all_fields().into_iter().map(|(n, f)| (f.id, n)).collect()
@@ -41,60 +85,31 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
     if stale.is_empty() {
         return Vec::new();
     }
-    let name_of = |id: i32| {
-        h.metadata
-            .schemas
-            .iter()
-            .rev()
-            .find_map(|s| s.field_by_id(id))
-            .map(|f| format!("`{}` (field id {id})", f.name))
-            .unwrap_or_else(|| format!("field id {id}"))
-    };
-    let names = |ids: &BTreeSet<i32>| super::capped_list(ids.iter().map(|&id| name_of(id)), ids.len(), "columns");
+    let column = |id: i32| Column { field_id: id, name: h.metadata.schemas.iter().rev().find_map(|s| s.field_by_id(id)).map(|f| f.name.clone()) };
     let dropped: BTreeSet<i32> = stale.iter().flat_map(|s| s.2.iter().copied()).collect();
     let unwritten: BTreeSet<i32> = stale.iter().flat_map(|s| s.3.iter().copied()).collect();
     let jobs: BTreeSet<String> = stale.iter().filter_map(|(i, ..)| h.snapshots[*i].flink.as_ref().map(|f| f.job_id.to_string())).collect();
-    let first_drop = stale.iter().find(|s| !s.2.is_empty());
-    let mut evidence = format!(
-        "{} streaming commits, from snapshot {} (table schema {}) on, added data files whose columns do not match the table's schema at that commit: the job kept the schema it started with.",
-        stale.len(),
-        cx.id(stale[0].0),
-        stale[0].1
-    );
-    if let Some((i, schema_id, ..)) = first_drop {
-        evidence += &format!(
-            " From snapshot {} (schema {}) it still writes {}, which the table no longer has: no reader projects it, and a column re-added under that name gets a new field id.",
-            cx.id(*i),
-            schema_id,
-            names(&dropped)
-        );
-    }
-    if !unwritten.is_empty() {
-        evidence += &format!(" It writes no {}: its rows read as null there.", names(&unwritten));
-    }
     let from_footers = stale.iter().filter(|(i, ..)| h.written_from_footers(h.snapshots[*i].snapshot.snapshot_id.0 as u64 as i64)).count();
-    evidence += &if from_footers == stale.len() {
-        " The columns are those the data files physically carry (their Parquet footers).".to_string()
-    } else if from_footers > 0 {
-        format!(
-            " The columns are those the data files carry (Parquet footers) for {from_footers} of these commits, those their column metrics name for the rest."
-        )
-    } else {
-        " The columns are those the files' column metrics name in the manifests (run `icescope footers` to read what the files carry).".to_string()
+    let facts = SchemaUnderRunningWriter {
+        commits: stale.len() as u64,
+        first: SchemaAt { snapshot_id: cx.id(stale[0].0), schema_id: stale[0].1 },
+        first_still_writing_dropped: stale
+            .iter()
+            .find(|s| !s.2.is_empty())
+            .map(|(i, schema_id, ..)| SchemaAt { snapshot_id: cx.id(*i), schema_id: *schema_id }),
+        dropped_columns: Bounded::of(dropped.iter().map(|&id| column(id))),
+        unwritten_columns: Bounded::of(unwritten.iter().map(|&id| column(id))),
+        commits_from_footers: from_footers as u64,
     };
     vec![Finding {
         kind: FindingKind::SchemaUnderRunningWriter,
+        facts: Facts::SchemaUnderRunningWriter(facts),
         severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },
-        title: if dropped.is_empty() {
-            format!("Running job does not write the new column(s) {}", names(&unwritten))
-        } else {
-            format!("Column dropped under a running job: it still writes {}", names(&dropped))
-        },
+        title: String::new(),
         snapshot_ids: stale.iter().map(|(i, ..)| cx.id(*i)).collect(),
         job_ids: jobs.into_iter().collect(),
-        evidence,
-        action: "Deploy schema changes with the job: restart it from a savepoint so that it loads the current schema. Never re-add a dropped column's name."
-            .into(),
+        evidence: String::new(),
+        action: String::new(),
         statement: None,
     }]
 }
@@ -112,19 +127,19 @@ pub(super) fn name_reused(cx: &Context<'_>) -> Vec<Finding> {
                 Some(&(old, since)) if old != id => {
                     out.push(Finding {
                         kind: FindingKind::ColumnNameReused,
+                        facts: Facts::ColumnNameReused(ColumnNameReused {
+                            name: name.clone(),
+                            old_field_id: old,
+                            old_schema_id: since,
+                            new_field_id: id,
+                            new_schema_id: s.schema_id,
+                        }),
                         severity: Severity::Warning,
-                        title: format!("Column `{name}` re-added with a new field id ({old} → {id})"),
+                        title: String::new(),
                         snapshot_ids: Vec::new(),
                         job_ids: Vec::new(),
-                        evidence: format!(
-                            "schema {since} has `{name}` as field id {old}; schema {} has a different column with the same name \
-                             (field id {id}). Files written with field {old} keep their values, but no reader maps them to \
-                             `{name}` any more: the data is in the files and unreachable from the table.",
-                            s.schema_id
-                        ),
-                        action: "Do not re-add dropped names. To recover the values, rewrite the old files projecting the \
-                                 old field into a new column, from a job that reads them by field id."
-                            .into(),
+                        evidence: String::new(),
+                        action: String::new(),
                         statement: None,
                     });
                     seen.insert(name, (id, s.schema_id));

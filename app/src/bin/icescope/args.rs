@@ -1,9 +1,9 @@
 //! Command-line options (clap). Each command takes the options it uses, as its own struct; the
 //! groups that name a table, a catalog or a store are shared (`options`).
 
-use icescope::report::chart::ChartKind;
 use icescope::analysis::export;
 use icescope::analysis::findings::Severity;
+use icescope::report::chart::ChartKind;
 
 pub use super::options::{CatalogArgs, NamedTable, StorageArgs, TableArgs};
 

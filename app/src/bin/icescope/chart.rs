@@ -2,7 +2,7 @@
 //! same code as the app's Save SVG (`report::draw::picture`); the PNG is that SVG at twice its pixels.
 
 use icescope::report::draw::look::{Look, TICKET, TICKET_WIDTH};
-use icescope::report::draw::picture::{self, Analysed, ChartKind};
+use icescope::report::draw::picture::{self, Analysed};
 use icescope::report::draw::Stamp;
 
 use super::args::ChartArgs;
@@ -20,7 +20,7 @@ pub fn chart(c: &ChartArgs) -> Result<(), Failure> {
     let s = open::open_reading(t, t.all_snapshots, false)?;
     let history = &s.loader.history;
     let table = c.table.table_ref(history);
-    let report = icescope::analysis::inspect::inspect(history, &table);
+    let report = icescope::report::findings::inspect(history, &table);
     let analysed = Analysed::of(history, report);
     let stamp = Stamp {
         table: c.name.clone().unwrap_or_else(|| table.table.clone()),

@@ -4,8 +4,9 @@
 
 use futures::executor::block_on;
 use icescope::analysis::duplicates::DEFAULT_KEY_BUDGET;
-use icescope::analysis::findings::{findings, FindingKind};
+use icescope::analysis::findings::FindingKind;
 use icescope::report::duplicates::text as duplicates_text;
+use icescope::report::findings::findings;
 use icescope::report::footers::{markdown, text};
 use icescope::session::drive::read_all;
 use icescope::session::Ask;
