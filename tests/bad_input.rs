@@ -191,8 +191,8 @@ fn extreme_values_in_metadata_make_reports_not_panics() {
     use icescope::analysis::findings::TableRef;
     use icescope::analysis::GrowthSeries;
     use icescope::report::findings::inspect;
-    use icescope::report::inspect_text::text;
-    use icescope::report::markdown::markdown;
+    use icescope::report::inspect::markdown::markdown;
+    use icescope::report::inspect::text::text;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/taskmanager-kill");
     let folder = LocalFolder::open(&root).unwrap();
     let path = newest_metadata(&folder).unwrap();

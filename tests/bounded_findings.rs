@@ -9,7 +9,7 @@ use icescope::analysis::findings::{Finding, TableRef, CAP};
 use icescope::decode::TableMetadata;
 use icescope::model::TableHistory;
 use icescope::report::findings::{findings, inspect};
-use icescope::report::markdown::markdown;
+use icescope::report::inspect::markdown::markdown;
 use serde_json::{json, Value};
 
 /// late-data's first commit repeated once per (job id, checkpoint id), in commit order.

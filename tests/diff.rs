@@ -84,7 +84,7 @@ fn a_job_alone_compares_everything_it_added_from_the_table_just_before_it() {
     let md = markdown(&first, "t");
     assert!(md.starts_with(&format!("### t: the empty table → snapshot {}\n", f["after_stop"]["snapshot_id"])), "{md}");
     assert!(md.contains("| snapshot | the empty table | "), "{md}");
-    let text = icescope::report::diff_text::text(&first, "t");
+    let text = icescope::report::diff::text::text(&first, "t");
     assert!(text.starts_with(&format!("t: the empty table -> snapshot {}\n", f["after_stop"]["snapshot_id"])), "{text}");
     // Backwards to the empty table: everything the first job added, removed.
     let back = compare(&h, "last:82295459", "first:82295459").unwrap();

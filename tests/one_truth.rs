@@ -12,7 +12,7 @@ use icescope::analysis::inspect::{Inspect, LoadInfo};
 use icescope::load::load_with_stats;
 use icescope::model::{ReadMode, TableHistory};
 use icescope::report::findings::inspect;
-use icescope::report::markdown::{markdown, markdown_in};
+use icescope::report::inspect::markdown::{markdown, markdown_in};
 use icescope::source::local::LocalFolder;
 use icescope::source::newest_metadata;
 use serde_json::Value;
@@ -146,7 +146,7 @@ fn findings_and_their_statements_are_the_same_in_the_export_the_markdown_and_the
         let exported = &tables[0];
         assert_eq!(exported.rows, s.report.findings.len(), "{}", s.name);
         let md = markdown_in(&s.report, typed);
-        let terminal = icescope::report::inspect_text::text(&s.report);
+        let terminal = icescope::report::inspect::text::text(&s.report);
         assert!(terminal.contains(&format!("findings ({}):", s.report.findings.len())), "{}", s.name);
         for (i, f) in s.report.findings.iter().enumerate() {
             assert_eq!(text(exported, "kind", i).as_deref(), Some(f.kind.as_str()), "{}", s.name);

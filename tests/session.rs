@@ -189,7 +189,7 @@ fn savepoints_are_judged_against_the_open_version_and_join_the_ticket() {
     }
     let s1 = judged.verdicts.iter().find(|(i, _)| judged.savepoints.reads[*i].path.ends_with("S1/_metadata")).unwrap();
     assert_eq!(s1.1.rows_committed_after, f["after_c"]["duplicates"].as_u64(), "the rows Spark counted twice after C");
-    let md = icescope::report::markdown::markdown_in(&view.report, "lab");
+    let md = icescope::report::inspect::markdown::markdown_in(&view.report, "lab");
     let call =
         format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_resume', snapshot_id => {});", s1.1.rollback_target_snapshot_id.unwrap());
     let section = md.find("### Before you resume").expect("the ticket carries the section");
@@ -214,7 +214,7 @@ fn the_ticket_gives_one_statement_per_incident_and_labels_the_savepoints() {
     let listed = [dir.display().to_string()];
     let read = block_on(read_savepoints(&icescope::source::local::PlainFiles, &metadata_among(listed.iter().map(String::as_str)).unwrap()));
     let view = run(&mut s, vec![Ask::Savepoints(std::sync::Arc::new(read))]);
-    let md = icescope::report::markdown::markdown_in(&view.report, "lab");
+    let md = icescope::report::inspect::markdown::markdown_in(&view.report, "lab");
     // The incident's statement: the table just before job C, as the lab recorded it before C's resume.
     let before_c = f["after_first_resume"]["snapshot_id"].as_i64().unwrap();
     let incident = format!("CALL lab.system.rollback_to_snapshot(table => 'icescope.savepoint_twice', snapshot_id => {before_c});");

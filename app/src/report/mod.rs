@@ -5,17 +5,15 @@
 
 pub mod chart;
 pub mod diff;
-pub mod diff_text;
 pub mod draw;
 pub mod duplicates;
 pub mod finding;
 pub mod findings;
 pub mod footers;
 pub mod format;
-pub mod inspect_text;
+pub mod inspect;
 pub mod live;
 pub mod load;
-pub mod markdown;
 pub mod orphans;
 pub mod projection;
 pub mod savepoint;

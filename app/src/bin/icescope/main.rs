@@ -102,8 +102,8 @@ fn inspect(c: &args::InspectArgs) -> Result<(), Failure> {
     }
     let printed = match c.format {
         ReportFormat::Json => print_json(&report),
-        ReportFormat::Text => print(&icescope::report::inspect_text::text(&report)),
-        ReportFormat::Markdown => print(&icescope::report::markdown::markdown(&report)),
+        ReportFormat::Text => print(&icescope::report::inspect::text::text(&report)),
+        ReportFormat::Markdown => print(&icescope::report::inspect::markdown::markdown(&report)),
     };
     let at = c.fail_on.map(args::FailOn::severity);
     let count = at.map_or(0, |at| report.findings.iter().filter(|f| f.severity >= at).count());
@@ -152,7 +152,7 @@ fn diff(c: &args::DiffArgs) -> Result<(), Failure> {
     match c.format {
         ReportFormat::Json => print_json(&d),
         ReportFormat::Markdown => print(&markdown(&d, &table)),
-        ReportFormat::Text => print(&icescope::report::diff_text::text(&d, &table)),
+        ReportFormat::Text => print(&icescope::report::diff::text::text(&d, &table)),
     }
 }
 

@@ -15,7 +15,7 @@ pub fn FindingsPanel(catalog: RwSignal<String>) -> impl IntoView {
     // The Markdown names the catalog typed, as the statements on screen do: rendered again, not patched.
     let md = Memo::new(move |_| {
         let typed = typed();
-        state.opened.with(|o| o.as_ref().map(|o| crate::report::markdown::markdown_in(&o.report, &typed)).unwrap_or_default())
+        state.opened.with(|o| o.as_ref().map(|o| crate::report::inspect::markdown::markdown_in(&o.report, &typed)).unwrap_or_default())
     });
     let copy = move |_| {
         let text = md.get_untracked();

@@ -1,8 +1,8 @@
 //! `icescope inspect --format text`: a fixed-width table for a terminal, every value from the
 //! table made visible, then the gaps and the findings.
 
-use super::text::visible;
 use crate::analysis::inspect::Inspect;
+use crate::report::text::visible;
 
 pub fn text(report: &Inspect) -> String {
     let n = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_else(|| "?".into());
@@ -38,18 +38,18 @@ pub fn text(report: &Inspect) -> String {
             c.source.map(|c| c.label()).unwrap_or("unknown")
         );
     }
-    if let Some(line) = report.load.as_ref().and_then(super::load::phases_line) {
+    if let Some(line) = report.load.as_ref().and_then(crate::report::load::phases_line) {
         out += &format!("read: {line}\n");
     }
     for d in report.disagreements.iter().take(50) {
-        out += &format!("contradicted: {}\n", super::load::disagreement_line(d));
+        out += &format!("contradicted: {}\n", crate::report::load::disagreement_line(d));
     }
     for g in &report.gaps {
-        out += &format!("gap: {} ({})\n", visible(&g.message), super::load::needed_by(&g.snapshot_ids, |s| s));
+        out += &format!("gap: {} ({})\n", visible(&g.message), crate::report::load::needed_by(&g.snapshot_ids, |s| s));
     }
     out += &format!("\nfindings ({}):\n", report.findings.len());
     for f in &report.findings {
-        out += &super::finding::terminal(f, None);
+        out += &crate::report::finding::terminal(f, None);
     }
     out
 }

@@ -1,8 +1,8 @@
 //! The report an on-call engineer pastes into an incident ticket.
 
-use super::text::{bytes, code, count as n, text, thousands};
 use crate::analysis::inspect::{Inspect, LiveRows};
 use crate::model::CountSource;
+use crate::report::text::{bytes, code, count as n, text, thousands};
 
 /// The report with its statements for the catalog it was made with.
 pub fn markdown(report: &Inspect) -> String {
@@ -63,13 +63,13 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
         out += &format!("- {}\n", text(s));
     }
     if let Some(l) = &report.load {
-        out += &format!("- {} Read: {} files, {}.\n", text(&super::load::count_sources(l)), thousands(l.files_read as u64), bytes(l.bytes_read));
+        out += &format!("- {} Read: {} files, {}.\n", text(&crate::report::load::count_sources(l)), thousands(l.files_read as u64), bytes(l.bytes_read));
     }
     out += "\n";
     if !report.disagreements.is_empty() {
         out += &format!(
             "### Summaries that the files contradict\n\n{}: the snapshot summary states one number, the files read give another.\n\n| snapshot | field | summary | counted | from |\n|---|---|---|---|---|\n",
-            super::load::disagreements_heading(report.disagreements.len())
+            crate::report::load::disagreements_heading(report.disagreements.len())
         );
         for d in report.disagreements.iter().take(50) {
             out += &format!("| `{}` | {} | {} | {} | {} |\n", d.snapshot_id, d.field, d.summary, d.counted, d.counted_from.label());
@@ -98,7 +98,7 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
         out += "\n";
     }
     if let Some(p) = &report.projection {
-        out += &format!("### Growth at the observed rate\n\n{}\n\n", text(&super::projection::sentence(p)));
+        out += &format!("### Growth at the observed rate\n\n{}\n\n", text(&crate::report::projection::sentence(p)));
     }
     out += &recommended(report, catalog);
     out += "### Findings\n\n";
@@ -106,17 +106,17 @@ pub fn markdown_in(report: &Inspect, catalog: &str) -> String {
         out += "No findings.\n";
     }
     for f in &report.findings {
-        out += &super::finding::markdown(f, Some(catalog));
+        out += &crate::report::finding::markdown(f, Some(catalog));
     }
     if let Some(j) = &report.savepoints {
         out += "\n";
-        out += &super::savepoint::section(&super::savepoint::of(j, Some(&t.metadata_file)), catalog, &report.findings);
+        out += &crate::report::savepoint::section(&crate::report::savepoint::of(j, Some(&t.metadata_file)), catalog, &report.findings);
         out += "\n";
     }
     if !report.gaps.is_empty() {
-        out += &format!("### Files that could not be read\n\n{}.\n\n", super::load::gaps_heading(report.gaps.len()));
+        out += &format!("### Files that could not be read\n\n{}.\n\n", crate::report::load::gaps_heading(report.gaps.len()));
         for g in &report.gaps {
-            out += &format!("- {} — {}\n", text(&g.message), super::load::needed_by(&g.snapshot_ids, |s| format!("`{s}`")));
+            out += &format!("- {} — {}\n", text(&g.message), crate::report::load::needed_by(&g.snapshot_ids, |s| format!("`{s}`")));
         }
     }
     out
@@ -141,7 +141,7 @@ pub fn recommended(report: &Inspect, catalog: &str) -> String {
     for f in incidents {
         out += &format!("- **{}** — {}\n\n", text(&f.title), text(&f.action));
         if let Some(s) = &f.statement {
-            out += &super::text::sql_block(&s.sql_for(Some(catalog)));
+            out += &crate::report::text::sql_block(&s.sql_for(Some(catalog)));
             out += "\n";
         }
     }

@@ -1,8 +1,10 @@
 //! A comparison of two snapshots as each surface words it: the totals sentence, the schema
 //! changes, the backwards warning, the per-partition columns, and the Markdown for the ticket.
 
-use super::text::{code, text};
+pub mod text;
+
 use crate::analysis::diff::{Changes, Commit, Refusal, SchemaChange, SnapshotDiff, SnapshotSide};
+use crate::report::text::{code, text};
 
 /// A side that is the table before its first commit, where a snapshot id would stand.
 pub const EMPTY_TABLE: &str = "the empty table";

@@ -1,9 +1,9 @@
 //! `icescope diff --format text`: the comparison for a terminal, the same content as the
 //! Markdown (`report::diff::markdown`) in aligned columns; every value from the table made visible.
 
-use super::diff::{checkpoint_label, commit_cells, heading, schema_parts, sentence, side_id, BACKWARDS, COLUMNS};
-use super::text::visible;
+use super::{checkpoint_label, commit_cells, heading, schema_parts, sentence, side_id, BACKWARDS, COLUMNS};
 use crate::analysis::diff::{SnapshotDiff, SnapshotSide};
+use crate::report::text::visible;
 
 fn checkpoint(c: Option<i64>) -> String {
     checkpoint_label(c).unwrap_or_else(|| "-".into())
