@@ -17,8 +17,7 @@ use super::manifest::V3Fields;
 use super::parquet_footer::{decode_footer_metadata, footer_span, TAIL_BYTES};
 use super::{DataContent, DataFile, DecodeError, FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestStatus, PartitionValue, Summary};
 
-/// The folders `icescope spark-export` has Spark write, one per metadata table, in its order.
-pub const FOLDERS: [&str; 8] = ["snapshots", "history", "refs", "metadata_log_entries", "manifests", "all_manifests_by_snapshot", "entries", "partitions"];
+pub use crate::source::spark_folders::FOLDERS;
 
 /// Rows per batch: the entries of a large table arrive a few thousand at a time.
 const BATCH_ROWS: usize = 4096;

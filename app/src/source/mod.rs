@@ -24,6 +24,7 @@ pub mod s3;
 pub mod s3_list;
 pub mod savepoint_paths;
 pub mod secrets;
+pub mod spark_folders;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transport;
 

@@ -2,6 +2,7 @@
 //! through (with the one error a browser hides, CORS), `files` the tables opened in a page
 //! (picked or dropped files, the bundled examples served beside the app, a remote table).
 
+pub mod dropped;
 pub mod fetch;
 pub mod files;
 pub mod follow;

@@ -163,7 +163,7 @@ pub async fn open_root(state: AppState, root: web_sys::FileSystemDirectoryHandle
             Ok(files) => {
                 let mut set = PickedFiles::default();
                 for (path, file) in files {
-                    super::drop::add_file(&mut set, path, file);
+                    crate::source::browser::dropped::add_file(&mut set, path, file);
                 }
                 super::drop::open_set(state, set).await;
             }

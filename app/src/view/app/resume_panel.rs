@@ -52,7 +52,7 @@ pub fn ResumePanel(catalog: RwSignal<String>) -> impl IntoView {
         spawn(async move {
             let mut set = PickedFiles::default();
             for e in &entries {
-                if let Err(m) = super::drop::read_entry(e, &mut set).await {
+                if let Err(m) = crate::source::browser::dropped::read_entry(e, &mut set).await {
                     state.error(format!("{}: {m}", e.full_path()));
                 }
             }
