@@ -176,6 +176,7 @@ pub struct PuffinFooterUnreadable {
     pub snapshot_id: SnapshotId,
     pub puffin_files: usize,
     pub puffin_footers_read: usize,
+    /// The live vectors in them, unchecked.
     pub vectors: Bounded<VectorProblem>,
 }
 
