@@ -63,7 +63,7 @@ fn two_thousand_interleaved_jobs_give_cap_plus_one_findings() {
     let cw = of(&all, "concurrent_writers");
     assert_eq!(cw.len(), CAP + 1);
     let pairs = n * (n - 1) / 2;
-    assert_eq!(cw[CAP].title, format!("{} more pairs of Flink jobs writing at once", icescope::analysis::findings::thousands((pairs - CAP) as u64)));
+    assert_eq!(cw[CAP].title, format!("{} more pairs of Flink jobs writing at once", icescope::report::format::thousands((pairs - CAP) as u64)));
     assert!(cw[CAP].evidence.contains("2,000 jobs in all"), "{}", cw[CAP].evidence);
     assert!(of(&all, "savepoint_replayed").is_empty() && of(&all, "job_resumed").is_empty());
     readable(&all);
@@ -82,7 +82,7 @@ fn two_thousand_jobs_each_replaying_the_last_are_counted_not_listed() {
     assert_eq!(replays.len(), CAP + 1);
     // The newest job, right after the one before it, is two writers or a restart from scratch: the
     // table cannot tell yet (`replay.rs` fresh_beside_running); every earlier one is a replay.
-    assert!(replays[CAP].title.starts_with(&format!("{} more jobs", icescope::analysis::findings::thousands((n - 2 - CAP) as u64))), "{}", replays[CAP].title);
+    assert!(replays[CAP].title.starts_with(&format!("{} more jobs", icescope::report::format::thousands((n - 2 - CAP) as u64))), "{}", replays[CAP].title);
     assert_eq!(of(&all, "concurrent_writers").len(), 1);
     readable(&all);
 }
@@ -97,7 +97,7 @@ fn ten_thousand_checkpoint_holes_are_ranges_not_ids() {
     let all = findings(&h, &TableRef { catalog: "lab".into(), table: "icescope.late_data".into() });
     let gaps = of(&all, "checkpoint_gaps");
     assert_eq!(gaps.len(), 1);
-    assert!(gaps[0].title.contains(&format!("and {} more holes", icescope::analysis::findings::thousands((holes as usize - CAP) as u64))), "{}", gaps[0].title);
+    assert!(gaps[0].title.contains(&format!("and {} more holes", icescope::report::format::thousands((holes as usize - CAP) as u64))), "{}", gaps[0].title);
     assert!(gaps[0].evidence.contains("(99,990,000 ids)"), "{}", gaps[0].evidence);
     readable(&all);
 }

@@ -66,7 +66,7 @@ fn savepoint_used_twice_is_one_critical_finding_with_the_right_job_and_rollback_
     );
     assert_eq!(fx.records_at(target), first_resume["rows"].as_u64().unwrap(), "rollback target holds the first resume's rows");
     let dupes = fx.facts["after_second_resume"]["duplicates"].as_u64().unwrap();
-    assert!(f.evidence.contains(&icescope::analysis::findings::thousands(dupes)), "duplicates {dupes} not in: {}", f.evidence);
+    assert!(f.evidence.contains(&icescope::report::format::thousands(dupes)), "duplicates {dupes} not in: {}", f.evidence);
     // The first resume is normal and says so.
     let resumes = fx.of_kind("job_resumed");
     assert_eq!(resumes.len(), 1);
@@ -317,7 +317,7 @@ fn two_jobs_writing_at_once_are_concurrent_writers_not_a_savepoint_replay() {
     assert_eq!(f[0].severity, Severity::Critical);
     // Each job added its whole input; Spark counted the duplicates.
     let dupes = fx.facts["after_both_finished"]["duplicates"].as_u64().unwrap();
-    assert!(f[0].evidence.contains(&icescope::analysis::findings::thousands(dupes)), "{}", f[0].evidence);
+    assert!(f[0].evidence.contains(&icescope::report::format::thousands(dupes)), "{}", f[0].evidence);
     fx.none_of("savepoint_replayed");
     fx.none_of("job_resumed");
     // And a sequential replay is not mistaken for concurrency.
@@ -441,11 +441,7 @@ fn a_resume_from_an_older_savepoint_names_where_it_went_back_to_and_whose_rows_i
     let short = |j: &str| format!("{}…", &j[..8]);
     assert_eq!(f.title, format!("Savepoint replayed: job {} restored from about checkpoint {a} and wrote again what followed it", short(&jobs[2])));
     // All of job 2's rows are repeated, exactly as Spark counted them.
-    assert!(
-        f.evidence.contains(&format!("all {} rows of job {}", icescope::analysis::findings::thousands(dup_rows(&jobs[1])), short(&jobs[1]))),
-        "{}",
-        f.evidence
-    );
+    assert!(f.evidence.contains(&format!("all {} rows of job {}", icescope::report::format::thousands(dup_rows(&jobs[1])), short(&jobs[1]))), "{}", f.evidence);
     // Job 1's share is bounded from above by its commits after the restore point: the commit
     // after a savepoint without stop also holds rows from before it.
     let bound = number_before(&f.evidence, &format!(" rows of job {} (its commits after checkpoint {a})", short(&jobs[0])));

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use icescope::analysis::findings::TableRef;
-use icescope::analysis::orphans::{finding, listed_files, orphans, table_root, ListedFile, OrphanKind, IN_FLIGHT_MARGIN_MS};
+use icescope::analysis::orphans::{listed_files, orphans, table_root, ListedFile, OrphanKind, IN_FLIGHT_MARGIN_MS};
+// Worded, as every reader gets it.
 use icescope::load::load_table;
 use icescope::model::{ReadMode, TableHistory};
+use icescope::report::findings::orphan_finding as finding;
 use icescope::source::listing::Listing;
 use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet, MemoryFiles};

@@ -6,11 +6,12 @@ use std::path::Path;
 
 use futures::executor::block_on;
 use icescope::analysis::findings::TableRef;
-use icescope::analysis::footers::{footer_report, FooterReport};
+use icescope::analysis::footers::FooterReport;
 use icescope::load::data_scan::read_puffin_footers;
 use icescope::load::decoder::Inline;
 use icescope::load::load_table;
 use icescope::model::ReadMode;
+use icescope::report::findings::footer_report;
 use icescope::report::footers::{markdown, text};
 use icescope::source::local::LocalFolder;
 use icescope::source::{newest_metadata, FileSet, MemoryFiles};

@@ -11,7 +11,7 @@ use crate::decode::{DataContent, SnapshotId};
 use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::TableHistory;
 
-use super::findings::{Finding, FindingKind, Severity, TableRef};
+use super::findings::{Bounded, Facts, Finding, FindingKind, Severity, TableRef};
 use super::vector_footers::{check_vectors, VectorCheck};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,6 +52,53 @@ pub struct FooterReport {
     pub findings: Vec<Finding>,
 }
 
+/// Live files whose footer holds another number of rows than their manifest entries state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordCountMismatch {
+    pub snapshot_id: SnapshotId,
+    pub files: Bounded<RowsDiffer>,
+    /// Footer rows minus manifest record_count over all of them: what counts answered from
+    /// metadata are off by.
+    pub rows_delta: i128,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowsDiffer {
+    pub file_path: String,
+    pub manifest_record_count: i64,
+    pub footer_rows: i64,
+}
+
+/// Live files whose object is not the size their manifest entries state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileSizeMismatch {
+    pub snapshot_id: SnapshotId,
+    pub files: Bounded<SizeDiffers>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SizeDiffers {
+    pub file_path: String,
+    pub manifest_file_size: i64,
+    pub object_size: u64,
+}
+
+/// Live files with no readable Parquet footer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FooterUnreadable {
+    pub snapshot_id: SnapshotId,
+    pub files: Bounded<NoFooter>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NoFooter {
+    pub file_path: String,
+    /// Why, as the reader refused it: it names the file and the field.
+    pub error: String,
+}
+
+/// The manifests against the footers read, with their findings (typed: `report::findings`
+/// words them, `report::findings::footer_report` for a reader).
 pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter], puffins: &[PuffinFileFooter], table: &TableRef) -> FooterReport {
     let rows: Vec<FooterRow> = footers
         .iter()
@@ -82,52 +129,49 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     let bad_size: Vec<&FooterRow> = rows.iter().filter(|r| r.size_matches == Some(false)).collect();
     let unreadable: Vec<&FooterRow> = rows.iter().filter(|r| r.error.is_some()).collect();
     let mut findings = Vec::new();
-    let examples = |v: &[&FooterRow], f: &dyn Fn(&FooterRow) -> String| v.iter().take(3).map(|r| f(r)).collect::<Vec<_>>().join("; ");
+    let finding = |kind, facts, severity, statement| Finding {
+        kind,
+        facts,
+        severity,
+        title: String::new(),
+        snapshot_ids: vec![snapshot_id],
+        job_ids: Vec::new(),
+        evidence: String::new(),
+        action: String::new(),
+        statement,
+    };
     if !bad_records.is_empty() {
-        let delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();
-        findings.push(Finding {
-            kind: FindingKind::RecordCountMismatch,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Critical,
-            title: format!("{} file(s) hold a different number of rows than their manifest entries say", bad_records.len()),
-            snapshot_ids: vec![snapshot_id],
-            job_ids: Vec::new(),
-            evidence: format!(
-                "Footer rows minus manifest record_count: {delta:+} over these files. {}. Counts answered from metadata (count(*) pushdown, the snapshot's total-records) are wrong by that much.",
-                examples(&bad_records, &|r| format!("{}: manifest {}, footer {}", r.file_path, r.manifest_record_count, r.footer_rows.unwrap_or(0)))
-            ),
-            action: "Find the writer that registered these files (the manifest's adding snapshot) and fix it; then rewrite the files so that new entries carry counts from the files themselves.".into(),
-            statement: table.literal().map(|t| table.call("rewrite_data_files", &format!("table => {t}, options => map('rewrite-all', 'true')"))),
-        });
+        // Summed wide: a hostile manifest's counts near i64's ends must not overflow.
+        let rows_delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();
+        let facts = RecordCountMismatch {
+            snapshot_id,
+            files: Bounded::of(bad_records.iter().map(|r| RowsDiffer {
+                file_path: r.file_path.clone(),
+                manifest_record_count: r.manifest_record_count,
+                footer_rows: r.footer_rows.unwrap_or(0),
+            })),
+            rows_delta,
+        };
+        let statement = table.literal().map(|t| table.call("rewrite_data_files", &format!("table => {t}, options => map('rewrite-all', 'true')")));
+        findings.push(finding(FindingKind::RecordCountMismatch, Facts::RecordCountMismatch(facts), Severity::Critical, statement));
     }
     if !bad_size.is_empty() {
-        findings.push(Finding {
-            kind: FindingKind::FileSizeMismatch,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Critical,
-            title: format!("{} file(s) differ in size from their manifest's file_size_in_bytes", bad_size.len()),
-            snapshot_ids: vec![snapshot_id],
-            job_ids: Vec::new(),
-            evidence: format!(
-                "{}. A reader seeks the footer at the manifest's size: the file was replaced, cut short or appended to after it was committed.",
-                examples(&bad_size, &|r| format!("{}: manifest {} bytes, object {} bytes", r.file_path, r.manifest_file_size, r.object_size.unwrap_or(0)))
-            ),
-            action: "Restore the object the table committed (versioned bucket) or roll back to a snapshot before the file was added; never overwrite a committed data file in place.".into(),
-            statement: None,
-        });
+        let facts = FileSizeMismatch {
+            snapshot_id,
+            files: Bounded::of(bad_size.iter().map(|r| SizeDiffers {
+                file_path: r.file_path.clone(),
+                manifest_file_size: r.manifest_file_size,
+                object_size: r.object_size.unwrap_or(0),
+            })),
+        };
+        findings.push(finding(FindingKind::FileSizeMismatch, Facts::FileSizeMismatch(facts), Severity::Critical, None));
     }
     if !unreadable.is_empty() {
-        findings.push(Finding {
-            kind: FindingKind::FooterUnreadable,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Warning,
-            title: format!("{} live file(s) have no readable Parquet footer", unreadable.len()),
-            snapshot_ids: vec![snapshot_id],
-            job_ids: Vec::new(),
-            evidence: examples(&unreadable, &|r| r.error.clone().unwrap_or_default()),
-            action: "A scan of this snapshot fails on these files: restore them, or remove them from the table and re-ingest their rows.".into(),
-            statement: None,
-        });
+        let facts = FooterUnreadable {
+            snapshot_id,
+            files: Bounded::of(unreadable.iter().map(|r| NoFooter { file_path: r.file_path.clone(), error: r.error.clone().unwrap_or_default() })),
+        };
+        findings.push(finding(FindingKind::FooterUnreadable, Facts::FooterUnreadable(facts), Severity::Warning, None));
     }
     let deletion_vectors = check_vectors(history, index, puffins);
     findings.extend(super::vector_footers::findings(&deletion_vectors, snapshot_id, table));

@@ -15,7 +15,7 @@ use crate::model::TableHistory;
 use crate::source::listing::Listing;
 use crate::source::PathIndex;
 
-use super::findings::{capped_list, thousands, Finding, FindingKind, Severity, TableRef};
+use super::findings::{Bounded, Facts, Finding, FindingKind, Severity, TableRef};
 
 /// Files written after the table's last commit minus this may belong to a commit still in flight:
 /// a Flink checkpoint writes its data files first and commits them when the checkpoint completes
@@ -261,97 +261,77 @@ fn kind_of(rel: &str) -> OrphanKind {
     }
 }
 
+/// What is orphaned, by kind: the first files of each and how many there are.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrphanFiles {
+    /// Files listed under the table's location.
+    pub listed: usize,
+    /// Of those, the ones some snapshot or the metadata log references.
+    pub referenced: usize,
+    /// Data and delete files (`OrphanKind::Data`).
+    pub data_files: Bounded<OrphanFile>,
+    /// Their total size, where the source gave every one's.
+    pub data_bytes: Option<u64>,
+    /// Files beside them that are no table file (`OrphanKind::NotTableFile`).
+    pub not_table_files: Bounded<OrphanFile>,
+    pub metadata_files: Bounded<OrphanFile>,
+    pub metadata_json: usize,
+    pub manifest_lists: usize,
+    pub manifests: usize,
+    pub other_metadata: usize,
+    /// Orphans modified at or after `older_than_ms`, which the statement spares.
+    pub spared: usize,
+    pub last_commit_ms: i64,
+    pub older_than_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrphanFile {
+    pub path: String,
+    pub size: Option<u64>,
+}
+
 /// The finding: what is orphaned, and the statement with its `older_than`. None when nothing is.
 pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
     if report.data.is_empty() && report.metadata.is_empty() {
         return None;
     }
-    let bytes = |v: &[Orphan]| v.iter().filter_map(|o| o.size).fold(0u64, u64::saturating_add);
-    let sized = |v: &[Orphan]| v.iter().all(|o| o.size.is_some());
-    let shown = |v: &[Orphan]| {
-        capped_list(
-            v.iter().map(|o| match o.size {
-                Some(s) => format!("{} ({} bytes)", o.path, thousands(s)),
-                None => o.path.to_string(),
-            }),
-            v.len(),
-            "files",
-        )
+    // Only the first are copied: millions of orphans are not millions of `String`s again.
+    let first = |v: &[Orphan]| Bounded {
+        first: v.iter().take(super::findings::CAP).map(|o| OrphanFile { path: o.path.to_string(), size: o.size }).collect(),
+        total: v.len(),
     };
-    let older_than = crate::analysis::sql::timestamp(report.older_than_ms);
-    let cutoff = crate::model::time::rfc3339_ms(report.older_than_ms);
-    let mut evidence = format!(
-        "{} files are listed under the table's location; every snapshot's manifests were read and {} of them are referenced.",
-        thousands(report.listed as u64),
-        thousands(report.referenced as u64)
-    );
     let split = report.data.partition_point(|o| o.kind == OrphanKind::Data);
     let (files, others) = report.data.split_at(split);
-    if !files.is_empty() {
-        evidence += &format!(
-            " {} data or delete file{} no snapshot references{}: {}.",
-            files.len(),
-            if files.len() == 1 { "" } else { "s" },
-            if sized(files) { format!(" ({} bytes)", thousands(bytes(files))) } else { String::new() },
-            shown(files)
-        );
-    }
-    if !others.is_empty() {
-        evidence += &format!(
-            " {} file{} beside them {} no table file at all (not Parquet, ORC, Avro or Puffin): {}. remove_orphan_files deletes \
-             everything under the location that no snapshot references, these too: move them out first if they matter.",
-            others.len(),
-            if others.len() == 1 { "" } else { "s" },
-            if others.len() == 1 { "is" } else { "are" },
-            shown(others)
-        );
-    }
-    if !report.metadata.is_empty() {
-        let count = |k: super::orphans::OrphanKind| report.metadata.iter().filter(|o| o.kind == k).count();
-        evidence += &format!(
-            " Metadata files nothing references any more — {} metadata.json outside the metadata log, {} manifest lists, {} manifests, {} other: {}.",
-            count(OrphanKind::MetadataJson),
-            count(OrphanKind::ManifestList),
-            count(OrphanKind::Manifest),
-            count(OrphanKind::OtherMetadata),
-            shown(&report.metadata)
-        );
-    }
-    let spared = report.data.iter().chain(&report.metadata).filter(|o| o.spared).count();
-    if spared > 0 {
-        evidence += &format!(" {spared} of them were modified at or after {cutoff} and are spared by the statement below.");
-    }
-    let title = format!("{} under the table location ({})", orphan_files(report.counts().total()), kinds(&report.counts()));
-    let action = format!(
-        "Files a failed or cancelled writer left behind cost storage and are never read. Remove them with \
-         `remove_orphan_files`, first with `dry_run => true` to see its list. `older_than` is the table's last \
-         commit ({}) minus an hour, {cutoff} (UTC; Spark reads the literal in its session time zone): a file \
-         written after it may belong to a commit still in flight, so it is spared. Orphans newer than that are \
-         removed by a later run, once the table has committed past them.",
-        crate::model::time::rfc3339_ms(report.last_commit_ms)
-    );
+    let data_bytes = files.iter().all(|o| o.size.is_some()).then(|| files.iter().filter_map(|o| o.size).fold(0u64, u64::saturating_add));
+    let count = |k: OrphanKind| report.metadata.iter().filter(|o| o.kind == k).count();
+    let facts = OrphanFiles {
+        listed: report.listed,
+        referenced: report.referenced,
+        data_files: first(files),
+        data_bytes,
+        not_table_files: first(others),
+        metadata_files: first(&report.metadata),
+        metadata_json: count(OrphanKind::MetadataJson),
+        manifest_lists: count(OrphanKind::ManifestList),
+        manifests: count(OrphanKind::Manifest),
+        other_metadata: count(OrphanKind::OtherMetadata),
+        spared: report.data.iter().chain(&report.metadata).filter(|o| o.spared).count(),
+        last_commit_ms: report.last_commit_ms,
+        older_than_ms: report.older_than_ms,
+    };
+    let older_than = crate::analysis::sql::timestamp(report.older_than_ms);
     Some(Finding {
         kind: FindingKind::OrphanFiles,
-        facts: crate::analysis::findings::Facts::Worded,
+        facts: Facts::OrphanFiles(facts),
         severity: if files.is_empty() { Severity::Info } else { Severity::Warning },
-        title,
+        title: String::new(),
         snapshot_ids: Vec::new(),
         job_ids: Vec::new(),
-        evidence,
-        action,
+        evidence: String::new(),
+        action: String::new(),
         statement: table.statement("remove_orphan_files", older_than.map(|t| format!("older_than => {t}"))),
     })
-}
-
-/// `5 orphan files`.
-pub fn orphan_files(n: usize) -> String {
-    format!("{} orphan file{}", thousands(n as u64), if n == 1 { "" } else { "s" })
-}
-
-/// `3 data or delete, 0 metadata, 2 other`: the other (no table file) only where there are some.
-pub fn kinds(c: &OrphanCounts) -> String {
-    let other = if c.other == 0 { String::new() } else { format!(", {} other", thousands(c.other as u64)) };
-    format!("{} data or delete, {} metadata{other}", thousands(c.data as u64), thousands(c.metadata as u64))
 }
 
 /// A folder's files as listed files, with sizes and modification times where the source has them.

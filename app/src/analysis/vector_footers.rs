@@ -13,7 +13,7 @@ use crate::decode::puffin::{BlobMetadata, BlobType, PuffinFooter};
 use crate::model::footers::PuffinFileFooter;
 use crate::model::TableHistory;
 
-use super::findings::{thousands, Finding, FindingKind, Severity, TableRef};
+use super::findings::{Bounded, Facts, Finding, FindingKind, Severity, TableRef};
 use crate::decode::SnapshotId;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -161,57 +161,73 @@ pub fn check_vectors(history: &TableHistory, index: usize, puffins: &[PuffinFile
     }
 }
 
+/// Live deletion vectors that disagree with their Puffin file's footer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorFooterMismatch {
+    pub snapshot_id: SnapshotId,
+    pub vectors: Bounded<VectorProblem>,
+    /// Footer cardinality minus manifest record_count over the vectors whose footer gives one.
+    pub cardinality_delta: i128,
+}
+
+/// Puffin files whose footer could not be read, and the live vectors left unchecked in them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PuffinFooterUnreadable {
+    pub snapshot_id: SnapshotId,
+    pub puffin_files: usize,
+    pub puffin_footers_read: usize,
+    /// The live vectors in them, unchecked.
+    pub vectors: Bounded<VectorProblem>,
+}
+
+/// One vector and what is wrong with it (`VectorRow::problem`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VectorProblem {
+    pub puffin_path: String,
+    pub content_offset: Option<i64>,
+    pub problem: String,
+}
+
 pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) -> Vec<Finding> {
     let mut out = Vec::new();
-    let examples = |keep: &dyn Fn(&VectorRow) -> bool| {
-        // A read error names its file already; a disagreement does not.
-        let line = |r: &VectorRow| match r.problem.as_deref().unwrap_or_default() {
-            p if p.starts_with(&r.puffin_path) => p.to_string(),
-            p => format!("{} at {}: {p}", r.puffin_path, r.content_offset.unwrap_or(-1)),
-        };
-        let picked: Vec<String> = check.vectors_checked.iter().filter(|r| keep(r)).take(3).map(line).collect();
-        picked.join("; ")
+    let problems = |keep: &dyn Fn(&VectorRow) -> bool| {
+        Bounded::of(check.vectors_checked.iter().filter(|r| keep(r)).map(|r| VectorProblem {
+            puffin_path: r.puffin_path.clone(),
+            content_offset: r.content_offset,
+            problem: r.problem.clone().unwrap_or_default(),
+        }))
+    };
+    let finding = |kind, facts, severity| Finding {
+        kind,
+        facts,
+        severity,
+        title: String::new(),
+        snapshot_ids: vec![snapshot_id],
+        job_ids: Vec::new(),
+        evidence: String::new(),
+        action: String::new(),
+        statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
     };
     if check.mismatches > 0 {
         let bad = |r: &VectorRow| r.matches == Some(false);
-        let delta: i128 = check
+        // Summed wide: cardinalities near i64's ends must not overflow.
+        let cardinality_delta: i128 = check
             .vectors_checked
             .iter()
             .filter(|r| bad(r))
             .filter_map(|r| r.footer_cardinality.map(|c| i128::from(c) - i128::from(r.manifest_cardinality)))
             .sum();
-        out.push(Finding {
-            kind: FindingKind::VectorFooterMismatch,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Critical,
-            title: format!("{} deletion vector(s) disagree with their Puffin file's footer", thousands(check.mismatches as u64)),
-            snapshot_ids: vec![snapshot_id],
-            job_ids: Vec::new(),
-            evidence: format!(
-                "{}. Footer cardinality minus manifest record_count over them: {delta:+}. Spark and Trino read a vector at the manifest's offset without the footer, so they stay silent; counts answered from metadata subtract the manifests' cardinalities, and a reader that plans from the footer applies other rows or fails.",
-                examples(&bad)
-            ),
-            action: "Find the writer that committed these vectors (the manifest's adding snapshot) and fix it; then apply the deletes into new data files, which retires the vectors.".into(),
-            statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
-        });
+        let facts = VectorFooterMismatch { snapshot_id, vectors: problems(&bad), cardinality_delta };
+        out.push(finding(FindingKind::VectorFooterMismatch, Facts::VectorFooterMismatch(facts), Severity::Critical));
     }
     if check.unchecked > 0 {
-        out.push(Finding {
-            kind: FindingKind::PuffinFooterUnreadable,
-            facts: crate::analysis::findings::Facts::Worded,
-            severity: Severity::Warning,
-            title: format!(
-                "{} of {} Puffin file(s) have no readable footer ({} live deletion vector(s) unchecked)",
-                check.puffin_files - check.puffin_footers_read,
-                check.puffin_files,
-                thousands(check.unchecked as u64)
-            ),
-            snapshot_ids: vec![snapshot_id],
-            job_ids: Vec::new(),
-            evidence: examples(&|r: &VectorRow| r.matches.is_none()),
-            action: "Readers that go by the manifests' offsets may still apply these vectors; a reader that opens the footer fails on them. Restore the files, or apply the deletes into new data files.".into(),
-            statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
-        });
+        let facts = PuffinFooterUnreadable {
+            snapshot_id,
+            puffin_files: check.puffin_files,
+            puffin_footers_read: check.puffin_footers_read,
+            vectors: problems(&|r: &VectorRow| r.matches.is_none()),
+        };
+        out.push(finding(FindingKind::PuffinFooterUnreadable, Facts::PuffinFooterUnreadable(facts), Severity::Warning));
     }
     out
 }

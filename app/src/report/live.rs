@@ -21,7 +21,7 @@ pub fn look(history: &TableHistory, table: &TableRef, state: &LiveState, now_ms:
 /// `job 3d02fc…` for a Flink job's writer key, the rest as they are.
 fn writer(w: &str) -> String {
     match w.strip_prefix("job ") {
-        Some(id) => format!("job {}", crate::analysis::findings::Context::short(id)),
+        Some(id) => format!("job {}", super::format::short_job(id)),
         None => w.to_string(),
     }
 }
@@ -33,10 +33,10 @@ fn count(v: Option<u64>, one: &str, many: &str) -> Option<String> {
 fn commit(c: &Commit) -> String {
     let by = match (&c.job_id, c.checkpoint_id) {
         (Some(j), Some(cp)) if cp == crate::model::flink::END_OF_INPUT_CHECKPOINT => {
-            format!("job {} (its end-of-input commit)", crate::analysis::findings::Context::short(j))
+            format!("job {} (its end-of-input commit)", super::format::short_job(j))
         }
-        (Some(j), Some(cp)) => format!("job {} checkpoint {cp}", crate::analysis::findings::Context::short(j)),
-        (Some(j), None) => format!("job {}", crate::analysis::findings::Context::short(j)),
+        (Some(j), Some(cp)) => format!("job {} checkpoint {cp}", super::format::short_job(j)),
+        (Some(j), None) => format!("job {}", super::format::short_job(j)),
         (None, _) if c.writer == crate::model::Writer::Unknown => "a writer that names no engine".to_string(),
         (None, _) => c.writer.label().to_string(),
     };
@@ -111,7 +111,7 @@ pub fn line(o: &Observed) -> String {
                 (None, _) => "committing without checkpoint ids".to_string(),
             };
             let after = match (previous_job_id, previous_last_commit_ms) {
-                (Some(p), Some(t)) => format!("; job {} last committed {}", crate::analysis::findings::Context::short(p), rfc3339_ms(*t)),
+                (Some(p), Some(t)) => format!("; job {} last committed {}", super::format::short_job(p), rfc3339_ms(*t)),
                 _ => String::new(),
             };
             format!("new Flink job {job_id}, {from}{after}")
@@ -133,7 +133,7 @@ pub fn line(o: &Observed) -> String {
         Event::Resumed { writer: w, last_commit_ms, commit_ms, gap_ms, by_job } => match by_job {
             Some(j) => format!(
                 "resumed: job {} took over from {} at {}, {} after its last commit ({})",
-                crate::analysis::findings::Context::short(j),
+                super::format::short_job(j),
                 writer(w),
                 rfc3339_ms(*commit_ms),
                 duration(*gap_ms),

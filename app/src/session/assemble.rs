@@ -14,19 +14,10 @@ pub fn report(history: &TableHistory, table: &TableRef, stats: &ReadStats, pick:
 }
 
 /// The history's analysis (`inspect` or `inspect_with`) made a report.
-pub fn finish(
-    history: &TableHistory,
-    mut report: Inspect,
-    table: &TableRef,
-    stats: &ReadStats,
-    pick: Option<MetadataPick>,
-    mut extra: Vec<Finding>,
-) -> Inspect {
+pub fn finish(history: &TableHistory, mut report: Inspect, table: &TableRef, stats: &ReadStats, pick: Option<MetadataPick>, extra: Vec<Finding>) -> Inspect {
     // Known from the moment the table opens: it waits for no read. First of its severity: every
     // other finding is of the older version shown.
-    let mut damaged: Vec<Finding> = pick.as_ref().and_then(|p| crate::analysis::findings::newest_metadata_unreadable(history, p)).into_iter().collect();
-    crate::analysis::findings::note_refusal(&mut damaged, table);
-    crate::analysis::findings::note_refusal(&mut extra, table);
+    let damaged: Vec<Finding> = pick.as_ref().and_then(|p| crate::analysis::findings::newest_metadata_unreadable(history, p)).into_iter().collect();
     report.findings.splice(0..0, damaged);
     report.findings.extend(extra);
     // A stable sort: within a severity, the order `findings` gives.

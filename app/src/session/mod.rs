@@ -218,7 +218,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     }
 
     fn footer_report(&self, table: &TableRef) -> Option<Arc<FooterReport>> {
-        self.footers.as_ref().map(|(i, f, p)| Arc::new(crate::analysis::footers::footer_report(&self.loader.history, *i, f, p, table)))
+        self.footers.as_ref().map(|(i, f, p)| Arc::new(crate::report::findings::footer_report(&self.loader.history, *i, f, p, table)))
     }
 
     /// The history's job spans and findings: those the last look made, where the history is
@@ -273,7 +273,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     /// have been read (the full history); nothing before, and nothing for a source that is not
     /// listed (a remote table's store is not listed from here).
     fn orphan_finding(&self, table: &TableRef) -> Option<crate::analysis::findings::Finding> {
-        use crate::analysis::orphans::{census, finding, table_root};
+        use crate::analysis::orphans::{census, table_root};
         let history = &self.loader.history;
         history.all_files_known().is_none().then_some(())?;
         let root = table_root(&history.metadata_file)?;
@@ -283,7 +283,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
             listing.push(path, None, None);
         }
         let report = census(history, &listing, &root, self.pick.as_ref()).ok()?.with_file_facts(facts);
-        finding(&report, table)
+        crate::report::findings::orphan_finding(&report, table)
     }
 
     /// The current snapshot in detail, or why its files are not at hand yet.

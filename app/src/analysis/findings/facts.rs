@@ -7,9 +7,6 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Facts {
-    /// A finding still worded where it is found (`title`, `evidence`, `action` already set): its
-    /// facts are not yet typed, so the JSON has none.
-    Worded,
     DuplicateSnapshotIds(super::metadata::DuplicateSnapshotIds),
     CurrentSnapshotUnknown(super::metadata::CurrentSnapshotUnknown),
     ManifestLengthMismatch(super::metadata::ManifestLengthMismatch),
@@ -31,12 +28,12 @@ pub enum Facts {
     SchemaUnderRunningWriter(super::schema::SchemaUnderRunningWriter),
     ColumnNameReused(super::schema::ColumnNameReused),
     RestorePointExpiry(super::retention::RestorePointExpiry),
-}
-
-impl Facts {
-    pub fn is_worded(&self) -> bool {
-        matches!(self, Facts::Worded)
-    }
+    OrphanFiles(crate::analysis::orphans::OrphanFiles),
+    RecordCountMismatch(crate::analysis::footers::RecordCountMismatch),
+    FileSizeMismatch(crate::analysis::footers::FileSizeMismatch),
+    FooterUnreadable(crate::analysis::footers::FooterUnreadable),
+    VectorFooterMismatch(crate::analysis::vector_footers::VectorFooterMismatch),
+    PuffinFooterUnreadable(crate::analysis::vector_footers::PuffinFooterUnreadable),
 }
 
 /// A list kept bounded however large the table: the first `CAP` items and how many there were.

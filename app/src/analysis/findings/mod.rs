@@ -75,7 +75,6 @@ pub struct Finding {
     /// The exact statement to run, when there is one.
     pub statement: Option<Statement>,
     /// What was found, typed: `report::findings::word` makes `title`, `evidence` and `action` of it.
-    #[serde(skip_serializing_if = "Facts::is_worded")]
     pub facts: Facts,
 }
 
@@ -160,10 +159,6 @@ impl Context<'_> {
     pub fn streaming(&self) -> bool {
         !self.jobs.is_empty()
     }
-
-    pub fn short(job: &str) -> String {
-        format!("{}…", job.chars().take(8).collect::<String>())
-    }
 }
 
 /// All findings, most severe first, in a stable order.
@@ -198,46 +193,11 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     out.extend(schema::stale_writer_schema(&cx));
     out.extend(schema::name_reused(&cx));
     out.extend(retention::retention(&cx));
-    note_refusal(&mut out, table);
     out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
-}
-
-/// Where the table's name cannot be quoted, each finding still worded here says why it has no
-/// statement (a finding with typed facts says so where it is worded, `report::findings::word`).
-pub fn note_refusal(findings: &mut [Finding], table: &TableRef) {
-    if let Some(why) = table.refusal() {
-        for f in findings.iter_mut().filter(|f| f.facts.is_worded()) {
-            f.action += &format!(" (No statement is printed for this table: its name cannot be quoted safely — {why}.)");
-        }
-    }
 }
 
 /// Findings of one kind over pairs of jobs, over jobs or over checkpoint holes are listed one by
 /// one up to this many; one more finding of the kind counts the rest. A table with 2,000 job ids
 /// must give a report a person can read, in time and memory proportional to the table.
 pub const CAP: usize = 10;
-
-/// The first `CAP` items joined with `, `, then how many were left out (`… and 7 more jobs`).
-pub(crate) fn capped_list(items: impl Iterator<Item = String>, total: usize, what: &str) -> String {
-    let shown: Vec<String> = items.take(CAP).collect();
-    let more = total.saturating_sub(shown.len());
-    if more == 0 {
-        shown.join(", ")
-    } else {
-        format!("{} and {} more {what}", shown.join(", "), thousands(more as u64))
-    }
-}
-
-/// 12345 → "12,345": evidence is read by people.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}

@@ -190,7 +190,7 @@ fn export(c: &args::ExportArgs) -> Result<(), Failure> {
 /// that none references, as JSON (the census and the finding), text or Markdown.
 #[cfg(not(target_arch = "wasm32"))]
 fn orphans(c: &args::OrphansArgs) -> Result<(), Failure> {
-    use icescope::analysis::orphans::{census, finding, not_the_newest};
+    use icescope::analysis::orphans::{census, not_the_newest};
     let (s, listing) = open::history_with_listing(&c.table.table, true, true)?;
     let (history, pick) = (&s.loader.history, s.pick.clone());
     let (files, root) = listing.ok_or_else(|| {
@@ -199,7 +199,7 @@ fn orphans(c: &args::OrphansArgs) -> Result<(), Failure> {
     // An older version named with --metadata is the user's choice; a history missing files is not.
     let kind = if not_the_newest(&history.metadata_file, pick.as_ref()).is_some() { Failure::Usage } else { Failure::Unreadable };
     let census = census(history, &files, &root, pick.as_ref()).map_err(kind)?;
-    let f = finding(&census, &c.table.table_ref(history));
+    let f = icescope::report::findings::orphan_finding(&census, &c.table.table_ref(history));
     if c.format == ReportFormat::Json {
         #[derive(serde::Serialize)]
         struct Out<'a, 'b> {

@@ -104,10 +104,10 @@ fn draw<DB: DrawingBackend>(
             cps,
             if j.end_of_input { " + end of input" } else { "" },
             j.snapshot_indexes.len(),
-            j.rows_added.map(crate::analysis::findings::thousands).unwrap_or_else(|| "?".into()),
+            j.rows_added.map(crate::report::format::thousands).unwrap_or_else(|| "?".into()),
             match j.missing_count() {
                 0 => String::new(),
-                n => format!(" · {} id{} skipped", crate::analysis::findings::thousands(n), if n == 1 { "" } else { "s" }),
+                n => format!(" · {} id{} skipped", crate::report::format::thousands(n), if n == 1 { "" } else { "s" }),
             }
         );
         let font = look.font(13.0, if bad { red } else { look.ink() });

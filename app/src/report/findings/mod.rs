@@ -5,18 +5,23 @@
 mod checkpoints;
 mod deletes;
 mod files;
+mod footers;
 mod late;
 mod manifests;
 mod metadata;
+mod orphans;
 mod properties;
 mod replay;
 mod retention;
 mod schema;
 
 use crate::analysis::findings::{Facts, Finding, TableRef};
+use crate::analysis::footers::FooterReport;
 use crate::analysis::inspect::Inspect;
 use crate::analysis::jobs::JobSpan;
+use crate::analysis::orphans::OrphanReport;
 use crate::decode::SnapshotId;
+use crate::model::footers::{FileFooter, PuffinFileFooter};
 use crate::model::TableHistory;
 
 /// A finding's three texts.
@@ -26,11 +31,10 @@ pub(crate) struct Words {
     pub action: String,
 }
 
-/// Makes `f`'s title, evidence and action from its facts (a finding still worded where it was
-/// found keeps its own). Idempotent: the words are made afresh each time.
+/// Makes `f`'s title, evidence and action from its facts. Idempotent: the words are made afresh
+/// each time.
 pub fn word(f: &mut Finding, table: &TableRef) {
     let words = match &f.facts {
-        Facts::Worded => return,
         Facts::DuplicateSnapshotIds(x) => metadata::duplicate_snapshot_ids(x),
         Facts::CurrentSnapshotUnknown(x) => metadata::current_snapshot_unknown(x),
         Facts::ManifestLengthMismatch(x) => metadata::manifest_length_mismatch(x),
@@ -51,6 +55,12 @@ pub fn word(f: &mut Finding, table: &TableRef) {
         Facts::SchemaUnderRunningWriter(x) => schema::stale_writer_schema(x),
         Facts::ColumnNameReused(x) => schema::name_reused(x),
         Facts::RestorePointExpiry(x) => retention::restore_point_expiry(x),
+        Facts::OrphanFiles(x) => orphans::orphan_files(x),
+        Facts::RecordCountMismatch(x) => footers::record_count_mismatch(x),
+        Facts::FileSizeMismatch(x) => footers::file_size_mismatch(x),
+        Facts::FooterUnreadable(x) => footers::footer_unreadable(x),
+        Facts::VectorFooterMismatch(x) => footers::vector_footer_mismatch(x),
+        Facts::PuffinFooterUnreadable(x) => footers::puffin_footer_unreadable(x),
     };
     f.title = words.title;
     f.evidence = words.evidence;
@@ -95,6 +105,21 @@ pub fn findings_with(history: &TableHistory, table: &TableRef, jobs: &[JobSpan])
     let mut out = crate::analysis::findings::findings_with(history, table, jobs);
     word_all(&mut out, table);
     out
+}
+
+/// The orphan census's finding (`analysis::orphans::finding`), worded.
+pub fn orphan_finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
+    let mut f = crate::analysis::orphans::finding(report, table)?;
+    word(&mut f, table);
+    Some(f)
+}
+
+/// The manifests against the footers read (`analysis::footers::footer_report`), its findings
+/// worded.
+pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter], puffins: &[PuffinFileFooter], table: &TableRef) -> FooterReport {
+    let mut report = crate::analysis::footers::footer_report(history, index, footers, puffins, table);
+    word_all(&mut report.findings, table);
+    report
 }
 
 /// The history's analysis (`analysis::inspect::inspect`) with its findings worded.

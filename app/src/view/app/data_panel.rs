@@ -9,7 +9,7 @@ use super::tasks::spawn;
 use leptos::prelude::*;
 
 use crate::analysis::duplicates::{DuplicateReport, DEFAULT_KEY_BUDGET};
-use crate::analysis::findings::thousands;
+use crate::report::format::thousands;
 use crate::session::ScanProgress;
 
 use super::loader::{released, session};

@@ -7,8 +7,8 @@
 use super::tasks::spawn;
 use leptos::prelude::*;
 
-use crate::analysis::findings::thousands;
 use crate::analysis::vector_footers::VectorCheck;
+use crate::report::format::thousands;
 
 use super::loader::{publish, released, session};
 use super::AppState;
