@@ -129,17 +129,7 @@ pub fn footer_report(history: &TableHistory, index: usize, footers: &[FileFooter
     let bad_size: Vec<&FooterRow> = rows.iter().filter(|r| r.size_matches == Some(false)).collect();
     let unreadable: Vec<&FooterRow> = rows.iter().filter(|r| r.error.is_some()).collect();
     let mut findings = Vec::new();
-    let finding = |kind, facts, severity, statement| Finding {
-        kind,
-        facts,
-        severity,
-        title: String::new(),
-        snapshot_ids: vec![snapshot_id],
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement,
-    };
+    let finding = |kind, facts, severity, statement| Finding::new(kind, severity, facts, vec![snapshot_id], Vec::new(), statement);
     if !bad_records.is_empty() {
         // Summed wide: a hostile manifest's counts near i64's ends must not overflow.
         let rows_delta: i128 = bad_records.iter().map(|r| i128::from(r.footer_rows.unwrap_or(0)) - i128::from(r.manifest_record_count)).sum();

@@ -321,17 +321,14 @@ pub fn finding(report: &OrphanReport, table: &TableRef) -> Option<Finding> {
         older_than_ms: report.older_than_ms,
     };
     let older_than = crate::analysis::sql::timestamp(report.older_than_ms);
-    Some(Finding {
-        kind: FindingKind::OrphanFiles,
-        facts: Facts::OrphanFiles(facts),
-        severity: if files.is_empty() { Severity::Info } else { Severity::Warning },
-        title: String::new(),
-        snapshot_ids: Vec::new(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: table.statement("remove_orphan_files", older_than.map(|t| format!("older_than => {t}"))),
-    })
+    Some(Finding::new(
+        FindingKind::OrphanFiles,
+        if files.is_empty() { Severity::Info } else { Severity::Warning },
+        Facts::OrphanFiles(facts),
+        Vec::new(),
+        Vec::new(),
+        table.statement("remove_orphan_files", older_than.map(|t| format!("older_than => {t}"))),
+    ))
 }
 
 /// A folder's files as listed files, with sizes and modification times where the source has them.

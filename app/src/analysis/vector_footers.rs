@@ -197,16 +197,15 @@ pub fn findings(check: &VectorCheck, snapshot_id: SnapshotId, table: &TableRef) 
             problem: r.problem.clone().unwrap_or_default(),
         }))
     };
-    let finding = |kind, facts, severity| Finding {
-        kind,
-        facts,
-        severity,
-        title: String::new(),
-        snapshot_ids: vec![snapshot_id],
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
+    let finding = |kind, facts, severity| {
+        Finding::new(
+            kind,
+            severity,
+            facts,
+            vec![snapshot_id],
+            Vec::new(),
+            table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1')".into())),
+        )
     };
     if check.mismatches > 0 {
         let bad = |r: &VectorRow| r.matches == Some(false);

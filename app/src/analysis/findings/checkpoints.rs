@@ -65,17 +65,14 @@ pub(super) fn end_of_input(cx: &Context<'_>) -> Vec<Finding> {
             last_checkpoint: j.last_checkpoint(),
         })),
     };
-    vec![Finding {
-        kind: FindingKind::EndOfInputCommit,
-        facts: Facts::EndOfInputCommit(facts),
-        severity: Severity::Info,
-        title: String::new(),
-        snapshot_ids: jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
-        job_ids: jobs.iter().map(|(j, _)| j.job_id.clone()).collect(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }]
+    vec![Finding::new(
+        FindingKind::EndOfInputCommit,
+        Severity::Info,
+        Facts::EndOfInputCommit(facts),
+        jobs.iter().flat_map(|(_, ends)| ends.iter().map(|&i| cx.id(i))).collect(),
+        jobs.iter().map(|(j, _)| j.job_id.clone()).collect(),
+        None,
+    )]
 }
 
 /// How the commits around one hole were spaced: on the job's usual schedule, or after a pause.
@@ -140,16 +137,13 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                 holes: Bounded::of(holes.iter().map(|(h, _)| IdRange { from: h.from, to: h.to })),
                 paused: Bounded::of(paused.iter().map(|h| Pause { ids: IdRange { from: h.from, to: h.to }, gap_ms: h.gap_ms, expected_ms: h.expected_ms })),
             };
-            Some(Finding {
-                kind: FindingKind::CheckpointGaps,
-                facts: Facts::CheckpointGaps(facts),
-                severity: Severity::Info,
-                title: String::new(),
-                snapshot_ids: around.iter().map(|&i| cx.id(i)).collect(),
-                job_ids: vec![j.job_id.clone()],
-                evidence: String::new(),
-                action: String::new(),
-                statement: if paused.is_empty() {
+            Some(Finding::new(
+                FindingKind::CheckpointGaps,
+                Severity::Info,
+                Facts::CheckpointGaps(facts),
+                around.iter().map(|&i| cx.id(i)).collect(),
+                vec![j.job_id.clone()],
+                if paused.is_empty() {
                     None
                 } else {
                     cx.table.statement(
@@ -157,7 +151,7 @@ pub(super) fn gaps(cx: &Context<'_>) -> Vec<Finding> {
                         j.last_commit_ms.checked_sub(86_400_000).and_then(crate::analysis::sql::timestamp).map(|t| format!("older_than => {t}")),
                     )
                 },
-            })
+            ))
         })
         .collect()
 }

@@ -57,17 +57,14 @@ pub(super) fn delete_debt(cx: &Context<'_>) -> Vec<Finding> {
         dangling_deletes: dangling,
         streaming: cx.streaming(),
     };
-    vec![Finding {
-        kind: FindingKind::DeleteDebt,
-        facts: Facts::DeleteDebt(facts),
-        severity: if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
-        title: String::new(),
-        snapshot_ids: vec![cx.id(since), cx.id(cur)],
-        job_ids: h.snapshots[cur].flink.iter().map(|f| f.job_id.to_string()).collect(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into())),
-    }]
+    vec![Finding::new(
+        FindingKind::DeleteDebt,
+        if deletes >= now.data_files.max(1) { Severity::Warning } else { Severity::Info },
+        Facts::DeleteDebt(facts),
+        vec![cx.id(since), cx.id(cur)],
+        h.snapshots[cur].flink.iter().map(|f| f.job_id.to_string()).collect(),
+        cx.table.statement("rewrite_data_files", Some("options => map('delete-file-threshold', '1', 'remove-dangling-deletes', 'true')".into())),
+    )]
 }
 
 /// Delete files whose data sequence number is not above any live data file's (equality deletes

@@ -43,17 +43,14 @@ pub(super) fn small_files(cx: &Context<'_>) -> Vec<Finding> {
         streaming: cx.streaming(),
         unread_files: cx.unread(cur),
     };
-    vec![Finding {
-        kind: FindingKind::SmallFiles,
-        facts: Facts::SmallFiles(facts),
-        severity: if score >= 1000 { Severity::Warning } else { Severity::Info },
-        title: String::new(),
-        snapshot_ids: vec![cx.id(cur)],
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement("rewrite_data_files", Some("options => map('partial-progress.enabled', 'true')".into())),
-    }]
+    vec![Finding::new(
+        FindingKind::SmallFiles,
+        if score >= 1000 { Severity::Warning } else { Severity::Info },
+        Facts::SmallFiles(facts),
+        vec![cx.id(cur)],
+        Vec::new(),
+        cx.table.statement("rewrite_data_files", Some("options => map('partial-progress.enabled', 'true')".into())),
+    )]
 }
 
 pub(super) fn partition_key(spec: i32, values: &[(std::sync::Arc<str>, crate::decode::PartitionValue)]) -> String {

@@ -136,26 +136,23 @@ pub(super) fn late_one_row_files(cx: &Context<'_>) -> Vec<Finding> {
         unread_files: cx.unread(cur),
         no_statement,
     };
-    vec![Finding {
-        kind: FindingKind::LateOneRowFiles,
-        facts: Facts::LateOneRowFiles(facts),
-        severity: Severity::Warning,
-        title: String::new(),
-        snapshot_ids: snapshot_idx.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: snapshot_idx
+    vec![Finding::new(
+        FindingKind::LateOneRowFiles,
+        Severity::Warning,
+        Facts::LateOneRowFiles(facts),
+        snapshot_idx.iter().map(|&i| cx.id(i)).collect(),
+        snapshot_idx
             .iter()
             .filter_map(|&i| h.snapshots[i].flink.as_ref().map(|f| f.job_id.to_string()))
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement(
+        cx.table.statement(
             "rewrite_data_files",
             since
                 .zip(crate::analysis::sql::ident(&column))
                 .and_then(|(since, column)| crate::analysis::sql::string_dq(&format!("{column} >= {since}")))
                 .map(|w| format!("where => {w}")),
         ),
-    }]
+    )]
 }

@@ -100,9 +100,10 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
         }
     };
     if let (false, Some(f)) = (past, next.filter(|_| on)) {
-        return vec![Finding {
-            kind: FindingKind::ManifestsMergePending,
-            facts: Facts::ManifestsMergePending(ManifestsMergePending {
+        return vec![Finding::new(
+            FindingKind::ManifestsMergePending,
+            Severity::Info,
+            Facts::ManifestsMergePending(ManifestsMergePending {
                 manifests,
                 run: run as u64,
                 from_summaries: !exact,
@@ -110,14 +111,10 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
                 forecast: f,
                 new_manifest_bytes: new_bytes,
             }),
-            severity: Severity::Info,
-            title: String::new(),
-            snapshot_ids: vec![cx.id(i), cx.id(cur)],
-            job_ids: jobs,
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        }];
+            vec![cx.id(i), cx.id(cur)],
+            jobs,
+            None,
+        )];
     }
     let why = if !on {
         NotMerging::Off
@@ -126,9 +123,10 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
     } else {
         NotMerging::NoTwoFit
     };
-    vec![Finding {
-        kind: FindingKind::ManifestsNeverMerged,
-        facts: Facts::ManifestsNeverMerged(ManifestsNeverMerged {
+    vec![Finding::new(
+        FindingKind::ManifestsNeverMerged,
+        if manifests >= 100 { Severity::Warning } else { Severity::Info },
+        Facts::ManifestsNeverMerged(ManifestsNeverMerged {
             manifests,
             run: run as u64,
             from_summaries: !exact,
@@ -136,12 +134,8 @@ pub(super) fn never_merged(cx: &Context<'_>) -> Vec<Finding> {
             policy,
             why,
         }),
-        severity: if manifests >= 100 { Severity::Warning } else { Severity::Info },
-        title: String::new(),
-        snapshot_ids: vec![cx.id(i), cx.id(cur)],
-        job_ids: jobs,
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement("rewrite_manifests", Some(String::new())),
-    }]
+        vec![cx.id(i), cx.id(cur)],
+        jobs,
+        cx.table.statement("rewrite_manifests", Some(String::new())),
+    )]
 }

@@ -54,19 +54,16 @@ pub(super) fn duplicate_snapshot_ids(cx: &Context<'_>) -> Vec<Finding> {
     if twice.is_empty() {
         return Vec::new();
     }
-    vec![Finding {
-        kind: FindingKind::DuplicateSnapshotIds,
-        facts: Facts::DuplicateSnapshotIds(DuplicateSnapshotIds {
+    vec![Finding::new(
+        FindingKind::DuplicateSnapshotIds,
+        Severity::Warning,
+        Facts::DuplicateSnapshotIds(DuplicateSnapshotIds {
             ids: Bounded::of(twice.iter().map(|&(f, i)| ListedTwice { snapshot_id: cx.id(i), first_position: f + 1, again_position: i + 1 })),
         }),
-        severity: Severity::Warning,
-        title: String::new(),
-        snapshot_ids: twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }]
+        twice.iter().take(super::CAP).map(|&(_, i)| cx.id(i)).collect(),
+        Vec::new(),
+        None,
+    )]
 }
 
 pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
@@ -76,21 +73,18 @@ pub(super) fn current_snapshot_unknown(cx: &Context<'_>) -> Vec<Finding> {
         return Vec::new();
     }
     let shown = h.current_index();
-    vec![Finding {
-        kind: FindingKind::CurrentSnapshotUnknown,
-        facts: Facts::CurrentSnapshotUnknown(CurrentSnapshotUnknown {
+    vec![Finding::new(
+        FindingKind::CurrentSnapshotUnknown,
+        Severity::Warning,
+        Facts::CurrentSnapshotUnknown(CurrentSnapshotUnknown {
             current_snapshot_id: id,
             snapshots: h.snapshots.len() as u64,
             shown_instead: shown.map(|i| cx.id(i)),
         }),
-        severity: Severity::Warning,
-        title: String::new(),
-        snapshot_ids: shown.map(|i| cx.id(i)).into_iter().collect(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }]
+        shown.map(|i| cx.id(i)).into_iter().collect(),
+        Vec::new(),
+        None,
+    )]
 }
 
 /// Manifests read although their length differs from what their lists state (see
@@ -100,17 +94,14 @@ pub(super) fn manifest_length_mismatch(cx: &Context<'_>) -> Vec<Finding> {
     if all.is_empty() {
         return Vec::new();
     }
-    vec![Finding {
-        kind: FindingKind::ManifestLengthMismatch,
-        facts: Facts::ManifestLengthMismatch(ManifestLengthMismatch { manifests: Bounded::of(all.iter().cloned()) }),
-        severity: Severity::Warning,
-        title: String::new(),
-        snapshot_ids: Vec::new(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }]
+    vec![Finding::new(
+        FindingKind::ManifestLengthMismatch,
+        Severity::Warning,
+        Facts::ManifestLengthMismatch(ManifestLengthMismatch { manifests: Bounded::of(all.iter().cloned()) }),
+        Vec::new(),
+        Vec::new(),
+        None,
+    )]
 }
 
 /// The newest metadata file that does not read, and the older one shown in its place.
@@ -209,15 +200,12 @@ pub fn newest_metadata_unreadable(history: &TableHistory, pick: &MetadataPick) -
         newest_that_reads: (pick.path != history.metadata_file).then(|| name(&pick.path)),
         older_unreadable: Bounded::of(older.iter().map(|(_, e)| e.clone())),
     };
-    Some(Finding {
-        kind: FindingKind::NewestMetadataUnreadable,
-        facts: Facts::NewestMetadataUnreadable(Box::new(facts)),
-        severity: if pointer { Severity::Critical } else { Severity::Warning },
-        title: String::new(),
-        snapshot_ids: Vec::new(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    })
+    Some(Finding::new(
+        FindingKind::NewestMetadataUnreadable,
+        if pointer { Severity::Critical } else { Severity::Warning },
+        Facts::NewestMetadataUnreadable(Box::new(facts)),
+        Vec::new(),
+        Vec::new(),
+        None,
+    ))
 }

@@ -78,6 +78,21 @@ pub struct Finding {
     pub facts: Facts,
 }
 
+impl Finding {
+    /// A finding as a rule makes it: its facts, what it is about and the statement; the words are
+    /// report's to add (`report::findings::word`).
+    pub fn new(
+        kind: FindingKind,
+        severity: Severity,
+        facts: Facts,
+        snapshot_ids: Vec<SnapshotId>,
+        job_ids: Vec<String>,
+        statement: Option<Statement>,
+    ) -> Finding {
+        Finding { kind, facts, severity, title: String::new(), snapshot_ids, job_ids, evidence: String::new(), action: String::new(), statement }
+    }
+}
+
 /// How statements name the table: Spark's catalog name and the table identifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableRef {

@@ -37,15 +37,12 @@ pub(super) fn not_read(cx: &Context<'_>) -> Vec<Finding> {
         meant: u.meant,
         meant_value: u.meant.and_then(|m| props.get(m)).map(|set| set.to_string()),
     }));
-    vec![Finding {
-        kind: FindingKind::PropertyNotRead,
-        facts: Facts::PropertyNotRead(PropertyNotRead { properties }),
-        severity: Severity::Warning,
-        title: String::new(),
-        snapshot_ids: Vec::new(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
+    vec![Finding::new(
+        FindingKind::PropertyNotRead,
+        Severity::Warning,
+        Facts::PropertyNotRead(PropertyNotRead { properties }),
+        Vec::new(),
+        Vec::new(),
         statement,
-    }]
+    )]
 }

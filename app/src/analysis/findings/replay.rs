@@ -149,31 +149,25 @@ pub(super) fn savepoint_replays(cx: &Context<'_>) -> Vec<Finding> {
             rollback: after_target,
             later_commits_of_others: others_after as u64,
         }));
-        out.push(Finding {
-            kind: FindingKind::SavepointReplayed,
-            facts: Facts::SavepointReplayed(facts),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
-            job_ids: vec![job.job_id.clone(), replayed.job_id.clone()],
-            evidence: String::new(),
-            action: String::new(),
+        out.push(Finding::new(
+            FindingKind::SavepointReplayed,
+            Severity::Critical,
+            Facts::SavepointReplayed(facts),
+            job.snapshot_indexes.iter().map(|&i| cx.id(i)).chain(std::iter::once(cx.id(target))).collect(),
+            vec![job.job_id.clone(), replayed.job_id.clone()],
             statement,
-        });
+        ));
     }
     if replays.len() > CAP {
         let rest = &replays[CAP..];
-        out.push(Finding {
-            kind: FindingKind::SavepointReplayed,
-            facts: Facts::SavepointReplayed(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) }),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: Vec::new(),
-            job_ids: rest.iter().take(CAP).map(|&(k, _)| cx.jobs[k].job_id.clone()).collect(),
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
+        out.push(Finding::new(
+            FindingKind::SavepointReplayed,
+            Severity::Critical,
+            Facts::SavepointReplayed(SavepointReplayed::More { jobs: Bounded::of(rest.iter().map(|&(k, _)| cx.jobs[k].job_id.clone())) }),
+            Vec::new(),
+            rest.iter().take(CAP).map(|&(k, _)| cx.jobs[k].job_id.clone()).collect(),
+            None,
+        ));
     }
     out
 }

@@ -59,17 +59,14 @@ pub(super) fn resumes(cx: &Context<'_>) -> Vec<Finding> {
     let mut out: Vec<Finding> = pairs.iter().take(CAP).map(|&(prev, next, pl, nf)| resumed(cx, prev, next, pl, nf)).collect();
     if pairs.len() > CAP {
         let rest = &pairs[CAP..];
-        out.push(Finding {
-            kind: FindingKind::JobResumed,
-            facts: Facts::JobResumed(JobResumed::More { resumes: rest.len() as u64, jobs: Bounded::of(rest.iter().map(|(_, next, ..)| next.job_id.clone())) }),
-            severity: Severity::Info,
-            title: String::new(),
-            snapshot_ids: Vec::new(),
-            job_ids: rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
+        out.push(Finding::new(
+            FindingKind::JobResumed,
+            Severity::Info,
+            Facts::JobResumed(JobResumed::More { resumes: rest.len() as u64, jobs: Bounded::of(rest.iter().map(|(_, next, ..)| next.job_id.clone())) }),
+            Vec::new(),
+            rest.iter().take(CAP).map(|(_, next, ..)| next.job_id.clone()).collect(),
+            None,
+        ));
     }
     out
 }
@@ -102,15 +99,12 @@ fn resumed(cx: &Context<'_>, prev: &JobSpan, next: &JobSpan, pl: i64, nf: i64) -
         ),
         _ => (JobResumed::Continued { resume: pair }, Severity::Info),
     };
-    Finding {
-        kind: FindingKind::JobResumed,
-        facts: Facts::JobResumed(facts),
+    Finding::new(
+        FindingKind::JobResumed,
         severity,
-        title: String::new(),
-        snapshot_ids: vec![cx.id(prev.last_index()), cx.id(next.first_index())],
-        job_ids: vec![prev.job_id.clone(), next.job_id.clone()],
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }
+        Facts::JobResumed(facts),
+        vec![cx.id(prev.last_index()), cx.id(next.first_index())],
+        vec![prev.job_id.clone(), next.job_id.clone()],
+        None,
+    )
 }

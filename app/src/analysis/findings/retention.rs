@@ -51,20 +51,17 @@ pub(super) fn retention(cx: &Context<'_>) -> Vec<Finding> {
         return Vec::new();
     }
     let facts = Retention { snapshots: n as u64, expirable: expirable as u64, max_snapshot_age_ms: max_age, metadata_bytes };
-    vec![Finding {
-        kind: FindingKind::Retention,
-        facts: Facts::Retention(facts),
-        severity: if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
-        title: String::new(),
-        snapshot_ids: Vec::new(),
-        job_ids: Vec::new(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement(
+    vec![Finding::new(
+        FindingKind::Retention,
+        if expirable >= 1000 || metadata_bytes >= 8 << 20 { Severity::Warning } else { Severity::Info },
+        Facts::Retention(facts),
+        Vec::new(),
+        Vec::new(),
+        cx.table.statement(
             "expire_snapshots",
             newest.checked_sub(max_age).and_then(crate::analysis::sql::timestamp).map(|t| format!("older_than => {t}, retain_last => {}", min_keep.max(1))),
         ),
-    }]
+    )]
 }
 
 /// The snapshot that carries a job's last `flink.max-committed-checkpoint-id` is what its sink reads
@@ -96,15 +93,12 @@ pub(super) fn restore_point_expiry(cx: &Context<'_>) -> Vec<Finding> {
         expirable,
         expires_at_ms: at,
     };
-    vec![Finding {
-        kind: FindingKind::RestorePointExpiry,
-        facts: Facts::RestorePointExpiry(facts),
-        severity: if expirable { Severity::Warning } else { Severity::Info },
-        title: String::new(),
-        snapshot_ids: vec![cx.id(last), cx.id(cur)],
-        job_ids: vec![job.job_id.clone()],
-        evidence: String::new(),
-        action: String::new(),
-        statement: cx.table.statement("expire_snapshots", Some(format!("retain_last => {}", newer.saturating_add(1).max(min_keep)))),
-    }]
+    vec![Finding::new(
+        FindingKind::RestorePointExpiry,
+        if expirable { Severity::Warning } else { Severity::Info },
+        Facts::RestorePointExpiry(facts),
+        vec![cx.id(last), cx.id(cur)],
+        vec![job.job_id.clone()],
+        cx.table.statement("expire_snapshots", Some(format!("retain_last => {}", newer.saturating_add(1).max(min_keep)))),
+    )]
 }

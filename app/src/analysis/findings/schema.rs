@@ -101,17 +101,14 @@ pub(super) fn stale_writer_schema(cx: &Context<'_>) -> Vec<Finding> {
         unwritten_columns: Bounded::of(unwritten.iter().map(|&id| column(id))),
         commits_from_footers: from_footers as u64,
     };
-    vec![Finding {
-        kind: FindingKind::SchemaUnderRunningWriter,
-        facts: Facts::SchemaUnderRunningWriter(facts),
-        severity: if dropped.is_empty() { Severity::Info } else { Severity::Warning },
-        title: String::new(),
-        snapshot_ids: stale.iter().map(|(i, ..)| cx.id(*i)).collect(),
-        job_ids: jobs.into_iter().collect(),
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    }]
+    vec![Finding::new(
+        FindingKind::SchemaUnderRunningWriter,
+        if dropped.is_empty() { Severity::Info } else { Severity::Warning },
+        Facts::SchemaUnderRunningWriter(facts),
+        stale.iter().map(|(i, ..)| cx.id(*i)).collect(),
+        jobs.into_iter().collect(),
+        None,
+    )]
 }
 
 /// A name that a later schema gives a new field id: the files written under the old id are
@@ -125,23 +122,20 @@ pub(super) fn name_reused(cx: &Context<'_>) -> Vec<Finding> {
         for (name, id) in ids(s).into_iter().map(|(id, n)| (n, id)) {
             match seen.get(&name) {
                 Some(&(old, since)) if old != id => {
-                    out.push(Finding {
-                        kind: FindingKind::ColumnNameReused,
-                        facts: Facts::ColumnNameReused(ColumnNameReused {
+                    out.push(Finding::new(
+                        FindingKind::ColumnNameReused,
+                        Severity::Warning,
+                        Facts::ColumnNameReused(ColumnNameReused {
                             name: name.clone(),
                             old_field_id: old,
                             old_schema_id: since,
                             new_field_id: id,
                             new_schema_id: s.schema_id,
                         }),
-                        severity: Severity::Warning,
-                        title: String::new(),
-                        snapshot_ids: Vec::new(),
-                        job_ids: Vec::new(),
-                        evidence: String::new(),
-                        action: String::new(),
-                        statement: None,
-                    });
+                        Vec::new(),
+                        Vec::new(),
+                        None,
+                    ));
                     seen.insert(name, (id, s.schema_id));
                 }
                 Some(_) => {}

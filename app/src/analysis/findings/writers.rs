@@ -51,22 +51,19 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
     // Not yet interleaved: a fresh job right after a running one's last commit.
     if let [.., a, b] = cx.jobs {
         if fresh_beside_running(a, b) {
-            out.push(Finding {
-                kind: FindingKind::ConcurrentWriters,
-                facts: Facts::ConcurrentWriters(ConcurrentWriters::FreshBesideRunning {
+            out.push(Finding::new(
+                FindingKind::ConcurrentWriters,
+                Severity::Critical,
+                Facts::ConcurrentWriters(ConcurrentWriters::FreshBesideRunning {
                     running_job_id: a.job_id.clone(),
                     fresh_job_id: b.job_id.clone(),
                     after_ms: b.first_commit_ms.saturating_sub(a.last_commit_ms),
                     fresh_rows_added: b.rows_added,
                 }),
-                severity: Severity::Critical,
-                title: String::new(),
-                snapshot_ids: vec![cx.id(a.last_index()), cx.id(b.first_index())],
-                job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-                evidence: String::new(),
-                action: String::new(),
-                statement: None,
-            });
+                vec![cx.id(a.last_index()), cx.id(b.first_index())],
+                vec![a.job_id.clone(), b.job_id.clone()],
+                None,
+            ));
         }
     }
     for (k, b) in (0..cx.jobs.len()).flat_map(|k| overlapping(k).map(move |b| (k, b))).take(CAP) {
@@ -76,22 +73,19 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
             continue;
         }
         let interleaved = b.snapshot_indexes.iter().filter(|&&i| i < a.last_index()).count();
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            facts: Facts::ConcurrentWriters(ConcurrentWriters::Pair {
+        out.push(Finding::new(
+            FindingKind::ConcurrentWriters,
+            Severity::Critical,
+            Facts::ConcurrentWriters(ConcurrentWriters::Pair {
                 first: JobWrites::of(a),
                 second: JobWrites::of(b),
                 interleaved_commits: interleaved as u64,
                 second_without_state: b.first_checkpoint() == Some(1),
             }),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: vec![cx.id(b.first_index()), cx.id(a.last_index())],
-            job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
+            vec![cx.id(b.first_index()), cx.id(a.last_index())],
+            vec![a.job_id.clone(), b.job_id.clone()],
+            None,
+        ));
     }
     if total > CAP {
         let rest = total - CAP;
@@ -109,20 +103,14 @@ pub(super) fn concurrent_writers(cx: &Context<'_>) -> Vec<Finding> {
                 open > 0 || !overlapping(k).is_empty()
             })
             .collect();
-        out.push(Finding {
-            kind: FindingKind::ConcurrentWriters,
-            facts: Facts::ConcurrentWriters(ConcurrentWriters::More {
-                pairs: rest as u64,
-                jobs: Bounded::of(involved.iter().map(|&k| cx.jobs[k].job_id.clone())),
-            }),
-            severity: Severity::Critical,
-            title: String::new(),
-            snapshot_ids: Vec::new(),
-            job_ids: involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
-            evidence: String::new(),
-            action: String::new(),
-            statement: None,
-        });
+        out.push(Finding::new(
+            FindingKind::ConcurrentWriters,
+            Severity::Critical,
+            Facts::ConcurrentWriters(ConcurrentWriters::More { pairs: rest as u64, jobs: Bounded::of(involved.iter().map(|&k| cx.jobs[k].job_id.clone())) }),
+            Vec::new(),
+            involved.iter().take(CAP).map(|&k| cx.jobs[k].job_id.clone()).collect(),
+            None,
+        ));
     }
     out
 }
@@ -150,21 +138,18 @@ fn restored_work_committed_late(cx: &Context<'_>, a: &JobSpan, b: &JobSpan) -> O
     if late.is_empty() || late.len() > LATE_RESTORED || !older {
         return None;
     }
-    Some(Finding {
-        kind: FindingKind::RestoredWorkCommittedLate,
-        facts: Facts::RestoredWorkCommittedLate(RestoredWorkCommittedLate {
+    Some(Finding::new(
+        FindingKind::RestoredWorkCommittedLate,
+        Severity::Info,
+        Facts::RestoredWorkCommittedLate(RestoredWorkCommittedLate {
             old_job_id: a.job_id.clone(),
             new_job_id: b.job_id.clone(),
             new_first_checkpoint: b_first,
             late_commits: late.len() as u64,
             late_checkpoints: late.iter().filter_map(|&i| checkpoint(cx, i)).collect(),
         }),
-        severity: Severity::Info,
-        title: String::new(),
-        snapshot_ids: late.iter().map(|&i| cx.id(i)).collect(),
-        job_ids: vec![a.job_id.clone(), b.job_id.clone()],
-        evidence: String::new(),
-        action: String::new(),
-        statement: None,
-    })
+        late.iter().map(|&i| cx.id(i)).collect(),
+        vec![a.job_id.clone(), b.job_id.clone()],
+        None,
+    ))
 }
