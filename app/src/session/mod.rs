@@ -203,17 +203,28 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
     pub fn report(&mut self, in_flight: usize) -> Inspect {
         let table = self.table_ref();
         let footers = self.footer_report(&table);
+        let (jobs, findings) = self.jobs_and_findings(&table);
+        self.report_with(in_flight, &table, footers.as_deref(), &jobs, findings)
+    }
+
+    fn report_with(
+        &self,
+        in_flight: usize,
+        table: &TableRef,
+        footers: Option<&FooterReport>,
+        jobs: &[JobSpan],
+        findings: Vec<crate::analysis::findings::Finding>,
+    ) -> Inspect {
         let extra = if in_flight == 0 {
-            let orphans = self.orphan_finding(&table);
+            let orphans = self.orphan_finding(table);
             orphans.into_iter().chain(footers.iter().flat_map(|f| f.findings.iter().cloned())).collect()
         } else {
             Vec::new()
         };
-        let (jobs, findings) = self.jobs_and_findings(&table);
         let history = &self.loader.history;
-        let inspected = crate::analysis::inspect::inspect_with(history, &table, &jobs, findings);
-        let mut report = assemble::finish(history, inspected, &table, &self.loader.stats, self.pick.clone(), extra);
-        report.savepoints = self.savepoints.clone().map(|s| crate::analysis::savepoint::judge(s, Some((history, &table))));
+        let inspected = crate::analysis::inspect::inspect_with(history, table, jobs, findings);
+        let mut report = assemble::finish(history, inspected, table, &self.loader.stats, self.pick.clone(), extra);
+        report.savepoints = self.savepoints.clone().map(|s| crate::analysis::savepoint::judge(s, Some((history, table))));
         report
     }
 
@@ -243,8 +254,7 @@ impl<F: Fetch, D: Decoder> TableSession<F, D> {
         let footers = self.footer_report(&table);
         // The job spans the report's findings were made with, for the charts: made once.
         let (jobs, findings) = self.jobs_and_findings(&table);
-        self.analysed = Some(Analysed::of(&self.loader.history, findings, jobs.clone()));
-        let report = self.report(in_flight);
+        let report = self.report_with(in_flight, &table, footers.as_deref(), &jobs, findings);
         let history = &self.loader.history;
         let complete = history.is_settled() && in_flight == 0;
         Answer {

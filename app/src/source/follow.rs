@@ -33,7 +33,6 @@ impl<F> Newer<F> {
 }
 
 /// What a follower keeps between looks.
-#[derive(Default)]
 pub struct Follow {
     /// The catalog's last ETag.
     pub etag: Option<String>,
@@ -43,6 +42,13 @@ pub struct Follow {
     session: Option<CatalogSession>,
     /// Objects a page of an S3 listing asks for.
     pub page_size: usize,
+}
+
+impl Default for Follow {
+    /// No catalog to reconnect to; S3's own page size.
+    fn default() -> Follow {
+        Follow::new(super::s3_list::PAGE_SIZE, None)
+    }
 }
 
 impl Follow {

@@ -191,7 +191,7 @@ fn export(c: &args::ExportArgs) -> Result<(), Failure> {
 #[cfg(not(target_arch = "wasm32"))]
 fn orphans(c: &args::OrphansArgs) -> Result<(), Failure> {
     use icescope::analysis::orphans::{census, not_the_newest};
-    let (s, listing) = open::history_with_listing(&c.table.table, true, true)?;
+    let (s, listing) = open::orphans_listing(&c.table.table)?;
     let (history, pick) = (&s.loader.history, s.pick.clone());
     let (files, root) = listing.ok_or_else(|| {
         Failure::usage("orphans needs a table folder or an s3:// table (its files are listed to find the orphans); a table on a web server cannot be listed")

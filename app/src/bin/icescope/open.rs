@@ -147,13 +147,13 @@ pub fn open_reading(a: &TableArgs, all: bool, record_paths: bool) -> Result<Open
 /// The table with every snapshot's manifests read, and the files under its location for the
 /// orphan census; an S3 table's store is listed (ListObjectsV2 needs `s3:ListBucket`, which a
 /// reader may not have).
-pub fn history_with_listing(a: &TableArgs, all: bool, list_store: bool) -> Result<(Open, Option<Listing>), Failure> {
-    let s = open_selecting(a, all, false, &|_| Ok(Vec::new()))?;
+pub fn orphans_listing(a: &TableArgs) -> Result<(Open, Option<Listing>), Failure> {
+    let s = open_selecting(a, true, false, &|_| Ok(Vec::new()))?;
     let metadata = &s.loader.history.metadata_file;
     let listing = match &*s.files {
         Files::Remote(remote) => {
             let s3 = a.catalog.catalog.is_some() || icescope::source::s3::parse_s3(metadata).is_some();
-            if all && list_store && s3 {
+            if s3 {
                 Some(store_listing(a, remote, &s.loader)?)
             } else {
                 None
